@@ -1,0 +1,20 @@
+import type { Writable } from 'node:stream';
+
+/** Everything a command needs from its surroundings, passed in so tests can run commands in-process. */
+export interface CliContext {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  /** Aborted on SIGINT/SIGTERM: long commands stop cleanly and leave their state consistent. */
+  readonly signal: AbortSignal;
+  /** Whether stderr is an interactive terminal (progress bars) or a pipe/file (plain lines). */
+  readonly stderrIsTTY: boolean;
+  /** A command raises this (e.g. to 1 when some files failed) without throwing. */
+  exitCode: number;
+}
+
+/** Writes one line to a stream. */
+export function writeLine(stream: Writable, line = ''): void {
+  stream.write(`${line}\n`);
+}

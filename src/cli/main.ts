@@ -1,0 +1,45 @@
+import { CommanderError } from 'commander';
+import { createProgram } from './program.js';
+import type { CliContext } from './context.js';
+import { describeError, exitCodeFor, EXIT_INTERRUPTED } from './exit.js';
+
+/**
+ * Runs one camroll invocation in this process. The only place that sets the process exit
+ * code; a second Ctrl-C exits at once.
+ */
+export async function main(argv: string[]): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (): void => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const ctx: CliContext = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    exitCode: 0,
+  };
+  process.exitCode = await run(ctx, argv);
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+}
+
+/** Runs the program against a context and returns the exit code (testable in-process). */
+export async function run(ctx: CliContext, argv: string[]): Promise<number> {
+  try {
+    await createProgram(ctx).parseAsync(argv);
+    return ctx.exitCode;
+  } catch (error) {
+    // Commander has already printed its own usage message.
+    if (!(error instanceof CommanderError)) ctx.stderr.write(`camroll: ${describeError(error)}\n`);
+    return exitCodeFor(error);
+  }
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // e2e tests spawn the compiled binary and real servers: give them room on 2 noisy cores.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2 } },
+  },
+});
