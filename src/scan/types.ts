@@ -1,0 +1,71 @@
+import type { MediaType } from '../contract/index.js';
+
+/** Which rule gave `taken_at` (see README, "How capture time is resolved"). */
+export type TakenAtSource =
+  | 'exif_offset' // DateTimeOriginal + OffsetTimeOriginal (+ SubSecTimeOriginal)
+  | 'xmp' // an XMP date with an explicit offset
+  | 'video_creationdate' // com.apple.quicktime.creationdate (carries its offset)
+  | 'takeout' // Google Takeout photoTakenTime (epoch seconds, UTC)
+  | 'gps_time' // local time + GPSDateStamp/GPSTimeStamp
+  | 'timezone_lookup' // local time + IANA zone at the coordinates
+  | 'video_mvhd'; // ISO-BMFF mvhd creation time (UTC)
+
+/** Which source gave the coordinates. */
+export type CoordinatesSource = 'takeout' | 'xmp' | 'exif_gps' | 'video_iso6709';
+
+export interface SourceInfo {
+  taken_at: TakenAtSource | null;
+  coordinates: CoordinatesSource | null;
+}
+
+/** The MediaMetadata of one file, exactly as sync sends it (null where unknown). */
+export interface ScannedMedia {
+  id: string;
+  taken_at: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  media_type: MediaType;
+  filename: string;
+  duration_seconds: number | null;
+  device_make: string | null;
+  device_model: string | null;
+  device_lens_model: string | null;
+}
+
+/** Everything extraction learns about a file except its id (the hash). */
+export type ExtractedMedia = Omit<ScannedMedia, 'id'>;
+
+export interface Extraction {
+  media: ExtractedMedia;
+  source: SourceInfo;
+}
+
+/**
+ * Random access to one open file. `head` is the first chunk, already read: it feeds the
+ * metadata readers and the hash, so small files are read exactly once.
+ */
+export interface ByteSource {
+  readonly size: number;
+  readonly head: Uint8Array;
+  read(offset: number, length: number): Promise<Uint8Array>;
+}
+
+/** A file that could not be read or parsed: a stable code and a message for humans. */
+export interface FileProblem {
+  code: string;
+  message: string;
+}
+
+/** One file found by a scan: either `media` (with `source`) or `error` is set. */
+export interface ScanRecord {
+  /** Relative to the scanned root it was found under (POSIX separators). */
+  path: string;
+  absPath: string;
+  size: number;
+  mtimeMs: number;
+  media: ScannedMedia | null;
+  source: SourceInfo | null;
+  error: FileProblem | null;
+  /** true when the record came from the scan cache without reading the file. */
+  cached: boolean;
+}
