@@ -1,0 +1,232 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import {
+  API_KEY_HEADER,
+  EventsPage,
+  IngestResponse,
+  MAX_BATCH_ITEMS,
+  MIN_BATCH_ITEMS,
+  paths,
+  Stats,
+  UserCreateRequest,
+  UserCreateResponse,
+  type Event,
+  type MediaMetadata,
+} from '../contract/index.js';
+import { CamrollError, ContractViolationError, InterruptedError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { apiErrorFromResponse, networkErrorFrom, parseBody, type ResponseFacts } from './http-errors.js';
+import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry.js';
+import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
+import { abortableSleep, type Sleep } from './sleep.js';
+
+/** Told before each retry, so callers can show "retrying in 2 s" or count throttling. */
+export interface RetryNotice {
+  endpoint: string;
+  /** Attempts made so far. */
+  attempt: number;
+  delayMs: number;
+  error: CamrollError;
+}
+
+export interface ClientOptions {
+  /** Used whole, version prefix included (`https://host/v1`); a trailing slash is ignored. */
+  baseUrl: string;
+  /** Sent in X-PARTNER-API-KEY. Null only makes sense for ping. */
+  apiKey: string | null;
+  /** A dispatcher the caller owns (tests: MockAgent); otherwise the client makes and closes its own. */
+  dispatcher?: Dispatcher;
+  retry?: Partial<RetryPolicy>;
+  /** Per-request limit for the headers, and for any silence while the body arrives. */
+  timeoutMs?: number;
+  userAgent?: string;
+  sleep?: Sleep;
+  random?: () => number;
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface EventsOptions extends CallOptions {
+  cursor?: string;
+  /** Page size, 1 to 100. */
+  limit?: number;
+  /** false asks for events without their media (lighter). */
+  includeMedia?: boolean;
+}
+
+/** One partner-API client: a keep-alive connection pool, retries, validated responses. */
+export interface ApiClient {
+  readonly baseUrl: string;
+  ping(opts?: CallOptions): Promise<PingResult>;
+  health(opts?: CallOptions): Promise<HealthResult>;
+  createUser(body: UserCreateRequest, opts?: CallOptions): Promise<UserCreateResponse>;
+  ingest(userId: string, media: MediaMetadata[], opts?: CallOptions): Promise<IngestResponse>;
+  syncComplete(userId: string, opts?: CallOptions): Promise<SyncCompleteResult>;
+  events(userId: string, opts?: EventsOptions): Promise<EventsPage>;
+  /** Every page, following `next_cursor` until `has_more` is false. */
+  eventPages(userId: string, opts?: Omit<EventsOptions, 'cursor'>): AsyncGenerator<EventsPage>;
+  /** Every event of the user, newest first, across all pages. */
+  allEvents(userId: string, opts?: Omit<EventsOptions, 'cursor'>): AsyncGenerator<Event>;
+  stats(userId: string, opts?: CallOptions): Promise<Stats>;
+  /** Closes the connection pool (a no-op for a dispatcher the caller passed in). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30 * 1000; // 30 s
+
+/** Drops trailing slashes and checks the URL; nothing is appended (the version is in it). */
+export function normalizeBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new CamrollError('invalid_base_url', `not a valid base URL: ${baseUrl}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CamrollError('invalid_base_url', `the base URL must be http or https: ${baseUrl}`);
+  }
+  return baseUrl.trim().replace(/\/+$/, '');
+}
+
+interface Call<S extends z.ZodType> {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  schema: S;
+  /** Whether the call may go out without a key (ping only). */
+  anonymous?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Creates a client for one base URL and key. */
+export function createClient(options: ClientOptions): ApiClient {
+  const baseUrl = normalizeBaseUrl(options.baseUrl);
+  const apiKey = options.apiKey;
+  const policy = resolveRetryPolicy(options.retry);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const sleep = options.sleep ?? abortableSleep;
+  const random = options.random ?? Math.random;
+  const userAgent = options.userAgent ?? `camroll/${VERSION}`;
+  const ownDispatcher = options.dispatcher ? null : new Agent({ keepAliveTimeout: 10 * 1000, connections: 16 });
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownDispatcher as Agent);
+
+  async function once<S extends z.ZodType>(call: Call<S>, endpoint: string): Promise<z.output<S>> {
+    const url = new URL(baseUrl + call.path);
+    for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent };
+    if (apiKey) headers[API_KEY_HEADER] = apiKey;
+    let payload: string | undefined;
+    if (call.body !== undefined) {
+      payload = JSON.stringify(call.body);
+      headers['content-type'] = 'application/json';
+    }
+    let facts: ResponseFacts;
+    try {
+      const response = await request(url, {
+        method: call.method,
+        headers,
+        body: payload,
+        dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: call.signal,
+      });
+      facts = {
+        endpoint,
+        status: response.statusCode,
+        headers: response.headers,
+        bodyText: await response.body.text(),
+      };
+    } catch (error) {
+      if (call.signal?.aborted) throw new InterruptedError();
+      throw networkErrorFrom(error, endpoint, apiKey);
+    }
+    if (facts.status < 200 || facts.status > 299) throw apiErrorFromResponse(facts, apiKey);
+    return parseBody(call.schema, facts);
+  }
+
+  async function send<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
+    if (!apiKey && !call.anonymous) {
+      throw new CamrollError('missing_api_key', 'no API key configured for this base URL');
+    }
+    const endpoint = `${call.method} ${call.path}`;
+    for (let attempt = 1; ; attempt += 1) {
+      if (call.signal?.aborted) throw new InterruptedError();
+      try {
+        return await once(call, endpoint);
+      } catch (error) {
+        const decision = decideRetry({ attempt, error, policy, random });
+        if (!decision.retry) throw error;
+        options.onRetry?.({ endpoint, attempt, delayMs: decision.delayMs, error: error as CamrollError });
+        await sleep(decision.delayMs, call.signal);
+      }
+    }
+  }
+
+  async function events(userId: string, opts: EventsOptions = {}): Promise<EventsPage> {
+    const query: Record<string, string> = {};
+    if (opts.cursor !== undefined) query.cursor = opts.cursor;
+    if (opts.limit !== undefined) query.limit = String(opts.limit);
+    if (opts.includeMedia !== undefined) query.include_media = String(opts.includeMedia);
+    return send({ method: 'GET', path: paths.events(userId), query, schema: EventsPage, signal: opts.signal });
+  }
+
+  async function* eventPages(userId: string, opts: Omit<EventsOptions, 'cursor'> = {}): AsyncGenerator<EventsPage> {
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await events(userId, { ...opts, cursor });
+      yield page;
+      if (!page.has_more) return;
+      // A cursor that is missing or comes round again would page forever.
+      if (page.next_cursor === null || seen.has(page.next_cursor)) {
+        throw new ContractViolationError(
+          `GET ${paths.events(userId)} said has_more without a new next_cursor`,
+          { details: { endpoint: `GET ${paths.events(userId)}` } },
+        );
+      }
+      seen.add(page.next_cursor);
+      cursor = page.next_cursor;
+    }
+  }
+
+  return {
+    baseUrl,
+    ping: (opts = {}) => send({ method: 'GET', path: paths.ping(), schema: PingResult, anonymous: true, signal: opts.signal }),
+    health: (opts = {}) => send({ method: 'GET', path: paths.health(), schema: HealthResult, signal: opts.signal }),
+    createUser: (body, opts = {}) =>
+      send({
+        method: 'POST',
+        path: paths.users(),
+        body: UserCreateRequest.parse(body),
+        schema: UserCreateResponse,
+        signal: opts.signal,
+      }),
+    ingest: (userId, media, opts = {}) => {
+      if (media.length < MIN_BATCH_ITEMS || media.length > MAX_BATCH_ITEMS) {
+        return Promise.reject(
+          new CamrollError(
+            'invalid_batch_size',
+            `a media batch holds ${MIN_BATCH_ITEMS} to ${MAX_BATCH_ITEMS} items, not ${media.length}`,
+          ),
+        );
+      }
+      return send({ method: 'POST', path: paths.media(userId), body: { media }, schema: IngestResponse, signal: opts.signal });
+    },
+    syncComplete: (userId, opts = {}) =>
+      send({ method: 'POST', path: paths.syncComplete(userId), body: {}, schema: SyncCompleteResult, signal: opts.signal }),
+    events,
+    eventPages,
+    async *allEvents(userId, opts = {}) {
+      for await (const page of eventPages(userId, opts)) yield* page.events;
+    },
+    stats: (userId, opts = {}) => send({ method: 'GET', path: paths.stats(userId), schema: Stats, signal: opts.signal }),
+    close: async () => {
+      await ownDispatcher?.close();
+    },
+  };
+}

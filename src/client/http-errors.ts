@@ -1,0 +1,95 @@
+import type { z } from 'zod';
+import { ErrorEnvelope } from '../contract/index.js';
+import { ApiError, ContractViolationError, NetworkError } from '../errors.js';
+import { parseRetryAfter } from './retry.js';
+
+/** What the error builders need to know about a response. */
+export interface ResponseFacts {
+  /** `METHOD /path` of the call, for messages. */
+  endpoint: string;
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bodyText: string;
+}
+
+/** Removes a secret from text that may end up on a terminal or in a log. */
+export function redact(text: string, secret: string | null | undefined): string {
+  if (!secret) return text;
+  return text.split(secret).join('[redacted]');
+}
+
+/**
+ * Turns a non-2xx answer into an ApiError. The envelope's `code` is kept as is (an unknown code
+ * is handled by `status` downstream); a body that is not an envelope gets `http_<status>`.
+ */
+export function apiErrorFromResponse(facts: ResponseFacts, secret?: string | null): ApiError {
+  const retryAfterSeconds = parseRetryAfter(facts.headers['retry-after']);
+  let json: unknown;
+  try {
+    json = JSON.parse(facts.bodyText);
+  } catch {
+    json = undefined;
+  }
+  const envelope = ErrorEnvelope.safeParse(json);
+  if (envelope.success) {
+    const { code, message, details } = envelope.data.error;
+    return new ApiError(facts.status, code, redact(`${message} (${facts.endpoint}, HTTP ${facts.status})`, secret), {
+      details: details ?? null,
+      retryAfterSeconds,
+    });
+  }
+  return new ApiError(
+    facts.status,
+    `http_${facts.status}`,
+    `${facts.endpoint} answered HTTP ${facts.status} without an error envelope`,
+    { retryAfterSeconds },
+  );
+}
+
+/**
+ * Parses a 2xx body with a contract schema. A body that is not JSON or breaks the schema is a
+ * ContractViolationError naming the endpoint and the first offending path.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(facts.bodyText);
+  } catch {
+    throw new ContractViolationError(`${facts.endpoint} answered HTTP ${facts.status} with a body that is not JSON`, {
+      details: { endpoint: facts.endpoint, status: facts.status },
+    });
+  }
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
+  throw new ContractViolationError(
+    `${facts.endpoint} answered with a body that breaks the contract at ${where}: ${issue?.message ?? 'invalid'}`,
+    {
+      details: {
+        endpoint: facts.endpoint,
+        status: facts.status,
+        issues: result.error.issues.slice(0, 5).map((i) => ({ path: i.path.map(String), message: i.message })),
+      },
+    },
+  );
+}
+
+/**
+ * Wraps a transport failure. Only name, code and message of the original are kept: undici
+ * errors can carry request options and headers, which hold the key.
+ */
+export function networkErrorFrom(error: unknown, endpoint: string, secret?: string | null): NetworkError {
+  const source = error as { code?: unknown; name?: unknown; message?: unknown; cause?: { code?: unknown } } | null;
+  const code =
+    typeof source?.code === 'string'
+      ? source.code
+      : typeof source?.cause?.code === 'string'
+        ? source.cause.code
+        : 'network_error';
+  const rawMessage = typeof source?.message === 'string' && source.message !== '' ? source.message : String(code);
+  const message = redact(rawMessage, secret);
+  const safeCause = new Error(message);
+  safeCause.name = typeof source?.name === 'string' ? source.name : 'Error';
+  return new NetworkError(code, `${endpoint} failed: ${message}`, { cause: safeCause });
+}

@@ -1,0 +1,90 @@
+import { ApiError, NetworkError } from '../errors.js';
+
+/** How many times and how patiently a request is retried. */
+export interface RetryPolicy {
+  /** Attempts in total, the first one included. */
+  maxAttempts: number;
+  /** First backoff ceiling; doubles with every failed attempt. */
+  baseDelayMs: number;
+  /** Smallest wait between two attempts, so a jittered 0 never hammers the service. */
+  minDelayMs: number;
+  /** Largest exponential backoff. */
+  maxDelayMs: number;
+  /** A Retry-After beyond this is clipped: a misconfigured limiter must not park a sync for hours. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 6,
+  baseDelayMs: 500, // 0.5 s
+  minDelayMs: 100, // 0.1 s
+  maxDelayMs: 30 * 1000, // 30 s
+  maxRetryAfterMs: 5 * 60 * 1000, // 5 min
+});
+
+export type RetryDecision = { retry: false } | { retry: true; delayMs: number };
+
+export interface RetryInput {
+  /** Attempts already made (1 after the first failure). */
+  attempt: number;
+  error: unknown;
+  policy: RetryPolicy;
+  /** A number in [0, 1); Math.random in production, fixed in tests. */
+  random: () => number;
+}
+
+/** Merges a partial policy over the defaults. */
+export function resolveRetryPolicy(partial: Partial<RetryPolicy> = {}): RetryPolicy {
+  const policy = { ...DEFAULT_RETRY_POLICY };
+  for (const [name, value] of Object.entries(partial) as [keyof RetryPolicy, number | undefined][]) {
+    if (value !== undefined) policy[name] = value;
+  }
+  return policy;
+}
+
+/** Exponential backoff with full jitter, a floor and a cap. */
+export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.max(policy.minDelayMs, Math.floor(random() * ceiling));
+}
+
+/**
+ * Decides whether a failed attempt is tried again and after how long. Pure: the contract's
+ * handling rules (429 after Retry-After, 5xx and network failures with backoff, other 4xx
+ * never) with bounded attempts.
+ */
+export function decideRetry({ attempt, error, policy, random }: RetryInput): RetryDecision {
+  if (attempt >= policy.maxAttempts) return { retry: false };
+  if (error instanceof ApiError) {
+    if (error.status === 429) {
+      if (error.retryAfterSeconds !== null) {
+        const wait = Math.max(0, error.retryAfterSeconds * 1000);
+        return { retry: true, delayMs: Math.min(wait, policy.maxRetryAfterMs) };
+      }
+      return { retry: true, delayMs: backoffDelay(attempt, policy, random) };
+    }
+    if (error.status >= 500 && error.status <= 599) {
+      return { retry: true, delayMs: backoffDelay(attempt, policy, random) };
+    }
+    return { retry: false };
+  }
+  if (error instanceof NetworkError) {
+    return { retry: true, delayMs: backoffDelay(attempt, policy, random) };
+  }
+  // Contract violations, interruptions and programming errors fail the same way again.
+  return { retry: false };
+}
+
+/**
+ * Reads a Retry-After header: delta-seconds, or an HTTP date relative to `now`.
+ * Returns whole seconds, or null when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined) return null;
+  const text = raw.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
