@@ -1,0 +1,153 @@
+import type { z } from 'zod';
+import { CamrollError } from '../../errors.js';
+import { RawEvent, RawPerformer, RawVenue, wallClockMs } from './schema.js';
+import type {
+  Catalog,
+  CatalogEvent,
+  CatalogEventPerformer,
+  CatalogPerformer,
+  CatalogVenue,
+  EventKind,
+} from './types.js';
+import { createZoneClock, type ZoneClock } from './zone-clock.js';
+
+/** Error code of a catalog that cannot be used. */
+export const INVALID_CATALOG = 'invalid_catalog';
+
+const SECTIONS = ['venues', 'performers', 'events'] as const;
+
+function fail(entry: string, message: string): never {
+  throw new CamrollError(INVALID_CATALOG, `${entry}: ${message}`, { details: { entry } });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** "venues[3] (id 42)" when the entry has a usable id, else "venues[3]". */
+function label(section: string, index: number, item: unknown): string {
+  const id = isObject(item) ? item.id : undefined;
+  return typeof id === 'number' || typeof id === 'string'
+    ? `${section}[${index}] (id ${String(id)})`
+    : `${section}[${index}]`;
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid entry';
+  const path = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`));
+  const where = path.join('').replace(/^\./, '');
+  return where === '' ? issue.message : `${where}: ${issue.message}`;
+}
+
+function isId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+const KINDS: ReadonlySet<unknown> = new Set<EventKind>(['concert', 'sport', 'other']);
+
+/**
+ * The common, fully specified event shape checked by hand: zod costs microseconds per
+ * event, which a million-event catalog cannot afford. Anything this rejects (defaults to
+ * fill in, a bad member) goes through the zod schema, which has the last word.
+ */
+function fastEvent(item: unknown): Omit<CatalogEvent, 'startsAtMs'> | null {
+  if (!isObject(item)) return null;
+  const { id, name, kind, venue_id, starts_at_local, performers, licensed, hidden } = item;
+  if (!isId(id) || !isId(venue_id) || !KINDS.has(kind)) return null;
+  if (typeof name !== 'string' || name.trim().length === 0) return null;
+  if (typeof starts_at_local !== 'string' || typeof licensed !== 'boolean' || typeof hidden !== 'boolean') {
+    return null;
+  }
+  if (!Array.isArray(performers)) return null;
+  const list: CatalogEventPerformer[] = new Array<CatalogEventPerformer>(performers.length);
+  for (let i = 0; i < performers.length; i += 1) {
+    const p: unknown = performers[i];
+    if (!isObject(p) || !isId(p.id)) return null;
+    const headliner = p.is_headliner;
+    if (headliner !== null && typeof headliner !== 'boolean') return null;
+    list[i] = { id: p.id, is_headliner: headliner };
+  }
+  return { id, name, kind: kind as EventKind, venue_id, starts_at_local, performers: list, licensed, hidden };
+}
+
+function parseVenues(items: unknown[]): Map<number, CatalogVenue> {
+  const venues = new Map<number, CatalogVenue>();
+  items.forEach((item, index) => {
+    const result = RawVenue.safeParse(item);
+    if (!result.success) fail(label('venues', index, item), firstIssue(result.error));
+    const venue = result.data;
+    if (venues.has(venue.id)) fail(label('venues', index, item), `duplicate venue id ${venue.id}`);
+    venues.set(venue.id, venue);
+  });
+  return venues;
+}
+
+function parsePerformers(items: unknown[]): Map<number, CatalogPerformer> {
+  const performers = new Map<number, CatalogPerformer>();
+  items.forEach((item, index) => {
+    const result = RawPerformer.safeParse(item);
+    if (!result.success) fail(label('performers', index, item), firstIssue(result.error));
+    const performer = result.data;
+    if (performers.has(performer.id)) {
+      fail(label('performers', index, item), `duplicate performer id ${performer.id}`);
+    }
+    performers.set(performer.id, performer);
+  });
+  return performers;
+}
+
+function parseEvents(
+  items: unknown[],
+  venues: ReadonlyMap<number, CatalogVenue>,
+  performers: ReadonlyMap<number, CatalogPerformer>,
+  clock: ZoneClock,
+): Map<number, CatalogEvent> {
+  const events = new Map<number, CatalogEvent>();
+  for (let index = 0; index < items.length; index += 1) {
+    const item = items[index];
+    let event = fastEvent(item);
+    if (event === null) {
+      const result = RawEvent.safeParse(item);
+      if (!result.success) fail(label('events', index, item), firstIssue(result.error));
+      event = result.data;
+    }
+    const where = (): string => label('events', index, item);
+    if (events.has(event.id)) fail(where(), `duplicate event id ${event.id}`);
+    const venue = venues.get(event.venue_id);
+    if (venue === undefined) fail(where(), `venue_id ${event.venue_id} does not exist`);
+    const list = event.performers;
+    for (let i = 0; i < list.length; i += 1) {
+      const id = (list[i] as CatalogEventPerformer).id;
+      if (!performers.has(id)) fail(where(), `performers[${i}]: performer id ${id} does not exist`);
+      // Events list a handful of performers: a quadratic scan beats allocating a Set.
+      for (let j = 0; j < i; j += 1) {
+        if ((list[j] as CatalogEventPerformer).id === id) {
+          fail(where(), `performers[${i}]: performer id ${id} is listed twice`);
+        }
+      }
+    }
+    const wall = wallClockMs(event.starts_at_local);
+    if (wall === null) {
+      fail(where(), 'starts_at_local: must be a real local date-time YYYY-MM-DDTHH:mm:ss (no offset)');
+    }
+    events.set(event.id, { ...event, startsAtMs: clock.toInstant(venue.timezone, wall) });
+  }
+  return events;
+}
+
+/**
+ * Validates a parsed catalog JSON value. Unknown members are ignored; the first bad entry
+ * throws CamrollError('invalid_catalog') naming it, e.g.
+ * "events[12] (id 1012): venue_id 99 does not exist".
+ */
+export function parseCatalog(json: unknown): Catalog {
+  if (!isObject(json)) fail('catalog', 'expected a JSON object with venues, performers and events arrays');
+  for (const section of SECTIONS) {
+    if (!Array.isArray(json[section])) fail(section, 'expected an array');
+  }
+  const venues = parseVenues(json.venues as unknown[]);
+  const performers = parsePerformers(json.performers as unknown[]);
+  const events = parseEvents(json.events as unknown[], venues, performers, createZoneClock());
+  return { venues, performers, events };
+}
