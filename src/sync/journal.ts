@@ -1,0 +1,247 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { RejectionReason } from '../contract/index.js';
+import { CamrollError } from '../errors.js';
+
+/**
+ * The sync journal: what one service (base URL + partner) already knows of one user's
+ * library. SQLite in WAL mode, written once per batch response in a single transaction, so
+ * a kill -9 at any instant leaves either the whole batch outcome or none of it.
+ *
+ * Rows are keyed by asset id and carry a fingerprint of the exact metadata sent: an id is
+ * skipped on a later pass only when it was answered for identical metadata (a sidecar that
+ * adds coordinates to the same bytes changes the fingerprint, so the item is re-sent).
+ */
+export const JOURNAL_SCHEMA_VERSION = 1;
+
+/** Outcome codes stored per id: 0 accepted, else the rejection reason. */
+const OUTCOME_CODES: Record<'accepted' | RejectionReason, number> = {
+  accepted: 0,
+  missing_coordinates: 1,
+  missing_taken_at: 2,
+  invalid: 3,
+};
+
+export type PassKind = 'full' | 'incremental';
+export type PassStatus = 'running' | 'complete' | 'failed' | 'interrupted';
+
+/** Identity of a journal: one per (base URL, partner, user). */
+export interface JournalKey {
+  baseUrl: string;
+  partnerId: string;
+  userId: string;
+}
+
+export interface JournalItem {
+  id: string;
+  fingerprint: Buffer;
+}
+
+export interface BatchOutcome {
+  accepted: JournalItem[];
+  rejected: Array<JournalItem & { reason: RejectionReason }>;
+}
+
+export interface JournalCounts {
+  accepted: number;
+  rejected: number;
+  pending: number;
+}
+
+export interface PassRecord {
+  id: number;
+  kind: PassKind;
+  status: PassStatus;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/** What opening found left over from an earlier run that did not end cleanly. */
+export interface Recovery {
+  interruptedPasses: number;
+  interruptedBatches: number;
+  pendingItems: number;
+}
+
+export interface Journal {
+  readonly path: string;
+  readonly recovery: Recovery;
+  /** true when this exact metadata was already answered (accepted or rejected). */
+  isKnown(item: JournalItem): boolean;
+  /** Records a batch as sent (its ids pending) and returns its id. */
+  beginBatch(passId: number, items: readonly JournalItem[]): number;
+  /** Records a batch's response in one transaction. */
+  completeBatch(batchId: number, outcome: BatchOutcome): void;
+  /** Marks a batch failed after retries; its ids stay pending and are re-sent next pass. */
+  failBatch(batchId: number, error: string): void;
+  /** Marks a batch abandoned by an interruption; its ids stay pending. */
+  abandonBatch(batchId: number): void;
+  beginPass(kind: PassKind): number;
+  finishPass(passId: number, status: Exclude<PassStatus, 'running'>): void;
+  lastPass(): PassRecord | null;
+  counts(): JournalCounts;
+  /** Forgets every outcome (the service no longer knows the user's media). */
+  clear(): void;
+  close(): void;
+}
+
+/** The journal file name for a key: a hash, so no URL or id leaks into a file name. */
+export function journalFileName(key: JournalKey): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([key.baseUrl.replace(/\/+$/, ''), key.partnerId, key.userId]))
+    .digest('hex');
+  return `${digest.slice(0, 32)}.sqlite`;
+}
+
+/** A stable 8-byte fingerprint of the metadata object sent for an item. */
+export function fingerprintMedia(media: Record<string, unknown>): Buffer {
+  const keys = Object.keys(media).sort();
+  const canonical = JSON.stringify(keys.map((k) => [k, media[k] ?? null]));
+  return createHash('sha256').update(canonical).digest().subarray(0, 8);
+}
+
+export interface OpenJournalOptions {
+  /** Folder holding journals (normally `appPaths().data/journals`). */
+  dir: string;
+  key: JournalKey;
+  /** Clock seam for tests. */
+  now?: () => Date;
+}
+
+/** Opens (creating if needed) the journal for a key and recovers from an unclean end. */
+export function openJournal(options: OpenJournalOptions): Journal {
+  mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+  const path = join(options.dir, journalFileName(options.key));
+  const now = (): string => (options.now ?? (() => new Date()))().toISOString();
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode survives a process crash (kill -9); only power loss may drop the last commit.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, options.key);
+  } catch (error) {
+    db.close();
+    throw new CamrollError('journal_error', `cannot open sync journal ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return createJournal(db, path, now);
+}
+
+function migrate(db: Database.Database, key: JournalKey): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > JOURNAL_SCHEMA_VERSION) {
+    throw new Error(`journal schema ${version} is newer than this camroll (${JOURNAL_SCHEMA_VERSION})`);
+  }
+  if (version === 0) {
+    db.exec(`
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE outcomes (
+        id TEXT PRIMARY KEY,
+        fingerprint BLOB NOT NULL,
+        outcome INTEGER NOT NULL,
+        batch_id INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE passes (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT
+      );
+      CREATE TABLE batches (
+        id INTEGER PRIMARY KEY,
+        pass_id INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        items INTEGER NOT NULL,
+        error TEXT
+      );
+      CREATE TABLE pending (id TEXT PRIMARY KEY, batch_id INTEGER NOT NULL) WITHOUT ROWID;
+    `);
+    const insert = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    db.transaction(() => {
+      insert.run('base_url', key.baseUrl);
+      insert.run('partner_id', key.partnerId);
+      insert.run('user_id', key.userId);
+    })();
+    db.pragma(`user_version = ${JOURNAL_SCHEMA_VERSION}`);
+  }
+}
+
+function createJournal(db: Database.Database, path: string, now: () => string): Journal {
+  const stmts = {
+    known: db.prepare<[string, Buffer], number>('SELECT 1 FROM outcomes WHERE id = ? AND fingerprint = ?').pluck(),
+    insertBatch: db.prepare<[number, number]>("INSERT INTO batches (pass_id, status, items) VALUES (?, 'in_flight', ?)"),
+    insertPending: db.prepare<[string, number]>('INSERT OR REPLACE INTO pending (id, batch_id) VALUES (?, ?)'),
+    deletePending: db.prepare<[string]>('DELETE FROM pending WHERE id = ?'),
+    upsertOutcome: db.prepare<[string, Buffer, number, number]>(
+      'INSERT OR REPLACE INTO outcomes (id, fingerprint, outcome, batch_id) VALUES (?, ?, ?, ?)',
+    ),
+    setBatch: db.prepare<[string, string | null, number]>('UPDATE batches SET status = ?, error = ? WHERE id = ?'),
+    insertPass: db.prepare<[string, string]>("INSERT INTO passes (kind, status, started_at) VALUES (?, 'running', ?)"),
+    setPass: db.prepare<[string, string, number]>('UPDATE passes SET status = ?, finished_at = ? WHERE id = ?'),
+    lastPass: db.prepare<[], { id: number; kind: PassKind; status: PassStatus; started_at: string; finished_at: string | null }>(
+      'SELECT id, kind, status, started_at, finished_at FROM passes ORDER BY id DESC LIMIT 1',
+    ),
+    countOutcomes: db.prepare<[], { accepted: number | null; rejected: number | null }>(
+      'SELECT SUM(outcome = 0) AS accepted, SUM(outcome <> 0) AS rejected FROM outcomes',
+    ),
+    countPending: db.prepare<[], number>('SELECT COUNT(*) FROM pending').pluck(),
+  };
+
+  // A run killed mid-way leaves 'running' passes and 'in_flight' batches: close them out.
+  const recovery = db.transaction((): Recovery => {
+    const passes = db.prepare("UPDATE passes SET status = 'interrupted' WHERE status = 'running'").run().changes;
+    const batches = db.prepare("UPDATE batches SET status = 'interrupted' WHERE status = 'in_flight'").run().changes;
+    return { interruptedPasses: passes, interruptedBatches: batches, pendingItems: stmts.countPending.get() ?? 0 };
+  })();
+
+  const complete = db.transaction((batchId: number, outcome: BatchOutcome) => {
+    for (const item of outcome.accepted) {
+      stmts.upsertOutcome.run(item.id, item.fingerprint, OUTCOME_CODES.accepted, batchId);
+      stmts.deletePending.run(item.id);
+    }
+    for (const item of outcome.rejected) {
+      stmts.upsertOutcome.run(item.id, item.fingerprint, OUTCOME_CODES[item.reason], batchId);
+      stmts.deletePending.run(item.id);
+    }
+    stmts.setBatch.run('done', null, batchId);
+  });
+
+  const begin = db.transaction((passId: number, items: readonly JournalItem[]): number => {
+    const batchId = Number(stmts.insertBatch.run(passId, items.length).lastInsertRowid);
+    for (const item of items) stmts.insertPending.run(item.id, batchId);
+    return batchId;
+  });
+
+  return {
+    path,
+    recovery,
+    isKnown: (item) => stmts.known.get(item.id, item.fingerprint) !== undefined,
+    beginBatch: (passId, items) => begin(passId, items),
+    completeBatch: (batchId, outcome) => complete(batchId, outcome),
+    failBatch: (batchId, error) => void stmts.setBatch.run('failed', error, batchId),
+    abandonBatch: (batchId) => void stmts.setBatch.run('interrupted', null, batchId),
+    beginPass: (kind) => Number(stmts.insertPass.run(kind, now()).lastInsertRowid),
+    finishPass: (passId, status) => void stmts.setPass.run(status, now(), passId),
+    lastPass: () => {
+      const row = stmts.lastPass.get();
+      return row
+        ? { id: row.id, kind: row.kind, status: row.status, startedAt: row.started_at, finishedAt: row.finished_at }
+        : null;
+    },
+    counts: () => {
+      const row = stmts.countOutcomes.get();
+      return { accepted: row?.accepted ?? 0, rejected: row?.rejected ?? 0, pending: stmts.countPending.get() ?? 0 };
+    },
+    clear: () => {
+      db.transaction(() => {
+        db.exec('DELETE FROM outcomes; DELETE FROM pending;');
+      })();
+    },
+    close: () => db.close(),
+  };
+}

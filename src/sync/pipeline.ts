@@ -1,0 +1,171 @@
+import type { IngestResponse, MediaMetadata } from '../contract/index.js';
+import { toCamrollError, type CamrollError } from '../errors.js';
+import type { ScanRecord } from '../scan/types.js';
+import { createBatcher } from './batcher.js';
+import { createSeenIds } from './dedupe.js';
+import { fingerprintMedia, type BatchOutcome, type Journal, type JournalItem } from './journal.js';
+import { createSummary, type SummaryAccumulator } from './summary.js';
+
+/** What the pipeline reads: the scanner's event stream (records, skip notices, warnings). */
+export type SyncInput =
+  | { type: 'record'; record: Pick<ScanRecord, 'path' | 'media' | 'error'> }
+  | { type: 'skipped'; reason: string; path: string }
+  | { type: 'warning'; code: string; path: string; message: string };
+
+/** One item on its way: what is sent, where it came from, its journal fingerprint. */
+export interface PendingItem {
+  media: MediaMetadata;
+  path: string;
+  fingerprint: Buffer;
+}
+
+/** Facts the pipeline reports as they happen (progress, report file). */
+export type PipelineEvent =
+  | { type: 'file'; path: string; ok: boolean }
+  | { type: 'scan_error'; path: string; code: string; message: string }
+  | { type: 'notice'; kind: 'skipped' | 'warning'; path: string; code: string; message: string }
+  | { type: 'queued'; items: number }
+  | { type: 'answered'; items: readonly PendingItem[]; response: IngestResponse }
+  | { type: 'failed'; items: readonly PendingItem[]; error: CamrollError }
+  | { type: 'abandoned'; items: readonly PendingItem[] };
+
+/** The journal operations the pipeline needs (a dry run passes a no-op one). */
+export type JournalPort = Pick<Journal, 'isKnown' | 'beginBatch' | 'completeBatch' | 'failBatch' | 'abandonBatch'>;
+
+export interface PipelineOptions {
+  input: AsyncIterable<SyncInput>;
+  journal: JournalPort;
+  passId: number;
+  /** Sends one batch; retries are the client's business, a throw means the batch failed. */
+  send(media: MediaMetadata[], signal: AbortSignal): Promise<IngestResponse>;
+  batchSize: number;
+  concurrency: number;
+  /** Resend ids the journal already holds (`--full`). */
+  full: boolean;
+  signal: AbortSignal;
+  onEvent?: (event: PipelineEvent) => void;
+}
+
+export interface PipelineResult {
+  summary: SummaryAccumulator;
+  interrupted: boolean;
+}
+
+/**
+ * scan stream -> drop unreadable files -> drop ids seen in this run -> skip ids the journal
+ * already holds -> batches -> at most `concurrency` sends in flight. The scan is pulled
+ * only while a send slot is free, so memory stays bounded by concurrency x batch size.
+ */
+export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
+  const summary = createSummary();
+  const emit = options.onEvent ?? ((): void => undefined);
+  const seen = createSeenIds();
+  const batcher = createBatcher<PendingItem>(options.batchSize);
+  const inFlight = new Set<Promise<void>>();
+  // Sends get their own controller so an interruption aborts them even mid-retry.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(options.signal.reason);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
+
+  // A journal write that fails is fatal: stop sending rather than lose track of outcomes.
+  let fatal: unknown = null;
+  const sendBatch = async (batchId: number, items: PendingItem[]): Promise<void> => {
+    let response: IngestResponse;
+    try {
+      response = await options.send(
+        items.map((i) => i.media),
+        controller.signal,
+      );
+    } catch (error) {
+      if (controller.signal.aborted) {
+        options.journal.abandonBatch(batchId);
+        summary.batchAbandoned(items.length);
+        emit({ type: 'abandoned', items });
+        return;
+      }
+      const failure = toCamrollError(error);
+      options.journal.failBatch(batchId, `${failure.code}: ${failure.message}`);
+      summary.batchFailed(items.length);
+      emit({ type: 'failed', items, error: failure });
+      return;
+    }
+    // One transaction per response: a kill before it re-sends this batch, never half of it.
+    const reasons = new Map(response.rejected.map((r) => [r.id, r.reason]));
+    const accepted: JournalItem[] = [];
+    const rejected: BatchOutcome['rejected'] = [];
+    for (const item of items) {
+      const reason = reasons.get(item.media.id);
+      const entry = { id: item.media.id, fingerprint: item.fingerprint };
+      if (reason) rejected.push({ ...entry, reason });
+      else accepted.push(entry);
+    }
+    options.journal.completeBatch(batchId, { accepted, rejected });
+    summary.batchAnswered(items.length, response);
+    emit({ type: 'answered', items, response });
+  };
+
+  const dispatch = async (items: PendingItem[]): Promise<void> => {
+    while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
+    if (controller.signal.aborted) {
+      summary.batchAbandoned(items.length);
+      emit({ type: 'abandoned', items });
+      return;
+    }
+    const batchId = options.journal.beginBatch(
+      options.passId,
+      items.map((i) => ({ id: i.media.id, fingerprint: i.fingerprint })),
+    );
+    const task = sendBatch(batchId, items)
+      .catch((error: unknown) => {
+        fatal = error;
+        controller.abort(error);
+      })
+      .finally(() => inFlight.delete(task));
+    inFlight.add(task);
+  };
+
+  try {
+    for await (const event of options.input) {
+      if (controller.signal.aborted) break;
+      if (event.type !== 'record') {
+        emit({ type: 'notice', kind: event.type, path: event.path, code: event.type === 'skipped' ? event.reason : event.code, message: event.type === 'skipped' ? event.reason : event.message });
+        continue;
+      }
+      const { record } = event;
+      if (!record.media) {
+        summary.file('error');
+        emit({ type: 'file', path: record.path, ok: false });
+        emit({
+          type: 'scan_error',
+          path: record.path,
+          code: record.error?.code ?? 'unreadable',
+          message: record.error?.message ?? 'no metadata',
+        });
+        continue;
+      }
+      summary.file('media');
+      emit({ type: 'file', path: record.path, ok: true });
+      const media = record.media as MediaMetadata;
+      if (!seen.add(media.id)) {
+        summary.duplicate();
+        continue;
+      }
+      const item: PendingItem = { media, path: record.path, fingerprint: fingerprintMedia(media) };
+      if (!options.full && options.journal.isKnown({ id: media.id, fingerprint: item.fingerprint })) {
+        summary.alreadySent();
+        continue;
+      }
+      emit({ type: 'queued', items: 1 });
+      const full = batcher.add(item);
+      if (full) await dispatch(full);
+    }
+    const last = batcher.flush();
+    if (last) await dispatch(last);
+  } finally {
+    await Promise.allSettled([...inFlight]);
+    options.signal.removeEventListener('abort', onAbort);
+  }
+  if (fatal !== null) throw fatal;
+  return { summary, interrupted: controller.signal.aborted };
+}

@@ -1,0 +1,102 @@
+import type { IngestResponse, RejectionReason } from '../contract/index.js';
+
+/** Counts of one sync run; the `--json` summary carries them as they are. */
+export interface SyncCounts {
+  /** Files the scan found (readable or not). */
+  files: number;
+  /** Files with metadata to send. */
+  media: number;
+  /** Files that could not be read or parsed. */
+  scan_errors: number;
+  /** Same bytes found again under another name in this run (sent once). */
+  duplicates: number;
+  /** Already answered by the service in an earlier run with identical metadata (journal). */
+  skipped_already_sent: number;
+  /** Items in batches the service answered in this run. */
+  sent: number;
+  accepted: number;
+  rejected: Record<RejectionReason, number>;
+  matched: number;
+  /** Accepted items at a venue whose event is not licensed for redistribution. */
+  unlicensed: number;
+  batches: number;
+  failed_batches: number;
+  /** Items of failed or abandoned batches: still pending, re-sent by the next run. */
+  pending: number;
+}
+
+/** Mutable accumulator for SyncCounts; each method is one pipeline fact. */
+export interface SummaryAccumulator {
+  readonly counts: SyncCounts;
+  file(kind: 'media' | 'error'): void;
+  duplicate(): void;
+  alreadySent(): void;
+  batchAnswered(size: number, response: Pick<IngestResponse, 'accepted' | 'matched' | 'rejected' | 'matches'>): void;
+  batchFailed(size: number): void;
+  batchAbandoned(size: number): void;
+}
+
+/** A zeroed accumulator. */
+export function createSummary(): SummaryAccumulator {
+  const counts: SyncCounts = {
+    files: 0,
+    media: 0,
+    scan_errors: 0,
+    duplicates: 0,
+    skipped_already_sent: 0,
+    sent: 0,
+    accepted: 0,
+    rejected: { missing_coordinates: 0, missing_taken_at: 0, invalid: 0 },
+    matched: 0,
+    unlicensed: 0,
+    batches: 0,
+    failed_batches: 0,
+    pending: 0,
+  };
+  return {
+    counts,
+    file(kind) {
+      counts.files += 1;
+      if (kind === 'media') counts.media += 1;
+      else counts.scan_errors += 1;
+    },
+    duplicate() {
+      counts.duplicates += 1;
+    },
+    alreadySent() {
+      counts.skipped_already_sent += 1;
+    },
+    batchAnswered(size, response) {
+      counts.batches += 1;
+      counts.sent += size;
+      counts.accepted += response.accepted;
+      counts.matched += response.matched;
+      for (const r of response.rejected) counts.rejected[r.reason] += 1;
+      for (const m of response.matches) if (!m.matched && m.venue_id != null) counts.unlicensed += 1;
+    },
+    batchFailed(size) {
+      counts.failed_batches += 1;
+      counts.pending += size;
+    },
+    batchAbandoned(size) {
+      counts.pending += size;
+    },
+  };
+}
+
+export type SyncOutcome = 'ok' | 'failed' | 'interrupted';
+
+/**
+ * How a run ended: interrupted wins (the user asked to stop), then any batch that failed
+ * after retries; scan errors alone do not fail a sync (they are reported).
+ */
+export function decideOutcome(counts: Pick<SyncCounts, 'failed_batches'>, interrupted: boolean): SyncOutcome {
+  if (interrupted) return 'interrupted';
+  if (counts.failed_batches > 0) return 'failed';
+  return 'ok';
+}
+
+/** Total rejected items across reasons. */
+export function totalRejected(counts: Pick<SyncCounts, 'rejected'>): number {
+  return counts.rejected.missing_coordinates + counts.rejected.missing_taken_at + counts.rejected.invalid;
+}

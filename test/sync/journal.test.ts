@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fingerprintMedia, journalFileName, openJournal, type JournalKey } from '../../src/sync/journal.js';
+
+const key: JournalKey = { baseUrl: 'http://127.0.0.1:1/v1', partnerId: 'local', userId: 'u1' };
+const item = (id: string, lat = 1): { id: string; fingerprint: Buffer } => ({
+  id,
+  fingerprint: fingerprintMedia({ id, latitude: lat }),
+});
+
+describe('journal', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'camroll-journal-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names one file per (base URL, partner, user), trailing slash ignored', () => {
+    expect(journalFileName(key)).toBe(journalFileName({ ...key, baseUrl: `${key.baseUrl}/` }));
+    expect(journalFileName(key)).not.toBe(journalFileName({ ...key, partnerId: 'other' }));
+    expect(journalFileName(key)).not.toBe(journalFileName({ ...key, userId: 'u2' }));
+    expect(journalFileName(key)).toMatch(/^[0-9a-f]{32}\.sqlite$/);
+  });
+
+  it('fingerprints metadata independent of member order and sensitive to values', () => {
+    expect(fingerprintMedia({ a: 1, b: null })).toEqual(fingerprintMedia({ b: null, a: 1 }));
+    expect(fingerprintMedia({ a: 1, b: undefined })).toEqual(fingerprintMedia({ a: 1, b: null }));
+    expect(fingerprintMedia({ a: 1 })).not.toEqual(fingerprintMedia({ a: 2 }));
+  });
+
+  it('knows answered ids only for the same metadata, and persists across reopen', () => {
+    const j = openJournal({ dir, key });
+    const pass = j.beginPass('full');
+    const batch = j.beginBatch(pass, [item('a'), item('b'), item('c')]);
+    expect(j.counts()).toEqual({ accepted: 0, rejected: 0, pending: 3 });
+    expect(j.isKnown(item('a'))).toBe(false);
+    j.completeBatch(batch, { accepted: [item('a'), item('b')], rejected: [{ ...item('c'), reason: 'missing_taken_at' }] });
+    j.finishPass(pass, 'complete');
+    expect(j.counts()).toEqual({ accepted: 2, rejected: 1, pending: 0 });
+    j.close();
+
+    const again = openJournal({ dir, key });
+    expect(again.recovery).toEqual({ interruptedPasses: 0, interruptedBatches: 0, pendingItems: 0 });
+    expect(again.isKnown(item('a'))).toBe(true);
+    expect(again.isKnown(item('c'))).toBe(true);
+    expect(again.isKnown(item('a', 2))).toBe(false);
+    expect(again.isKnown(item('z'))).toBe(false);
+    expect(again.lastPass()).toMatchObject({ kind: 'full', status: 'complete' });
+    again.close();
+  });
+
+  it('keeps failed batches pending and recovers an unclean end', () => {
+    const j = openJournal({ dir, key });
+    const pass = j.beginPass('incremental');
+    const failed = j.beginBatch(pass, [item('a')]);
+    j.failBatch(failed, 'internal_error: boom');
+    j.beginBatch(pass, [item('b'), item('c')]);
+    // Simulate kill -9: close without finishing the pass or the second batch.
+    j.close();
+
+    const again = openJournal({ dir, key });
+    expect(again.recovery).toEqual({ interruptedPasses: 1, interruptedBatches: 1, pendingItems: 3 });
+    expect(again.isKnown(item('a'))).toBe(false);
+    expect(again.lastPass()).toMatchObject({ status: 'interrupted' });
+    const pass2 = again.beginPass('incremental');
+    const batch = again.beginBatch(pass2, [item('a'), item('b'), item('c')]);
+    again.completeBatch(batch, { accepted: [item('a'), item('b'), item('c')], rejected: [] });
+    expect(again.counts()).toEqual({ accepted: 3, rejected: 0, pending: 0 });
+    again.clear();
+    expect(again.counts()).toEqual({ accepted: 0, rejected: 0, pending: 0 });
+    again.close();
+  });
+});

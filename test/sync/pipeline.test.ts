@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IngestResponse, MediaMetadata } from '../../src/contract/index.js';
+import { ApiError } from '../../src/errors.js';
+import { openJournal, type Journal } from '../../src/sync/journal.js';
+import { runPipeline, type PipelineEvent, type SyncInput } from '../../src/sync/pipeline.js';
+
+const media = (n: number, extra: Partial<MediaMetadata> = {}): MediaMetadata => ({
+  id: `sha256:${n.toString(16).padStart(64, '0')}`,
+  taken_at: '2024-07-13T00:30:00.000Z',
+  latitude: 40.75,
+  longitude: -73.99,
+  media_type: 'photo',
+  filename: `IMG_${n}.jpg`,
+  ...extra,
+});
+
+async function* records(items: Array<MediaMetadata | null>): AsyncGenerator<SyncInput> {
+  let i = 0;
+  for (const m of items) {
+    i += 1;
+    yield {
+      type: 'record',
+      record: { path: `p/${i}.jpg`, media: m as never, error: m ? null : { code: 'corrupt', message: 'bad jpeg' } },
+    };
+  }
+}
+
+/** A fake service: rejects items without coordinates, matches even-numbered ids. */
+function fakeService(options: { failWhen?: (batch: MediaMetadata[]) => boolean; delayMs?: number } = {}) {
+  const calls: MediaMetadata[][] = [];
+  let active = 0;
+  let maxActive = 0;
+  const send = async (batch: MediaMetadata[], signal: AbortSignal): Promise<IngestResponse> => {
+    calls.push(batch);
+    active += 1;
+    maxActive = Math.max(maxActive, active);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(resolve, options.delayMs ?? 1);
+        signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          reject(new Error('aborted'));
+        });
+      });
+      if (options.failWhen?.(batch)) throw new ApiError(500, 'internal_error', 'boom');
+      const rejected = batch.filter((m) => m.latitude == null).map((m) => ({ id: m.id, reason: 'missing_coordinates' as const }));
+      const accepted = batch.filter((m) => m.latitude != null);
+      const matches = accepted.map((m) => {
+        const even = parseInt(m.id.slice(-4), 16) % 2 === 0;
+        return { media_id: m.id, matched: even, event_id: even ? 1 : null, venue_id: null };
+      });
+      return {
+        accepted: accepted.length,
+        matched: matches.filter((m) => m.matched).length,
+        rejected,
+        matches,
+        events: [],
+        last_sync_at: '2024-01-01T00:00:00.000Z',
+      };
+    } finally {
+      active -= 1;
+    }
+  };
+  return { send, calls, maxActive: () => maxActive };
+}
+
+describe('runPipeline', () => {
+  let dir: string;
+  let journal: Journal;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'camroll-pipeline-'));
+    journal = openJournal({ dir, key: { baseUrl: 'http://x/v1', partnerId: 'p', userId: 'u' } });
+  });
+  afterEach(() => {
+    journal.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = (input: Array<MediaMetadata | null>, svc: ReturnType<typeof fakeService>, extra: { full?: boolean; signal?: AbortSignal; batchSize?: number; concurrency?: number; onEvent?: (e: PipelineEvent) => void } = {}) =>
+    runPipeline({
+      input: records(input),
+      journal,
+      passId: journal.beginPass('full'),
+      send: svc.send,
+      batchSize: extra.batchSize ?? 3,
+      concurrency: extra.concurrency ?? 2,
+      full: extra.full ?? false,
+      signal: extra.signal ?? new AbortController().signal,
+      onEvent: extra.onEvent,
+    });
+
+  it('drops scan errors and duplicates, batches, bounds concurrency, counts outcomes', async () => {
+    const svc = fakeService({ delayMs: 5 });
+    const input = [media(1), media(2), null, media(2), media(3, { latitude: null }), media(4), media(5), media(6), media(7), media(8)];
+    const { summary, interrupted } = await run(input, svc);
+    expect(interrupted).toBe(false);
+    expect(svc.calls.map((b) => b.length)).toEqual([3, 3, 2]);
+    expect(svc.calls.flat().map((m) => m.id)).toHaveLength(8);
+    expect(svc.maxActive()).toBeLessThanOrEqual(2);
+    expect(summary.counts).toMatchObject({
+      files: 10,
+      media: 9,
+      scan_errors: 1,
+      duplicates: 1,
+      sent: 8,
+      accepted: 7,
+      matched: 4,
+      batches: 3,
+      failed_batches: 0,
+    });
+    expect(summary.counts.rejected.missing_coordinates).toBe(1);
+  });
+
+  it('skips ids the journal answered on the next run, unless full', async () => {
+    const input = [media(1), media(2), media(3, { latitude: null })];
+    await run(input, fakeService());
+    const second = fakeService();
+    const again = await run([...input, media(4)], second);
+    expect(second.calls.flat().map((m) => m.id)).toEqual([media(4).id]);
+    expect(again.summary.counts.skipped_already_sent).toBe(3);
+    const full = fakeService();
+    await run([...input, media(4)], full, { full: true });
+    expect(full.calls.flat()).toHaveLength(4);
+  });
+
+  it('re-sends an id whose metadata changed', async () => {
+    await run([media(1, { latitude: null })], fakeService());
+    const svc = fakeService();
+    await run([media(1)], svc);
+    expect(svc.calls.flat().map((m) => m.id)).toEqual([media(1).id]);
+  });
+
+  it('keeps failed batches pending and reports their items', async () => {
+    const events: PipelineEvent[] = [];
+    const svc = fakeService({ failWhen: (b) => b.some((m) => m.id === media(4).id) });
+    const { summary } = await run([1, 2, 3, 4, 5].map((n) => media(n)), svc, { onEvent: (e) => events.push(e) });
+    expect(summary.counts).toMatchObject({ failed_batches: 1, pending: 2, accepted: 3 });
+    expect(events.filter((e) => e.type === 'failed').flatMap((e) => (e.type === 'failed' ? e.items.map((i) => i.path) : []))).toEqual(['p/4.jpg', 'p/5.jpg']);
+    expect(journal.counts()).toEqual({ accepted: 3, rejected: 0, pending: 2 });
+    const retry = fakeService();
+    await run([1, 2, 3, 4, 5].map((n) => media(n)), retry);
+    expect(retry.calls.flat().map((m) => m.filename)).toEqual(['IMG_4.jpg', 'IMG_5.jpg']);
+    expect(journal.counts().pending).toBe(0);
+  });
+
+  it('stops on abort: in-flight batches are abandoned, not journaled', async () => {
+    const controller = new AbortController();
+    const svc = fakeService({ delayMs: 10_000 });
+    const input = Array.from({ length: 20 }, (_, i) => media(i + 1));
+    const pending = run(input, svc, { signal: controller.signal, batchSize: 2, concurrency: 2 });
+    setTimeout(() => controller.abort(), 20);
+    const { summary, interrupted } = await pending;
+    expect(interrupted).toBe(true);
+    expect(svc.calls).toHaveLength(2);
+    expect(summary.counts.sent).toBe(0);
+    expect(summary.counts.pending).toBeGreaterThanOrEqual(4);
+    expect(journal.counts().accepted).toBe(0);
+  });
+});
