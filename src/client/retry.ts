@@ -84,6 +84,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   if (raw === undefined) return null;
   const text = raw.trim();
   if (/^\d+$/.test(text)) return Number(text);
+  // Date.parse reads "-3" as a year: only something shaped like an HTTP date counts as one.
+  if (!/^[A-Za-z]{3},/.test(text)) return null;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return null;
   return Math.max(0, Math.ceil((date - now) / 1000));
