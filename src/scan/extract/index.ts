@@ -1,0 +1,134 @@
+import { basename, extname } from 'node:path';
+import type { ByteSource, Extraction, SourceInfo } from '../types.js';
+import { cleanText } from './bytes.js';
+import type { Coordinates } from './coordinates.js';
+import { exifCoordinates } from './coordinates.js';
+import type { ParsedDate } from './dates.js';
+import { fractionToMillis, parseDateText, parseOffset } from './dates.js';
+import type { FileErrorCode } from './errors.js';
+import { ParseProblem, fileError } from './errors.js';
+import type { ExifTags } from './exif.js';
+import type { ContainerKind } from './formats.js';
+import { mediaTypeOf, sniffContainer } from './formats.js';
+import { gpsUtcMs } from './gps-time.js';
+import type { PhotoFacts } from './photo.js';
+import { readJpeg, readTiffBased } from './photo.js';
+import type { SidecarFinder, Sidecars } from './sidecars.js';
+import { resolveTakenAt } from './taken-at.js';
+import type { ZoneFinder } from './timezone.js';
+import { loadDefaultZoneFinder } from './timezone.js';
+
+export { MEDIA_EXTENSIONS, mediaTypeOf } from './formats.js';
+export { createSidecarFinder } from './sidecars.js';
+export type { SidecarFinder, SidecarFinderOptions, Sidecars } from './sidecars.js';
+export { FILE_ERROR_CODES } from './errors.js';
+export type { FileErrorCode } from './errors.js';
+
+/** Bump when the output for the same bytes changes: the scan cache keys on it. */
+export const EXTRACTOR_VERSION = 1;
+
+/** Size of the first chunk the caller reads and passes as `ByteSource.head`. */
+export const HEAD_BYTES = 256 * 1024; // 256 KiB: JPEG EXIF (<= 64 KiB) and most raw IFDs fit
+
+export interface ExtractInput {
+  /** Used for sidecar lookup and the filename. */
+  absPath: string;
+  bytes: ByteSource;
+  sidecars: SidecarFinder;
+  /** Loads the IANA zone lookup on first use (default: geo-tz's comprehensive data). */
+  zoneFinder?: () => Promise<ZoneFinder>;
+}
+
+/** What a file's own bytes say, whatever its format. */
+interface FileFacts extends PhotoFacts {
+  video: null;
+}
+
+async function readFacts(kind: ContainerKind, bytes: ByteSource): Promise<FileFacts> {
+  switch (kind) {
+    case 'jpeg':
+      return { ...(await readJpeg(bytes)), video: null };
+    case 'tiff':
+      return { ...(await readTiffBased(bytes, false)), video: null };
+    case 'orf':
+    case 'rw2':
+      return { ...(await readTiffBased(bytes, true)), video: null };
+    default:
+      throw new ParseProblem('unsupported_format', `${kind === 'unknown' ? 'unrecognised' : kind} content is not a format camroll reads`);
+  }
+}
+
+/** EXIF DateTimeOriginal (or DateTimeDigitized) with its own sub-seconds and offset. */
+function exifDate(tags: ExifTags): ParsedDate | null {
+  const pairs: [unknown, unknown, unknown][] = [
+    [tags.DateTimeOriginal, tags.SubSecTimeOriginal, tags.OffsetTimeOriginal],
+    [tags.DateTimeDigitized, tags.SubSecTimeDigitized, tags.OffsetTimeDigitized],
+  ];
+  for (const [text, subsec, offsetText] of pairs) {
+    const parsed = parseDateText(text);
+    if (!parsed) continue;
+    const millis = parsed.local.hasFraction ? 0 : fractionToMillis(typeof subsec === 'string' ? subsec : subsec === undefined ? null : String(subsec));
+    const local = { wallMs: parsed.local.wallMs + millis, hasFraction: parsed.local.hasFraction || millis !== 0 };
+    // OffsetTime (without "Original") belongs to ModifyDate and is never used here.
+    const offset = parsed.offsetMinutes ?? parseOffset(offsetText);
+    return { local, offsetMinutes: offset };
+  }
+  return null;
+}
+
+function firstCoordinates(candidates: [Coordinates | null, SourceInfo['coordinates']][]): [Coordinates | null, SourceInfo['coordinates']] {
+  for (const [coords, source] of candidates) if (coords) return [coords, source];
+  return [null, null];
+}
+
+/**
+ * Extracts metadata from one open file (and its sidecars); throws ScanError with a stable
+ * code (see FILE_ERROR_CODES) on an unreadable or unparsable file. A file without any
+ * metadata is not an error: it gives media with nulls.
+ */
+export async function extractFile(input: ExtractInput): Promise<Extraction> {
+  const { absPath, bytes } = input;
+  if (bytes.size === 0) throw fileError('empty_file', absPath, 'the file is empty');
+  let facts: FileFacts;
+  let sidecars: Sidecars;
+  try {
+    [facts, sidecars] = await Promise.all([readFacts(sniffContainer(bytes.head), bytes), input.sidecars.load(absPath)]);
+  } catch (error) {
+    if (error instanceof ParseProblem) throw fileError(error.code as FileErrorCode, absPath, error.message, error);
+    throw fileError('read_error', absPath, error instanceof Error ? error.message : String(error), error);
+  }
+  const { tags } = facts;
+  const embedded = facts.xmp;
+  const [coordinates, coordinatesSource] = firstCoordinates([
+    [sidecars.xmp?.coordinates ?? null, 'xmp'],
+    [sidecars.takeout?.coordinates ?? null, 'takeout'],
+    [exifCoordinates(tags) ?? embedded?.coordinates ?? null, 'exif_gps'],
+  ]);
+  const taken = await resolveTakenAt(
+    {
+      xmp: sidecars.xmp?.date ?? null,
+      takeoutMs: sidecars.takeout?.takenMs ?? null,
+      exif: exifDate(tags) ?? embedded?.date ?? null,
+      gpsMs: gpsUtcMs(tags.GPSDateStamp, tags.GPSTimeStamp),
+      video: null,
+      mvhdMs: null,
+    },
+    coordinates,
+    input.zoneFinder ?? loadDefaultZoneFinder,
+  );
+  const filename = basename(absPath);
+  return {
+    media: {
+      taken_at: taken.taken_at,
+      latitude: coordinates?.latitude ?? null,
+      longitude: coordinates?.longitude ?? null,
+      media_type: mediaTypeOf(extname(filename)),
+      filename,
+      duration_seconds: null,
+      device_make: sidecars.xmp?.make ?? cleanText(tags.Make) ?? embedded?.make ?? null,
+      device_model: sidecars.xmp?.model ?? cleanText(tags.Model) ?? embedded?.model ?? null,
+      device_lens_model: sidecars.xmp?.lensModel ?? cleanText(tags.LensModel) ?? embedded?.lensModel ?? null,
+    },
+    source: { taken_at: taken.source, coordinates: coordinatesSource },
+  };
+}

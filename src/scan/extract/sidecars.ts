@@ -1,0 +1,86 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { TakeoutData } from './takeout.js';
+import { parseTakeout } from './takeout.js';
+import type { XmpData } from './xmp.js';
+import { parseXmp } from './xmp.js';
+import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from './sidecar-names.js';
+
+/** The sidecars of one media file, parsed; a missing or unreadable sidecar is null. */
+export interface Sidecars {
+  takeout: TakeoutData | null;
+  xmp: XmpData | null;
+}
+
+/** Finds and reads the sidecars of media files; one per worker (it caches folder listings). */
+export interface SidecarFinder {
+  load(absPath: string): Promise<Sidecars>;
+}
+
+export interface SidecarFinderOptions {
+  /** Lists a folder's entry names (default: fs.promises.readdir). */
+  listDir?: (dir: string) => Promise<string[]>;
+  /** Reads a sidecar's text (default: fs.promises.readFile as UTF-8). */
+  readText?: (path: string) => Promise<string>;
+  /** How many folder listings to keep (default 64). */
+  maxCachedDirs?: number;
+}
+
+const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+
+async function defaultReadText(path: string): Promise<string> {
+  const data = await readFile(path);
+  return data.subarray(0, MAX_SIDECAR_BYTES).toString('utf8');
+}
+
+/**
+ * Creates a finder that lists each folder once (keeping only .json and .xmp names, keyed
+ * by lower-case name) and matches sidecars by name. A folder that cannot be listed simply
+ * has no sidecars: the walk reports unreadable folders, not extraction.
+ */
+export function createSidecarFinder(options: SidecarFinderOptions = {}): SidecarFinder {
+  const listDir = options.listDir ?? ((dir: string) => readdir(dir));
+  const readText = options.readText ?? defaultReadText;
+  const maxDirs = options.maxCachedDirs ?? 64;
+  const listings = new Map<string, Promise<Map<string, string>>>();
+
+  function listing(dir: string): Promise<Map<string, string>> {
+    let entry = listings.get(dir);
+    if (entry) {
+      listings.delete(dir); // re-insert: Map order doubles as least-recently-used order
+    } else {
+      entry = listDir(dir).then(
+        (names) => new Map(names.filter((n) => /\.(json|xmp)$/i.test(n)).map((n) => [n.toLowerCase(), n])),
+        () => new Map<string, string>(),
+      );
+      if (listings.size >= maxDirs) listings.delete(listings.keys().next().value!);
+    }
+    listings.set(dir, entry);
+    return entry;
+  }
+
+  async function readOptional<T>(path: string | null, parse: (text: string) => T | null): Promise<T | null> {
+    if (path === null) return null;
+    try {
+      return parse(await readText(path));
+    } catch {
+      return null; // a sidecar that vanished or cannot be read adds nothing; the media file still counts
+    }
+  }
+
+  return {
+    async load(absPath) {
+      const dir = dirname(absPath);
+      const base = basename(absPath);
+      const names = await listing(dir);
+      if (names.size === 0) return { takeout: null, xmp: null };
+      const jsonName = pickCandidate(takeoutJsonCandidates(base), names);
+      const xmpName = pickCandidate(xmpCandidates(base), names);
+      const [takeout, xmp] = await Promise.all([
+        readOptional(jsonName === null ? null : join(dir, jsonName), parseTakeout),
+        readOptional(xmpName === null ? null : join(dir, xmpName), parseXmp),
+      ]);
+      return { takeout, xmp };
+    },
+  };
+}
