@@ -1,0 +1,119 @@
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { API_KEY_HEADER, VERSION_PREFIX } from '../contract/paths.js';
+import type { Catalog } from './catalog/index.js';
+import { createCursorCodec } from './cursor.js';
+import type { ServiceDeps } from './deps.js';
+import { clientErrorHandler, installErrorHandling, sendError } from './errors-plugin.js';
+import { createKeyRing, type KeyEntry, type KeyRing } from './keys.js';
+import { createMatcher, type Matcher } from './matching/index.js';
+import { registerHistoryRoutes } from './routes/history.js';
+import { registerMediaRoutes } from './routes/media.js';
+import { registerSystemRoutes } from './routes/system.js';
+import { registerUserRoutes } from './routes/users.js';
+import { ServiceError } from './service-error.js';
+import type { Store } from './store/types.js';
+
+/** Largest request body in bytes: 200 generous items fit many times over. */
+export const BODY_LIMIT_BYTES = 8 * 1024 * 1024; // 8 MiB
+
+export interface AppLoggerOptions {
+  level: 'fatal' | 'error' | 'warn' | 'info' | 'debug';
+  /** Where log lines go (stderr for `serve`). */
+  stream: NodeJS.WritableStream;
+}
+
+export interface CreateAppOptions {
+  store: Store;
+  catalog: Catalog;
+  /** Validated keys file entries, or a ready key ring. */
+  keys: readonly KeyEntry[] | KeyRing;
+  /** Milliseconds since the epoch (default Date.now). */
+  clock?: () => number;
+  /** Off by default; the API key header is always redacted. */
+  logger?: AppLoggerOptions | false;
+  /** Defaults to a matcher over `catalog` with the decided settings. */
+  matcher?: Matcher;
+}
+
+/** Builds the embedded partner service as a Fastify instance (not listening). */
+export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
+  const keys = Array.isArray(options.keys) ? createKeyRing(options.keys) : (options.keys as KeyRing);
+  const deps: ServiceDeps = {
+    store: options.store,
+    catalog: options.catalog,
+    matcher: options.matcher ?? createMatcher(options.catalog),
+    keys,
+    cursors: createCursorCodec(options.store.cursorSecret()),
+    clock: options.clock ?? Date.now,
+  };
+
+  const app = Fastify({
+    logger: options.logger
+      ? {
+          level: options.logger.level,
+          stream: options.logger.stream,
+          redact: { paths: [`req.headers["${API_KEY_HEADER}"]`, 'req.headers.authorization'], censor: '[redacted]' },
+        }
+      : false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // uuids are 36 characters; longer ids still reach the handler and get user_not_found.
+    routerOptions: { maxParamLength: 1024 },
+    clientErrorHandler,
+    frameworkErrors: (_error, _request, reply) => {
+      void sendError(reply, new ServiceError('invalid_request', 'malformed URL'));
+    },
+  });
+  app.decorateRequest('partnerKey', null);
+
+  // Only application/json; an empty body is "no body" (sync-complete takes none, and some
+  // clients still send the content type). Malformed JSON and prototype poisoning are 400s.
+  app.removeAllContentTypeParsers();
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) {
+      done(null, undefined);
+      return;
+    }
+    jsonParser(request, body as string, (error, value) => {
+      if (error) done(new ServiceError('invalid_request', 'body is not valid JSON'), undefined);
+      else done(null, value);
+    });
+  });
+
+  installErrorHandling(app);
+
+  await app.register(rateLimit, {
+    global: true,
+    // After the auth hook, so the limit applies per key, not per address.
+    hook: 'preHandler',
+    keyGenerator: (request) => request.partnerKey?.id ?? 'anonymous',
+    allowList: (request) => request.partnerKey?.rateLimit == null,
+    max: async (request) => request.partnerKey?.rateLimit?.limit ?? Number.MAX_SAFE_INTEGER,
+    timeWindow: async (request) => (request.partnerKey?.rateLimit?.windowSeconds ?? 60) * 1000,
+    errorResponseBuilder: (_request, context) =>
+      new ServiceError('rate_limited', `rate limit reached; retry in ${context.after}`, {
+        details: { limit: context.max },
+      }),
+  });
+
+  await app.register(
+    async (v1) => {
+      // Auth before anything touches a user; /ping is open, unknown paths answer 404/405.
+      v1.addHook('onRequest', async (request) => {
+        if (request.is404 || request.routeOptions.config.open) return;
+        const presented = request.headers[API_KEY_HEADER];
+        const key = keys.find(typeof presented === 'string' ? presented : undefined);
+        if (!key) throw new ServiceError('invalid_api_key', 'missing or invalid API key');
+        request.partnerKey = key;
+      });
+      registerSystemRoutes(v1);
+      registerUserRoutes(v1, deps);
+      registerMediaRoutes(v1, deps);
+      registerHistoryRoutes(v1, deps);
+    },
+    { prefix: VERSION_PREFIX },
+  );
+
+  return app;
+}

@@ -1,0 +1,27 @@
+import type { Catalog } from './catalog/index.js';
+import type { CursorCodec } from './cursor.js';
+import type { KeyRing, PartnerKey } from './keys.js';
+import type { Matcher } from './matching/index.js';
+import type { Store } from './store/types.js';
+
+/** What the route handlers share; built once per app. */
+export interface ServiceDeps {
+  store: Store;
+  catalog: Catalog;
+  matcher: Matcher;
+  keys: KeyRing;
+  cursors: CursorCodec;
+  /** Milliseconds since the epoch; tests pass a fixed or stepping clock. */
+  clock: () => number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated partner key (null on open routes). */
+    partnerKey: PartnerKey | null;
+  }
+  interface FastifyContextConfig {
+    /** No key needed (GET /ping). */
+    open?: boolean;
+  }
+}

@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { EVENTS_PAGE_DEFAULT, EventsQuery, type Event, type EventsPage } from '../../contract/events.js';
+import type { Stats } from '../../contract/stats.js';
+import type { ServiceDeps } from '../deps.js';
+import { userEventView } from '../event-view.js';
+import { ServiceError } from '../service-error.js';
+import { computeStats } from '../stats/index.js';
+import { requireUser } from './users.js';
+
+type UserParams = { Params: { userId: string }; Querystring: Record<string, unknown> };
+
+/** GET /users/{id}/events (keyset paging, newest first) and GET /users/{id}/stats. */
+export function registerHistoryRoutes(app: FastifyInstance, deps: ServiceDeps): void {
+  const { store, catalog } = deps;
+
+  app.get<UserParams>('/users/:userId/events', async (request): Promise<EventsPage> => {
+    const user = requireUser(deps, request);
+    const query = { ...request.query };
+    // An empty cursor is what a client sends for "no cursor yet".
+    if (query.cursor === '') delete query.cursor;
+    const parsed = EventsQuery.safeParse(query);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ServiceError('invalid_request', `invalid ${issue?.path.join('.') || 'query'}: ${issue?.message ?? ''}`);
+    }
+    const limit = parsed.data.limit ?? EVENTS_PAGE_DEFAULT;
+    const includeMedia = parsed.data.include_media !== 'false' && parsed.data.include_media !== '0';
+    const after = parsed.data.cursor === undefined ? null : deps.cursors.decode(user.id, parsed.data.cursor);
+
+    return store.read(() => {
+      const total = store.countEvents(user.id);
+      const rows = store.pageEvents(user.id, after, limit + 1);
+      const page = rows.slice(0, limit);
+      const hasMore = rows.length > limit;
+      const events: Event[] = [];
+      for (const row of page) {
+        const view = userEventView(deps, user.id, row.event_id, { includeMedia, mediaCount: row.media_count });
+        if (view) events.push(view);
+      }
+      const last = page[page.length - 1];
+      return {
+        events,
+        has_more: hasMore,
+        next_cursor: hasMore && last ? deps.cursors.encode(user.id, { startsAtMs: last.starts_at_ms, eventId: last.event_id }) : null,
+        total,
+      };
+    });
+  });
+
+  app.get<UserParams>('/users/:userId/stats', async (request): Promise<Stats> => {
+    const user = requireUser(deps, request);
+    // One snapshot for the event ids and the sync markers: stats agree with /events.
+    return store.read(() => {
+      const state = store.userState(user.id);
+      return computeStats({
+        eventIds: store.eventIds(user.id),
+        catalog,
+        hasSynced: state.hasSynced,
+        lastSyncAt: state.lastSyncAtMs === null ? null : new Date(state.lastSyncAtMs).toISOString(),
+      });
+    });
+  });
+}

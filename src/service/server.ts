@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { appPaths } from '../paths.js';
+import { VERSION_PREFIX } from '../contract/paths.js';
+import { createApp, type AppLoggerOptions } from './app.js';
+import { loadCatalog } from './catalog/index.js';
+import { loadKeysFile, localKeyEntry, resolveLocalKey, type KeyEntry, type LocalKeySource } from './keys.js';
+import { openStore } from './store/store.js';
+
+export interface StartServiceOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** SQLite file, or ':memory:'. Default: `<data folder>/service.db`. */
+  dbPath?: string;
+  /** Catalog file; default the bundled demo catalog. */
+  catalogPath?: string;
+  /** Keys file; without it one local key (partner `local`, sandbox) is used. */
+  keysPath?: string;
+  /** Read for CAMROLL_API_KEY. */
+  env: NodeJS.ProcessEnv;
+  /** Data folder for the default database and the stored local key (default appPaths().data). */
+  dataDir?: string;
+  logger?: AppLoggerOptions | false;
+  clock?: () => number;
+}
+
+export interface RunningService {
+  /** `http://HOST:PORT/v1`, with the real port. */
+  baseUrl: string;
+  /** The local key when no keys file was given, else null. */
+  localKey: string | null;
+  /** Where the local key came from (null with a keys file). */
+  localKeySource: LocalKeySource | null;
+  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+/** Loads catalog and keys, opens the store and listens. Used by `serve` and in-process clients. */
+export async function startService(options: StartServiceOptions): Promise<RunningService> {
+  const dataDir = options.dataDir ?? appPaths().data;
+  // Validate everything before touching the database, so a bad file leaves nothing behind.
+  const catalog = await loadCatalog(options.catalogPath);
+  let keys: KeyEntry[];
+  let localKey: string | null = null;
+  let localKeySource: LocalKeySource | null = null;
+  if (options.keysPath) {
+    keys = await loadKeysFile(options.keysPath);
+  } else {
+    const local = await resolveLocalKey({ env: options.env, dataDir });
+    keys = [localKeyEntry(local.key)];
+    localKey = local.key;
+    localKeySource = local.source;
+  }
+
+  const store = openStore({ path: options.dbPath ?? join(dataDir, 'service.db') });
+  let app;
+  try {
+    app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock });
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    store.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  let closing: Promise<void> | null = null;
+  return {
+    baseUrl: `http://${host}:${port}${VERSION_PREFIX}`,
+    localKey,
+    localKeySource,
+    close() {
+      closing ??= (async () => {
+        try {
+          await app.close();
+        } finally {
+          store.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}
