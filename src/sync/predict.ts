@@ -1,15 +1,14 @@
 import { MediaMetadata, type RejectionReason } from '../contract/index.js';
+import { wouldBeRejected } from '../scan/summary.js';
 
 /**
  * The rejection the service would give an item, predicted locally for `--dry-run`:
- * `invalid` when it breaks the contract's item schema, then missing coordinates, then a
- * missing capture time (the order the embedded service checks them). null: it would be accepted.
+ * `invalid` when it breaks the contract's item schema, else the scanner's own rule
+ * (coordinates first, then capture time, the embedded service's order). null: accepted.
  */
 export function predictRejection(media: unknown): RejectionReason | null {
   const parsed = MediaMetadata.safeParse(media);
   if (!parsed.success) return 'invalid';
   const item = parsed.data;
-  if (item.latitude == null || item.longitude == null) return 'missing_coordinates';
-  if (item.taken_at == null) return 'missing_taken_at';
-  return null;
+  return wouldBeRejected({ latitude: item.latitude ?? null, longitude: item.longitude ?? null, taken_at: item.taken_at ?? null });
 }

@@ -1,0 +1,202 @@
+import type { ApiClient } from '../client/index.js';
+import type { Event, IngestResponse, MediaMetadata, Stats } from '../contract/index.js';
+import { UserId } from '../contract/index.js';
+import { ApiError, UsageError } from '../errors.js';
+import { openJournal, type Journal, type PassKind } from './journal.js';
+import { runPipeline, type JournalPort, type PipelineEvent, type SyncInput } from './pipeline.js';
+import { predictRejection } from './predict.js';
+import { decideOutcome, type SyncCounts, type SyncOutcome } from './summary.js';
+
+/** Who the sync is for: an existing user id, or an e-mail to create or find. */
+export type SyncIdentity = { userId: string } | { email: string };
+
+/** The API calls a sync makes (the real client satisfies it). */
+export type SyncClient = Pick<ApiClient, 'health' | 'createUser' | 'ingest' | 'syncComplete' | 'allEvents' | 'stats'>;
+
+/** Remembers user ids by (base URL, e-mail) so POST /users is not repeated for a known user. */
+export interface UserMemory {
+  recall(baseUrl: string, email: string): string | null | undefined;
+  remember(baseUrl: string, email: string, userId: string): void;
+}
+
+export interface SyncTarget {
+  kind: 'remote' | 'embedded';
+  baseUrl: string;
+  profile?: string | null;
+}
+
+export interface SyncRunOptions {
+  identity: SyncIdentity;
+  /** The scanner's stream over the roots, created once the run knows it will proceed. */
+  scan: (signal: AbortSignal) => AsyncIterable<SyncInput>;
+  batchSize: number;
+  concurrency: number;
+  full: boolean;
+  signal: AbortSignal;
+  /** Journals folder (`appPaths().data/journals`). */
+  journalDir: string;
+  connection: { client: SyncClient; target: SyncTarget; users: UserMemory };
+  onEvent?: (event: PipelineEvent) => void;
+  /** Notices for stderr (resume, stale journal, pass kind). */
+  notice?: (line: string) => void;
+}
+
+/** The result of a sync, as `--json` prints it. */
+export interface SyncResult extends SyncCounts {
+  user_id: string;
+  target: { kind: 'remote' | 'embedded'; base_url: string };
+  pass: PassKind;
+  dry_run: false;
+  /** Whether sync-complete was called (the pass sent everything). */
+  sync_complete: boolean;
+  /** Items of batches left pending by an earlier interrupted run, found at start. */
+  resumed_pending: number;
+  outcome: SyncOutcome;
+  events: Event[];
+  stats: Stats | null;
+}
+
+/** Finds the user: `--user` as given, `--email` from memory or POST /users (remembered). */
+export async function resolveUser(
+  identity: SyncIdentity,
+  client: SyncClient,
+  users: UserMemory,
+  baseUrl: string,
+  signal: AbortSignal,
+): Promise<{ userId: string; stats: Stats }> {
+  if ('userId' in identity) {
+    if (!UserId.safeParse(identity.userId).success) throw new UsageError(`--user must be a UUID: ${identity.userId}`);
+    return { userId: identity.userId, stats: await client.stats(identity.userId, { signal }) };
+  }
+  const remembered = users.recall(baseUrl, identity.email);
+  if (remembered) {
+    try {
+      return { userId: remembered, stats: await client.stats(remembered, { signal }) };
+    } catch (error) {
+      // A remembered id the service no longer knows (its database was reset): create again.
+      if (!(error instanceof ApiError && error.code === 'user_not_found')) throw error;
+    }
+  }
+  const created = await client.createUser({ email: identity.email }, { signal });
+  users.remember(baseUrl, identity.email, created.user_id);
+  return { userId: created.user_id, stats: await client.stats(created.user_id, { signal }) };
+}
+
+/**
+ * One sync: health (partner id) -> user -> stats (has_synced picks full or incremental)
+ * -> journal -> pipeline -> sync-complete when every batch was answered -> events and stats.
+ */
+export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
+  const { client, target, users } = options.connection;
+  const notice = options.notice ?? ((): void => undefined);
+  const signal = options.signal;
+  const health = await client.health({ signal });
+  const { userId, stats: before } = await resolveUser(options.identity, client, users, target.baseUrl, signal);
+  const journal = openJournal({ dir: options.journalDir, key: { baseUrl: target.baseUrl, partnerId: health.partner_id, userId } });
+  try {
+    const counts = journal.counts();
+    if (before.last_sync_at === null && counts.accepted > 0) {
+      // The service has never received anything for this user, so the journal cannot be right.
+      notice('sync journal does not match the service (it has received nothing for this user): starting over');
+      journal.clear();
+    }
+    const pass: PassKind = options.full || !before.has_synced ? 'full' : 'incremental';
+    const resumedPending = journal.recovery.pendingItems;
+    if (journal.recovery.interruptedPasses > 0 || resumedPending > 0) {
+      notice(`resuming an interrupted sync: ${journal.counts().accepted + journal.counts().rejected} items already answered are skipped, ${resumedPending} pending items are sent again`);
+    } else if (pass === 'incremental' && journal.counts().accepted + journal.counts().rejected === 0) {
+      notice('no local sync journal for this user on this machine: every item is sent once (re-sending is safe)');
+    }
+    notice(`${pass} pass for user ${userId}${options.full ? ' (--full: everything is sent again)' : ''}`);
+
+    const passId = journal.beginPass(pass);
+    const { summary, interrupted } = await runPipeline({
+      input: options.scan(signal),
+      journal,
+      passId,
+      send: (media: MediaMetadata[], sendSignal: AbortSignal): Promise<IngestResponse> => client.ingest(userId, media, { signal: sendSignal }),
+      batchSize: options.batchSize,
+      concurrency: options.concurrency,
+      full: options.full,
+      signal,
+      onEvent: options.onEvent,
+    });
+    const outcome = decideOutcome(summary.counts, interrupted);
+    let syncComplete = false;
+    if (outcome === 'ok') {
+      await client.syncComplete(userId, { signal });
+      syncComplete = true;
+    }
+    journal.finishPass(passId, outcome === 'ok' ? 'complete' : outcome);
+    let events: Event[] = [];
+    let stats: Stats | null = null;
+    if (outcome !== 'interrupted') {
+      for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal })) events.push(event);
+      stats = await client.stats(userId, { signal });
+    }
+    return {
+      user_id: userId,
+      target: { kind: target.kind, base_url: target.baseUrl },
+      pass,
+      dry_run: false,
+      sync_complete: syncComplete,
+      resumed_pending: resumedPending,
+      outcome,
+      ...summary.counts,
+      events,
+      stats,
+    };
+  } finally {
+    journal.close();
+  }
+}
+
+/** The result of `--dry-run`: predicted outcomes, no network. */
+export interface DryRunResult extends SyncCounts {
+  dry_run: true;
+  outcome: SyncOutcome;
+}
+
+const NO_JOURNAL: JournalPort = {
+  isKnown: () => false,
+  beginBatch: () => 0,
+  completeBatch: () => undefined,
+  failBatch: () => undefined,
+  abandonBatch: () => undefined,
+};
+
+/**
+ * `--dry-run`: the same pipeline with rejection predicted locally and no journal (which
+ * is keyed by the service's partner id, unknown without a call); counts describe a full pass.
+ */
+export async function runDrySync(options: Pick<SyncRunOptions, 'scan' | 'batchSize' | 'signal' | 'onEvent'>): Promise<DryRunResult> {
+  const { summary, interrupted } = await runPipeline({
+    input: options.scan(options.signal),
+    journal: NO_JOURNAL,
+    passId: 0,
+    send: async (media) => {
+      const rejected = media.flatMap((m) => {
+        const reason = predictRejection(m);
+        return reason ? [{ id: m.id, reason }] : [];
+      });
+      const rejectedIds = new Set(rejected.map((r) => r.id));
+      const accepted = media.filter((m) => !rejectedIds.has(m.id));
+      return {
+        accepted: accepted.length,
+        matched: 0,
+        rejected,
+        matches: accepted.map((m) => ({ media_id: m.id, matched: false, event_id: null, venue_id: null })),
+        events: [],
+        last_sync_at: new Date(0).toISOString(),
+      };
+    },
+    batchSize: options.batchSize,
+    concurrency: 1,
+    full: true,
+    signal: options.signal,
+    onEvent: options.onEvent,
+  });
+  return { dry_run: true, outcome: decideOutcome(summary.counts, interrupted), ...summary.counts };
+}
+
+export type { Journal };
