@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+
+/** A profile name: short, no spaces or path characters (it may appear in a file name later). */
+export const ProfileName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a profile name is letters, digits, ".", "_" or "-" (at most 64)');
+
+export const StoredProfile = z.object({
+  /** Used whole, version prefix included. */
+  base_url: z.string().optional(),
+  api_key: z.string().min(1).optional(),
+});
+export type StoredProfile = z.infer<typeof StoredProfile>;
+
+/** The whole configuration file. Unknown members are kept out, so a typo never turns into a setting. */
+export const StoredConfig = z.object({
+  current_profile: z.string().nullable().default(null),
+  profiles: z.record(z.string(), StoredProfile).default({}),
+  /** Remembered user ids: target (base URL or embedded store) -> normalized e-mail -> user id. */
+  users: z.record(z.string(), z.record(z.string(), z.string())).default({}),
+});
+export type StoredConfig = z.infer<typeof StoredConfig>;
+
+/**
+ * Checks a base URL and returns it without trailing slashes. Nothing is appended: the
+ * version prefix is part of what the user configures.
+ */
+export function validateBaseUrl(value: string): string {
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError('invalid_base_url', `not a valid URL: ${text}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('invalid_base_url', `the base URL must start with http:// or https://: ${text}`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError('invalid_base_url', 'the base URL must not carry credentials');
+  }
+  if (url.search || url.hash) {
+    throw new ConfigError('invalid_base_url', `the base URL must not carry a query or fragment: ${text}`);
+  }
+  return text.replace(/\/+$/, '');
+}
+
+/** Checks a profile name, as a ConfigError naming the rule. */
+export function validateProfileName(name: string): string {
+  const parsed = ProfileName.safeParse(name);
+  if (!parsed.success) throw new ConfigError('invalid_profile', `invalid profile name "${name}": ${parsed.error.issues[0]?.message ?? ''}`);
+  return parsed.data;
+}
+
+/** The e-mail as the service identifies it: trimmed, case-insensitive. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}

@@ -1,0 +1,164 @@
+import { chmodSync } from 'node:fs';
+import Conf from 'conf';
+import { ConfigError } from '../errors.js';
+import { appPaths } from '../paths.js';
+import { normalizeEmail, StoredConfig, validateBaseUrl, validateProfileName, type StoredProfile } from './schema.js';
+
+/** The profile a write goes to when none is named and none is current. */
+export const DEFAULT_PROFILE = 'default';
+
+export interface ConfigStoreOptions {
+  /** Folder of the configuration file; defaults to camroll's config folder (tests pass a temp one). */
+  cwd?: string;
+}
+
+export interface UserMemory {
+  /** Where the user lives: `target.identity` of a connection (a base URL, or the embedded store). */
+  target: string;
+  email: string;
+}
+
+/** Profiles, the current profile, and remembered user ids, in one conf file of mode 0600. */
+export interface ConfigStore {
+  readonly path: string;
+  read(): StoredConfig;
+  currentProfile(): string | null;
+  getProfile(name: string): StoredProfile | null;
+  listProfiles(): { name: string; profile: StoredProfile; current: boolean }[];
+  /** Sets a profile's base URL (validated, used whole), creating the profile if needed. */
+  setBaseUrl(profile: string, baseUrl: string): string;
+  setApiKey(profile: string, apiKey: string): void;
+  /** Returns false when the profile held no key. */
+  unsetApiKey(profile: string): boolean;
+  /** Returns false when no such profile existed. */
+  removeProfile(profile: string): boolean;
+  useProfile(profile: string): void;
+  rememberUser(memory: UserMemory & { userId: string }): void;
+  recallUser(memory: UserMemory): string | null;
+}
+
+/** Opens (lazily) the configuration file. Nothing is written until a setter runs. */
+export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
+  const cwd = options.cwd ?? appPaths().config;
+  let conf: Conf<Record<string, unknown>> | null = null;
+
+  const open = (): Conf<Record<string, unknown>> => {
+    if (conf) return conf;
+    try {
+      conf = new Conf<Record<string, unknown>>({
+        cwd,
+        configName: 'config',
+        configFileMode: 0o600, // it holds API keys
+        // Profile names and URLs contain dots: the document is handled whole, never by dotted keys.
+        accessPropertiesByDotNotation: false,
+      });
+    } catch (error) {
+      throw unreadable(`${cwd}/config.json`, error);
+    }
+    return conf;
+  };
+
+  const read = (): StoredConfig => {
+    const store = open();
+    let raw: unknown;
+    try {
+      raw = store.store;
+    } catch (error) {
+      throw unreadable(store.path, error);
+    }
+    const parsed = StoredConfig.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ConfigError(
+        'config_invalid',
+        `the configuration at ${store.path} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? ''}; fix or remove the file`,
+      );
+    }
+    return parsed.data;
+  };
+
+  const write = (next: StoredConfig): void => {
+    const store = open();
+    store.store = next as unknown as Record<string, unknown>;
+    // conf sets the mode when it creates the file; a file made by hand or an older version may be wider.
+    chmodSync(store.path, 0o600);
+  };
+
+  const update = (change: (config: StoredConfig) => void): void => {
+    const config = read();
+    change(config);
+    write(config);
+  };
+
+  return {
+    get path() {
+      return open().path;
+    },
+    read,
+    currentProfile: () => read().current_profile,
+    getProfile: (name) => read().profiles[name] ?? null,
+    listProfiles: () => {
+      const config = read();
+      return Object.entries(config.profiles)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, profile]) => ({ name, profile, current: name === config.current_profile }));
+    },
+    setBaseUrl: (profile, baseUrl) => {
+      const name = validateProfileName(profile);
+      const url = validateBaseUrl(baseUrl);
+      update((config) => {
+        config.profiles[name] = { ...config.profiles[name], base_url: url };
+        config.current_profile ??= name;
+      });
+      return url;
+    },
+    setApiKey: (profile, apiKey) => {
+      const name = validateProfileName(profile);
+      const key = apiKey.trim();
+      if (key === '' || /\s/.test(key)) throw new ConfigError('invalid_api_key', 'an API key is one word with no spaces');
+      update((config) => {
+        config.profiles[name] = { ...config.profiles[name], api_key: key };
+        config.current_profile ??= name;
+      });
+    },
+    unsetApiKey: (profile) => {
+      let had = false;
+      update((config) => {
+        const entry = config.profiles[profile];
+        if (entry?.api_key === undefined) return;
+        had = true;
+        delete entry.api_key;
+      });
+      return had;
+    },
+    removeProfile: (profile) => {
+      let had = false;
+      update((config) => {
+        if (!(profile in config.profiles)) return;
+        had = true;
+        delete config.profiles[profile];
+        if (config.current_profile === profile) config.current_profile = null;
+      });
+      return had;
+    },
+    useProfile: (profile) => {
+      update((config) => {
+        if (!(profile in config.profiles)) {
+          throw new ConfigError('unknown_profile', `no profile named "${profile}"; create it with: camroll config set-url <url> --profile ${profile}`);
+        }
+        config.current_profile = profile;
+      });
+    },
+    rememberUser: ({ target, email, userId }) => {
+      update((config) => {
+        config.users[target] = { ...config.users[target], [normalizeEmail(email)]: userId };
+      });
+    },
+    recallUser: ({ target, email }) => read().users[target]?.[normalizeEmail(email)] ?? null,
+  };
+}
+
+function unreadable(path: string, error: unknown): ConfigError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ConfigError('config_unreadable', `cannot read the configuration at ${path}: ${reason}`);
+}

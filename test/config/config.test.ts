@@ -1,0 +1,150 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConfigStore, maskKey, readSecret, resolveSettings, type ConfigStore } from '../../src/config/index.js';
+import { ConfigError } from '../../src/errors.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
+});
+
+function tempStore(): ConfigStore {
+  const dir = mkdtempSync(join(tmpdir(), 'camroll-config-'));
+  dirs.push(dir);
+  return createConfigStore({ cwd: dir });
+}
+
+const mode = (path: string): number => statSync(path).mode & 0o777;
+
+describe('config store', () => {
+  it('writes profiles to a file of mode 0600, even one that was wider before', () => {
+    const store = tempStore();
+    store.setBaseUrl('sandbox', 'https://sandbox.example.com/v1/');
+    store.setApiKey('sandbox', 'sk_test_0123456789abcdef');
+    expect(mode(store.path)).toBe(0o600);
+    chmodSync(store.path, 0o644);
+    store.setBaseUrl('production', 'https://api.example.com/v1');
+    expect(mode(store.path)).toBe(0o600);
+    const onDisk = JSON.parse(readFileSync(store.path, 'utf8'));
+    expect(onDisk.profiles.sandbox).toEqual({ base_url: 'https://sandbox.example.com/v1', api_key: 'sk_test_0123456789abcdef' });
+    // The first profile written becomes current; later ones do not steal it.
+    expect(onDisk.current_profile).toBe('sandbox');
+  });
+
+  it('switches, lists, unsets keys and removes profiles', () => {
+    const store = tempStore();
+    store.setBaseUrl('local', 'http://127.0.0.1:8787/v1');
+    store.setBaseUrl('production', 'https://api.example.com/v1');
+    store.setApiKey('production', 'sk_live_aaaaaaaaaaaa1234');
+    store.useProfile('production');
+    expect(store.listProfiles().map((p) => [p.name, p.current])).toEqual([['local', false], ['production', true]]);
+    expect(store.unsetApiKey('production')).toBe(true);
+    expect(store.unsetApiKey('production')).toBe(false);
+    expect(store.removeProfile('production')).toBe(true);
+    expect(store.currentProfile()).toBeNull();
+    expect(() => store.useProfile('nope')).toThrow(ConfigError);
+  });
+
+  it('keeps a base URL whole and rejects what is not one', () => {
+    const store = tempStore();
+    expect(store.setBaseUrl('x', 'https://h.example.com/partner/v2//')).toBe('https://h.example.com/partner/v2');
+    expect(() => store.setBaseUrl('x', 'ftp://h.example.com/v1')).toThrow(ConfigError);
+    expect(() => store.setBaseUrl('x', 'not a url')).toThrow(ConfigError);
+    expect(() => store.setBaseUrl('bad name', 'https://h.example.com/v1')).toThrow(ConfigError);
+  });
+
+  it('remembers user ids by target and normalized e-mail', () => {
+    const store = tempStore();
+    store.rememberUser({ target: 'https://api.example.com/v1', email: ' Someone@Example.com ', userId: 'u-1' });
+    expect(store.recallUser({ target: 'https://api.example.com/v1', email: 'someone@example.com' })).toBe('u-1');
+    expect(store.recallUser({ target: 'https://sandbox.example.com/v1', email: 'someone@example.com' })).toBeNull();
+  });
+
+  it('reports an unreadable file as ConfigError naming it', () => {
+    const store = tempStore();
+    store.setBaseUrl('x', 'https://h.example.com/v1');
+    writeFileSync(store.path, '{ not json');
+    const fresh = createConfigStore({ cwd: dirs[0] });
+    expect(() => fresh.read()).toThrow(/cannot read the configuration at/);
+  });
+});
+
+describe('resolveSettings', () => {
+  const store = (): ConfigStore => {
+    const s = tempStore();
+    s.setBaseUrl('stored', 'https://stored.example.com/v1');
+    s.setApiKey('stored', 'key_stored_000000');
+    s.setBaseUrl('other', 'https://other.example.com/v1');
+    s.setApiKey('other', 'key_other_0000000');
+    return s; // current profile: stored
+  };
+
+  it.each([
+    ['stored profile only', {}, {}, 'stored', 'profile', 'https://stored.example.com/v1', 'profile', 'key_stored_000000', 'profile'],
+    ['env base URL and key beat the stored profile', {}, { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' }, 'stored', 'profile', 'https://env.example.com/v1', 'env', 'key_env', 'env'],
+    ['env profile beats the current profile', {}, { CAMROLL_PROFILE: 'other' }, 'other', 'env', 'https://other.example.com/v1', 'profile', 'key_other_0000000', 'profile'],
+    ['flag base URL beats env and stored', { baseUrl: 'https://flag.example.com/v1/' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1' }, 'stored', 'profile', 'https://flag.example.com/v1', 'flag', 'key_stored_000000', 'profile'],
+    ['flag profile beats env profile', { profile: 'other' }, { CAMROLL_PROFILE: 'stored' }, 'other', 'flag', 'https://other.example.com/v1', 'profile', 'key_other_0000000', 'profile'],
+    ['a flag-named profile outranks env values', { profile: 'other' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' }, 'other', 'flag', 'https://other.example.com/v1', 'profile', 'key_other_0000000', 'profile'],
+    ['flag base URL still beats a flag-named profile', { profile: 'other', baseUrl: 'https://flag.example.com/v1' }, {}, 'other', 'flag', 'https://flag.example.com/v1', 'flag', 'key_other_0000000', 'profile'],
+    ['unknown profile falls back to env values', { profile: 'ghost' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1' }, 'ghost', 'flag', 'https://env.example.com/v1', 'env', null, 'none'],
+    ['empty env values count as unset', {}, { CAMROLL_BASE_URL: '', CAMROLL_API_KEY: ' ' }, 'stored', 'profile', 'https://stored.example.com/v1', 'profile', 'key_stored_000000', 'profile'],
+  ])('%s', (_name, flags, env, profile, profileSource, url, urlSource, key, keySource) => {
+    const settings = resolveSettings({ flags, env, store: store() });
+    expect(settings.profile).toEqual({ value: profile, source: profileSource });
+    expect(settings.baseUrl).toEqual({ value: url, source: urlSource });
+    expect(settings.apiKey).toEqual({ value: key, source: keySource });
+  });
+
+  it('resolves nothing from an empty store and environment', () => {
+    const settings = resolveSettings({ flags: {}, env: {}, store: tempStore() });
+    expect(settings.baseUrl).toEqual({ value: null, source: 'none' });
+    expect(settings.apiKey).toEqual({ value: null, source: 'none' });
+    expect(settings.profile).toEqual({ value: null, source: 'none' });
+  });
+
+  it('rejects an invalid base URL from any source', () => {
+    expect(() => resolveSettings({ flags: { baseUrl: 'nope' }, env: {}, store: tempStore() })).toThrow(ConfigError);
+    expect(() => resolveSettings({ flags: {}, env: { CAMROLL_BASE_URL: 'ftp://x/v1' }, store: tempStore() })).toThrow(ConfigError);
+  });
+});
+
+describe('maskKey', () => {
+  it.each([
+    ['sk_test_0123456789abcd', '••••abcd'],
+    ['short_key', '••••'],
+    ['', null],
+    [null, null],
+  ])('%s', (key, expected) => {
+    expect(maskKey(key)).toBe(expected);
+  });
+});
+
+describe('readSecret', () => {
+  it('takes the first line of a pipe, trimmed', async () => {
+    const input = new PassThrough();
+    input.end('  sk_piped_value \nsecond line\n');
+    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toBe('sk_piped_value');
+  });
+
+  it('returns null for an empty pipe', async () => {
+    const input = new PassThrough();
+    input.end('');
+    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toBeNull();
+  });
+
+  it('prompts on a terminal without echoing the key', async () => {
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (c: Buffer) => (shown += c.toString()));
+    const pending = readSecret({ input, output, prompt: 'API key: ' });
+    input.write('sk_typed_secret\n');
+    await expect(pending).resolves.toBe('sk_typed_secret');
+    expect(shown).toContain('API key: ');
+    expect(shown).not.toContain('sk_typed_secret');
+  });
+});
