@@ -11,7 +11,7 @@ export type TakenAtSource =
   | 'video_mvhd'; // ISO-BMFF mvhd creation time (UTC)
 
 /** Which source gave the coordinates. */
-export type CoordinatesSource = 'takeout' | 'xmp' | 'exif_gps' | 'video_iso6709';
+export type CoordinatesSource = 'takeout' | 'xmp' | 'exif_gps' | 'video_iso6709' | 'video_loci';
 
 export interface SourceInfo {
   taken_at: TakenAtSource | null;
@@ -69,3 +69,12 @@ export interface ScanRecord {
   /** true when the record came from the scan cache without reading the file. */
   cached: boolean;
 }
+
+/**
+ * What a scan streams: one `record` per media file found, a `skipped` notice per junk file
+ * or folder left out on purpose, a `warning` for something that could not be walked.
+ */
+export type ScanEvent =
+  | { type: 'record'; record: ScanRecord }
+  | { type: 'skipped'; reason: string; path: string }
+  | { type: 'warning'; code: string; path: string; message: string };

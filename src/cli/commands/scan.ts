@@ -1,13 +1,126 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { CamrollError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
+import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
+import type { ScanEvent, ScanRecord } from '../../scan/types.js';
+import { createFileProgress } from '../output/progress.js';
+import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
+import { formatScanSummary } from '../output/scan-summary.js';
 
-/** Placeholder until the command lands. */
-export function registerScan(program: Command, _ctx: CliContext): void {
+const ScanFlags = z.object({
+  jsonl: z.boolean().optional(),
+  json: z.boolean().optional(),
+  exclude: z.array(z.string().min(1)).default([]),
+  followSymlinks: z.boolean().optional(),
+  cache: z.boolean().default(true),
+  report: z.string().min(1).optional(),
+  workers: z.coerce.number().int().min(1).max(64).optional(),
+});
+
+/** At most this many warnings are printed one by one; the summary counts them all. */
+const PRINTED_WARNINGS = 20;
+
+/** `camroll scan <dir...>`: walk, extract and hash locally, print a summary or JSON lines. */
+export function registerScan(program: Command, ctx: CliContext): void {
   program
-    .command('scan <dir...>')
-    .description('(not yet available)')
-    .action(() => {
-      throw new CamrollError('not_implemented', 'scan is not implemented yet');
+    .command('scan')
+    .description('Walk folders, read capture time, place and device of every photo and video, and hash them. No network.')
+    .argument('<dir...>', 'folders to scan')
+    .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
+    .option('--json', 'print the summary as one JSON object on stdout')
+    .option('--exclude <glob>', 'leave out files or folders matching this glob (repeatable)', collect, [])
+    .option('--follow-symlinks', 'walk into symlinked folders (each real folder once)')
+    .option('--no-cache', 'read every file again instead of using the scan cache')
+    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines')
+    .addOption(new Option('--workers <n>', 'hashing threads (default: one per core)'))
+    .action(async (dirs: string[], rawFlags: unknown) => {
+      const parsed = ScanFlags.safeParse(rawFlags);
+      if (!parsed.success) throw new UsageError(`invalid option: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+      const flags = parsed.data;
+      if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
+      const roots = resolveScanRoots(dirs, ctx.cwd);
+      await runScan(ctx, roots, flags);
     });
+}
+
+async function runScan(ctx: CliContext, roots: string[], flags: z.infer<typeof ScanFlags>): Promise<void> {
+  const summary = createScanSummary();
+  let report: JsonLinesFile | null = null;
+  if (flags.report) {
+    try {
+      report = await openJsonLinesFile(flags.report);
+    } catch (error) {
+      throw new UsageError(`cannot write the report file ${flags.report}: ${(error as Error).message}`);
+    }
+  }
+  const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
+  const started = Date.now();
+  const shown = (record: ScanRecord): string => displayPathOf(record, roots.length, ctx.cwd);
+  let printedWarnings = 0;
+  let interrupted = false;
+
+  const handle = async (event: ScanEvent): Promise<void> => {
+    summary.add(event);
+    if (event.type === 'warning') {
+      if (printedWarnings < PRINTED_WARNINGS) ctx.stderr.write(`camroll: warning: ${event.path}: ${event.message} [${event.code}]\n`);
+      printedWarnings += 1;
+      await report?.write({ path: event.path, warning: { code: event.code, message: event.message } });
+      return;
+    }
+    if (event.type !== 'record') return;
+    const { record } = event;
+    progress?.tick(record.cached ? 0 : record.size);
+    const line = jsonlLine(record, shown(record));
+    if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(line));
+    if (!report) return;
+    if (record.error) await report.write(line);
+    else if (record.media) {
+      const rejection = wouldBeRejected(record.media);
+      if (rejection) await report.write({ ...line, rejection });
+    }
+  };
+
+  try {
+    for await (const event of scanLibrary({
+      roots,
+      exclude: flags.exclude,
+      followSymlinks: flags.followSymlinks ?? false,
+      cache: flags.cache,
+      signal: ctx.signal,
+      cwd: ctx.cwd,
+      ...(flags.workers ? { workers: flags.workers } : {}),
+      onWalkDone: (files) => progress?.setTotal(files),
+    })) {
+      await handle(event);
+    }
+  } catch (error) {
+    if (!(error instanceof InterruptedError)) throw error;
+    interrupted = true;
+  } finally {
+    progress?.stop();
+    await report?.close();
+  }
+
+  const result = summary.result();
+  const elapsedMs = Date.now() - started;
+  if (flags.json) {
+    ctx.stdout.write(`${JSON.stringify({ ...result, elapsed_ms: elapsedMs, interrupted })}\n`);
+  } else {
+    const text = formatScanSummary(result, { elapsedMs, interrupted });
+    (flags.jsonl ? ctx.stderr : ctx.stdout).write(`${text}\n`);
+  }
+  if (interrupted) throw new InterruptedError('scan interrupted; the summary above is partial');
+  if (failureCount(result) > 0) ctx.exitCode = Math.max(ctx.exitCode, 1);
+}
+
+/** The `--jsonl` line of a record (product decisions §1, plus `source`). */
+export function jsonlLine(record: ScanRecord, path: string): Record<string, unknown> {
+  if (record.media) return { path, media: record.media, source: record.source };
+  return { path, error: record.error ?? { code: 'internal_error', message: 'no media and no error' } };
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }

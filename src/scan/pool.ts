@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { createSidecarFinder, HEAD_BYTES } from './extract/index.js';
+import { createFileReader, type ExtractFn, type FileResult } from './read-file.js';
+import type { WorkerTask } from './worker.js';
+
+/** Runs groups of files through read + extract + hash. */
+export interface FilePool {
+  run(files: string[], signal?: AbortSignal): Promise<FileResult[]>;
+  close(): Promise<void>;
+  /** How many groups it works on at once. */
+  readonly threads: number;
+}
+
+export interface FilePoolOptions {
+  /** Worker threads; 0 runs in this thread (tests, and the injected extractor). */
+  workers: number;
+  /** Extractor for in-thread runs (workers: 0); threads always use the real one. */
+  extract?: ExtractFn;
+}
+
+/** Creates a pool of worker threads (piscina), or an in-thread stand-in when `workers` is 0. */
+export async function createFilePool(options: FilePoolOptions): Promise<FilePool> {
+  if (options.workers <= 0) {
+    const extract = options.extract ?? (await import('./extract/index.js')).extractFile;
+    const reader = createFileReader({ extract, sidecars: createSidecarFinder(), headBytes: HEAD_BYTES });
+    return {
+      threads: 1,
+      async run(files) {
+        const results: FileResult[] = [];
+        for (const file of files) results.push(await reader(file));
+        return results;
+      },
+      async close() {},
+    };
+  }
+  const { filename, execArgv } = workerEntry();
+  const pool = new Piscina<WorkerTask, FileResult[]>({
+    filename,
+    execArgv,
+    minThreads: options.workers,
+    maxThreads: options.workers,
+    concurrentTasksPerWorker: 1,
+  });
+  return {
+    threads: options.workers,
+    run: (files, signal) => pool.run({ files }, signal ? { signal } : {}),
+    close: () => pool.destroy(),
+  };
+}
+
+/** The compiled worker next to this module; from TypeScript sources (tests, benches) through tsx. */
+function workerEntry(): { filename: string; execArgv: string[] } {
+  const compiled = new URL('./worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href, execArgv: [] };
+  return { filename: new URL('./worker.ts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
+}

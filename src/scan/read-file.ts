@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { CamrollError } from '../errors.js';
+import type { extractFile, createSidecarFinder } from './extract/index.js';
+import type { ByteSource, Extraction, FileProblem, ScannedMedia, SourceInfo } from './types.js';
+
+/** What reading one file gives: media with its id, or a problem. */
+export interface FileResult {
+  absPath: string;
+  size: number;
+  media: ScannedMedia | null;
+  source: SourceInfo | null;
+  error: FileProblem | null;
+  /** false for failures that may pass on their own (a read error): those are not cached. */
+  cacheable: boolean;
+}
+
+export type ExtractFn = typeof extractFile;
+export type SidecarFinder = ReturnType<typeof createSidecarFinder>;
+
+export interface FileReaderOptions {
+  extract: ExtractFn;
+  sidecars: SidecarFinder;
+  /** How much of the file the metadata readers get up front. */
+  headBytes: number;
+  /** Read size for hashing the rest (default 1 MiB). */
+  chunkBytes?: number;
+}
+
+const READ_ERROR = 'read_error';
+
+/**
+ * Returns a function that reads one file exactly once: open, read the head, give it to the
+ * extractor (which may ask for more through the same descriptor), then hash the head and
+ * the rest with one reused buffer. Synchronous reads: this runs on a worker thread of its own.
+ */
+export function createFileReader(options: FileReaderOptions): (absPath: string) => Promise<FileResult> {
+  const chunk = Buffer.allocUnsafe(options.chunkBytes ?? 1024 * 1024); // 1 MiB: few syscalls, fits in L2-ish
+  return async (absPath) => {
+    let fd: number;
+    let size = 0;
+    try {
+      fd = fs.openSync(absPath, 'r');
+    } catch (error) {
+      return failure(absPath, size, READ_ERROR, describe(error), false);
+    }
+    try {
+      size = fs.fstatSync(fd).size;
+      const head = readAt(fd, Buffer.allocUnsafe(Math.min(options.headBytes, size)), 0);
+      const bytes: ByteSource = {
+        size,
+        head,
+        read: async (offset, length) => readAt(fd, Buffer.allocUnsafe(length), offset),
+      };
+      let extraction: Extraction;
+      try {
+        extraction = await options.extract({ absPath, bytes, sidecars: options.sidecars });
+      } catch (error) {
+        if (error instanceof CamrollError) return failure(absPath, size, error.code, error.message, error.code !== READ_ERROR);
+        return failure(absPath, size, 'internal_error', describe(error), false);
+      }
+      const hash = createHash('sha256').update(head);
+      let position = head.length;
+      for (;;) {
+        const read = fs.readSync(fd, chunk, 0, chunk.length, position);
+        if (read === 0) break;
+        hash.update(read === chunk.length ? chunk : chunk.subarray(0, read));
+        position += read;
+      }
+      const id = `sha256:${hash.digest('hex')}`;
+      return { absPath, size: position, media: withId(id, extraction.media), source: extraction.source, error: null, cacheable: true };
+    } catch (error) {
+      return failure(absPath, size, READ_ERROR, describe(error), false);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+}
+
+/** Fills `buffer` from `position` (short only at end of file) and returns the filled part. */
+function readAt(fd: number, buffer: Buffer, position: number): Buffer {
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = fs.readSync(fd, buffer, filled, buffer.length - filled, position + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+}
+
+/** The wire member order of MediaMetadata, so `--jsonl` lines read the same everywhere. */
+function withId(id: string, media: Extraction['media']): ScannedMedia {
+  return {
+    id,
+    taken_at: media.taken_at,
+    latitude: media.latitude,
+    longitude: media.longitude,
+    media_type: media.media_type,
+    filename: media.filename,
+    duration_seconds: media.duration_seconds,
+    device_make: media.device_make,
+    device_model: media.device_model,
+    device_lens_model: media.device_lens_model,
+  };
+}
+
+function failure(absPath: string, size: number, code: string, message: string, cacheable: boolean): FileResult {
+  return { absPath, size, media: null, source: null, error: { code, message }, cacheable };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && !error.message.startsWith(code) ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,202 @@
+import * as fs from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { InterruptedError, UsageError } from '../errors.js';
+import { appPaths } from '../paths.js';
+import { openScanCache, type ScanCache } from './cache.js';
+import { createChannel } from './channel.js';
+import { EXTRACTOR_VERSION } from './extract/index.js';
+import { createFilePool, type FilePool } from './pool.js';
+import type { ExtractFn, FileResult } from './read-file.js';
+import type { ScanEvent, ScanRecord } from './types.js';
+import { walk, type WalkFile, type WalkFs } from './walk.js';
+
+export interface ScanOptions {
+  /** Folders to scan (relative to `cwd`). A missing one is a UsageError. */
+  roots: string[];
+  /** Glob patterns to leave out (see walk.ts). */
+  exclude?: string[];
+  followSymlinks?: boolean;
+  /** Use the scan cache (default true). */
+  cache?: boolean;
+  /** Where the cache lives (default: the user's cache folder). */
+  cacheDir?: string;
+  /** Worker threads (default: one per core). 0 reads in this thread. */
+  workers?: number;
+  signal?: AbortSignal;
+  /** Base for relative roots and for shown paths (default process.cwd()). */
+  cwd?: string;
+  /** Called once the walk has listed everything, with the number of media files found. */
+  onWalkDone?: (files: number) => void;
+  /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
+  extract?: ExtractFn;
+  walkFs?: Partial<WalkFs>;
+}
+
+/** Files per worker task, and bytes: small files share a thread round-trip, big ones go alone. */
+const TASK_FILES = 32;
+const TASK_BYTES = 8 * 1024 * 1024; // 8 MiB
+
+/**
+ * Scans folders and streams one `record` per media file (out of order: files are read
+ * concurrently), plus `skipped` and `warning` events. Unchanged files come from the scan
+ * cache without being read. On abort it stops walking, drops unfinished reads, keeps the
+ * cache consistent, then throws InterruptedError after the last event.
+ */
+export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEvent> {
+  const cwd = options.cwd ?? process.cwd();
+  const roots = resolveScanRoots(options.roots, cwd);
+  const shownPath = pathShower(roots, cwd);
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) stop.abort();
+
+  const out = createChannel<ScanEvent>({ limit: 1024 });
+  let cache: ScanCache | null = null;
+  if (options.cache !== false) {
+    const dir = options.cacheDir ?? appPaths().cache;
+    try {
+      cache = openScanCache({ dir, extractorVersion: EXTRACTOR_VERSION });
+    } catch (error) {
+      out.pushNow({ type: 'warning', code: 'cache_unavailable', path: dir, message: `scan cache not used: ${String(error)}` });
+    }
+  }
+  const workers = options.extract ? 0 : (options.workers ?? availableParallelism());
+  let pool: FilePool | null = null;
+
+  const produce = async (): Promise<void> => {
+    pool = await createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) });
+    const maxInFlight = pool.threads * 2; // one task running and one waiting per thread
+    const inFlight = new Set<Promise<void>>();
+    let group: WalkFile[] = [];
+    let groupBytes = 0;
+    let found = 0;
+
+    const dispatch = async (): Promise<void> => {
+      if (group.length === 0) return;
+      const files = group;
+      group = [];
+      groupBytes = 0;
+      while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+      if (stop.signal.aborted) return;
+      const task: Promise<void> = pool!.run(files.map((file) => file.absPath), stop.signal).then(
+        (results) => {
+          results.forEach((result, i) => finish(files[i]!, result));
+        },
+        (error: unknown) => {
+          if (stop.signal.aborted) return; // unfinished reads are dropped, not reported
+          for (const file of files) {
+            finish(file, { absPath: file.absPath, size: file.size, media: null, source: null, cacheable: false, error: { code: 'internal_error', message: String(error) } });
+          }
+        },
+      );
+      const tracked = task.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+    };
+
+    const finish = (file: WalkFile, result: FileResult): void => {
+      const record = toRecord(file, result, false);
+      if (result.cacheable) cache?.put(file, record);
+      out.pushNow({ type: 'record', record });
+    };
+
+    for await (const event of walk({
+      roots,
+      exclude: options.exclude,
+      followSymlinks: options.followSymlinks,
+      signal: stop.signal,
+      fs: options.walkFs,
+    })) {
+      if (stop.signal.aborted) break;
+      if (event.type === 'skipped') {
+        await out.push({ type: 'skipped', reason: event.reason, path: shownPath(event.absPath) });
+        continue;
+      }
+      if (event.type === 'warning') {
+        await out.push({ type: 'warning', code: event.code, path: shownPath(event.absPath), message: event.message });
+        continue;
+      }
+      found += 1;
+      const hit = cache?.get(event);
+      if (hit) {
+        await out.push({ type: 'record', record: toRecord(event, hit, true) });
+        continue;
+      }
+      group.push(event);
+      groupBytes += event.size;
+      if (group.length >= TASK_FILES || groupBytes >= TASK_BYTES) await dispatch();
+      await out.room();
+    }
+    await dispatch();
+    if (!stop.signal.aborted) options.onWalkDone?.(found);
+    await Promise.allSettled([...inFlight]);
+  };
+
+  const producer = produce().then(
+    () => out.close(),
+    (error: unknown) => out.fail(error),
+  );
+  try {
+    for await (const event of out) yield event;
+  } finally {
+    // The consumer may have stopped early: stop reading, and unblock a producer waiting for room.
+    stop.abort();
+    out.close();
+    await producer;
+    options.signal?.removeEventListener('abort', onAbort);
+    try {
+      cache?.close();
+    } finally {
+      await (pool as FilePool | null)?.close();
+    }
+  }
+  if (options.signal?.aborted) throw new InterruptedError('scan interrupted');
+}
+
+/**
+ * Absolute, existing folders (UsageError otherwise); a folder inside another given folder
+ * is dropped, so each file is walked once. The CLI calls it first to fail before any work.
+ */
+export function resolveScanRoots(roots: string[], cwd: string): string[] {
+  if (roots.length === 0) throw new UsageError('no folder to scan');
+  const resolved: string[] = [];
+  for (const root of roots) {
+    const absolute = path.resolve(cwd, root);
+    let stats: fs.Stats;
+    try {
+      stats = fs.statSync(absolute);
+    } catch {
+      throw new UsageError(`no such folder: ${root}`);
+    }
+    if (!stats.isDirectory()) throw new UsageError(`not a folder: ${root}`);
+    resolved.push(absolute);
+  }
+  const sorted = [...new Set(resolved)].sort();
+  return sorted.filter((root, i) => !sorted.slice(0, i).some((outer) => root.startsWith(outer + path.sep)));
+}
+
+/** Paths shown for one root are relative to it; with several roots, relative to the cwd. */
+function pathShower(roots: string[], cwd: string): (absPath: string) => string {
+  const base = roots.length === 1 ? roots[0]! : cwd;
+  return (absPath) => path.relative(base, absPath).split(path.sep).join('/');
+}
+
+/** The path a record is shown under (`--jsonl`, report): see pathShower. */
+export function displayPathOf(record: Pick<ScanRecord, 'path' | 'absPath'>, rootCount: number, cwd: string): string {
+  if (rootCount <= 1) return record.path;
+  return path.relative(cwd, record.absPath).split(path.sep).join('/');
+}
+
+function toRecord(file: WalkFile, result: Pick<FileResult, 'media' | 'source' | 'error'>, cached: boolean): ScanRecord {
+  return {
+    path: file.path,
+    absPath: file.absPath,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    media: result.media,
+    source: result.source,
+    error: result.error,
+    cached,
+  };
+}

@@ -1,0 +1,101 @@
+import type { ScanEvent, ScannedMedia } from './types.js';
+import { createIdSet } from './id-set.js';
+
+/** What a scan found, as printed at the end of `camroll scan` (and reused by sync). */
+export interface ScanSummary {
+  /** Media files found (one `--jsonl` line each): media + errors. */
+  files: number;
+  /** Files read into MediaMetadata. */
+  media: number;
+  photos: number;
+  videos: number;
+  /** Files that could not be read or parsed, by error code. */
+  errors: Record<string, number>;
+  /** Files and folders left out on purpose, by reason. */
+  skipped: Record<string, number>;
+  /** Things the walk could not read (folders, files), by code. */
+  warnings: Record<string, number>;
+  /** Media the service would reject, by the first reason that applies. */
+  wouldReject: { missing_coordinates: number; missing_taken_at: number };
+  /** Files whose content (id) was already seen in this scan, and the number of distinct ids. */
+  duplicates: { files: number; distinctIds: number };
+  /** Bytes of the media files found. */
+  bytes: number;
+  /** Records served from the scan cache without reading the file. */
+  cached: number;
+}
+
+export type LocalRejection = 'missing_coordinates' | 'missing_taken_at';
+
+/**
+ * The rejection the service would give this media, or null. Coordinates are checked first,
+ * then the capture time: the same order as the embedded service and `sync --dry-run`.
+ */
+export function wouldBeRejected(media: Pick<ScannedMedia, 'latitude' | 'longitude' | 'taken_at'>): LocalRejection | null {
+  if (media.latitude == null || media.longitude == null) return 'missing_coordinates';
+  if (media.taken_at == null) return 'missing_taken_at';
+  return null;
+}
+
+/** A summary accumulator: feed it every scan event, read `result()` at any time. */
+export interface SummaryAccumulator {
+  add(event: ScanEvent): void;
+  result(): ScanSummary;
+}
+
+/** Creates an empty accumulator (pure: no I/O, no clock). */
+export function createScanSummary(): SummaryAccumulator {
+  const ids = createIdSet();
+  const summary: ScanSummary = {
+    files: 0,
+    media: 0,
+    photos: 0,
+    videos: 0,
+    errors: {},
+    skipped: {},
+    warnings: {},
+    wouldReject: { missing_coordinates: 0, missing_taken_at: 0 },
+    duplicates: { files: 0, distinctIds: 0 },
+    bytes: 0,
+    cached: 0,
+  };
+  const bump = (counts: Record<string, number>, key: string): void => {
+    counts[key] = (counts[key] ?? 0) + 1;
+  };
+  return {
+    add(event) {
+      if (event.type === 'skipped') return bump(summary.skipped, event.reason);
+      if (event.type === 'warning') return bump(summary.warnings, event.code);
+      const { record } = event;
+      summary.files += 1;
+      summary.bytes += record.size;
+      if (record.cached) summary.cached += 1;
+      if (record.error || !record.media) {
+        bump(summary.errors, record.error?.code ?? 'unknown');
+        return;
+      }
+      summary.media += 1;
+      if (record.media.media_type === 'video') summary.videos += 1;
+      else summary.photos += 1;
+      const rejection = wouldBeRejected(record.media);
+      if (rejection) summary.wouldReject[rejection] += 1;
+      if (!ids.add(record.media.id)) summary.duplicates.files += 1;
+    },
+    result() {
+      return {
+        ...summary,
+        errors: { ...summary.errors },
+        skipped: { ...summary.skipped },
+        warnings: { ...summary.warnings },
+        wouldReject: { ...summary.wouldReject },
+        duplicates: { files: summary.duplicates.files, distinctIds: ids.size },
+      };
+    },
+  };
+}
+
+/** Number of files that failed to read or parse, plus folders/files the walk could not read. */
+export function failureCount(summary: ScanSummary): number {
+  const sum = (counts: Record<string, number>): number => Object.values(counts).reduce((a, b) => a + b, 0);
+  return sum(summary.errors) + sum(summary.warnings);
+}
