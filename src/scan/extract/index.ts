@@ -13,6 +13,11 @@ import { mediaTypeOf, sniffContainer } from './formats.js';
 import { gpsUtcMs } from './gps-time.js';
 import type { PhotoFacts } from './photo.js';
 import { readJpeg, readTiffBased } from './photo.js';
+import { brandsOf, listBoxes, readPayload } from './bmff.js';
+import { readCr3, readHeif } from './heif.js';
+import { readPng, readRaf, readWebp } from './png-webp.js';
+import type { VideoFacts } from './video.js';
+import { readVideo } from './video.js';
 import type { SidecarFinder, Sidecars } from './sidecars.js';
 import { resolveTakenAt } from './taken-at.js';
 import type { ZoneFinder } from './timezone.js';
@@ -41,20 +46,37 @@ export interface ExtractInput {
 
 /** What a file's own bytes say, whatever its format. */
 interface FileFacts extends PhotoFacts {
-  video: null;
+  video: VideoFacts | null;
 }
 
+const HEIF_BRANDS = new Set(['mif1', 'msf1', 'heic', 'heix', 'heim', 'heis', 'hevc', 'avif', 'avis', 'miaf']);
+
 async function readFacts(kind: ContainerKind, bytes: ByteSource): Promise<FileFacts> {
+  const photo = async (facts: Promise<PhotoFacts>): Promise<FileFacts> => ({ ...(await facts), video: null });
   switch (kind) {
     case 'jpeg':
-      return { ...(await readJpeg(bytes)), video: null };
+      return photo(readJpeg(bytes));
     case 'tiff':
-      return { ...(await readTiffBased(bytes, false)), video: null };
+      return photo(readTiffBased(bytes, false));
     case 'orf':
     case 'rw2':
-      return { ...(await readTiffBased(bytes, true)), video: null };
+      return photo(readTiffBased(bytes, true));
+    case 'png':
+      return photo(readPng(bytes));
+    case 'webp':
+      return photo(readWebp(bytes));
+    case 'raf':
+      return photo(readRaf(bytes));
+    case 'bmff': {
+      const top = await listBoxes(bytes, 0, bytes.size, true);
+      const ftyp = top.find((b) => b.type === 'ftyp');
+      const brands = ftyp ? brandsOf(await readPayload(bytes, ftyp, 4096)) : [];
+      if (brands.includes('crx ')) return photo(readCr3(bytes, top));
+      if (top.some((b) => b.type === 'meta') && brands.some((b) => HEIF_BRANDS.has(b))) return photo(readHeif(bytes, top));
+      return { tags: {}, xmp: null, video: await readVideo(bytes, top) };
+    }
     default:
-      throw new ParseProblem('unsupported_format', `${kind === 'unknown' ? 'unrecognised' : kind} content is not a format camroll reads`);
+      throw new ParseProblem('unsupported_format', 'the content is not an image or video format camroll reads');
   }
 }
 
@@ -99,10 +121,12 @@ export async function extractFile(input: ExtractInput): Promise<Extraction> {
   }
   const { tags } = facts;
   const embedded = facts.xmp;
+  const video = facts.video;
   const [coordinates, coordinatesSource] = firstCoordinates([
     [sidecars.xmp?.coordinates ?? null, 'xmp'],
     [sidecars.takeout?.coordinates ?? null, 'takeout'],
     [exifCoordinates(tags) ?? embedded?.coordinates ?? null, 'exif_gps'],
+    [video?.coordinates ?? null, video?.coordinatesFromLoci ? 'video_loci' : 'video_iso6709'],
   ]);
   const taken = await resolveTakenAt(
     {
@@ -110,8 +134,8 @@ export async function extractFile(input: ExtractInput): Promise<Extraction> {
       takeoutMs: sidecars.takeout?.takenMs ?? null,
       exif: exifDate(tags) ?? embedded?.date ?? null,
       gpsMs: gpsUtcMs(tags.GPSDateStamp, tags.GPSTimeStamp),
-      video: null,
-      mvhdMs: null,
+      video: video?.date ?? null,
+      mvhdMs: video?.mvhdMs ?? null,
     },
     coordinates,
     input.zoneFinder ?? loadDefaultZoneFinder,
@@ -124,9 +148,9 @@ export async function extractFile(input: ExtractInput): Promise<Extraction> {
       longitude: coordinates?.longitude ?? null,
       media_type: mediaTypeOf(extname(filename)),
       filename,
-      duration_seconds: null,
-      device_make: sidecars.xmp?.make ?? cleanText(tags.Make) ?? embedded?.make ?? null,
-      device_model: sidecars.xmp?.model ?? cleanText(tags.Model) ?? embedded?.model ?? null,
+      duration_seconds: video?.durationSeconds ?? null,
+      device_make: sidecars.xmp?.make ?? cleanText(tags.Make) ?? embedded?.make ?? video?.make ?? null,
+      device_model: sidecars.xmp?.model ?? cleanText(tags.Model) ?? embedded?.model ?? video?.model ?? null,
       device_lens_model: sidecars.xmp?.lensModel ?? cleanText(tags.LensModel) ?? embedded?.lensModel ?? null,
     },
     source: { taken_at: taken.source, coordinates: coordinatesSource },
