@@ -1,0 +1,154 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { createClient, type ApiClient, type ClientOptions, type RetryNotice } from '../client/index.js';
+import { createConfigStore, resolveSettings, validateBaseUrl, validateProfileName, type ConfigStore } from '../config/index.js';
+import { CamrollError, ConfigError, UsageError } from '../errors.js';
+import { appPaths } from '../paths.js';
+import type { CliContext } from './context.js';
+
+/** The connection flags every client command takes. */
+export interface ConnectionFlags {
+  baseUrl?: string;
+  profile?: string;
+}
+
+export interface ConnectionTarget {
+  kind: 'remote' | 'embedded';
+  /** What the client talks to (for the embedded service, a fresh 127.0.0.1 port every run). */
+  baseUrl: string;
+  profile: string | null;
+  /**
+   * A stable name for where the data lives, for anything kept between runs (remembered user
+   * ids, sync journals): the base URL for a remote host, `embedded:<database file>` for the
+   * embedded service, whose port changes on every run.
+   */
+  identity: string;
+}
+
+export interface Connection {
+  client: ApiClient;
+  target: ConnectionTarget;
+  /** The configuration store the settings came from (rememberUser / recallUser). */
+  store: ConfigStore;
+  /** Closes the client and, when one was started, the embedded service. */
+  close(): Promise<void>;
+}
+
+export interface OpenConnectionOptions {
+  ctx: CliContext;
+  flags: ConnectionFlags;
+  /** false for calls that need no key (ping). */
+  requireKey?: boolean;
+  /** Passed to createClient (timeouts, retry policy, onRetry). */
+  client?: Omit<ClientOptions, 'baseUrl' | 'apiKey'>;
+  /** Defaults to the store in camroll's config folder. */
+  store?: ConfigStore;
+}
+
+/** Adds `--base-url` and `--profile` to a client command. */
+export function addConnectionOptions(cmd: Command): Command {
+  return cmd
+    .option('--base-url <url>', 'service base URL, used whole with its version prefix (e.g. https://host/v1)')
+    .option('--profile <name>', 'stored profile to use (see `camroll config list`)');
+}
+
+/**
+ * Resolves where requests go (flags > env > stored) and opens a client. With no base URL
+ * anywhere, starts the embedded service in-process on 127.0.0.1 and says so on stderr.
+ */
+export async function openConnection(options: OpenConnectionOptions): Promise<Connection> {
+  const { ctx, flags } = options;
+  // A bad flag is a usage error (exit 2); a bad stored or environment value is a config error.
+  if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
+  if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
+
+  const store = options.store ?? createConfigStore();
+  const settings = resolveSettings({ flags, env: ctx.env, store });
+  const profile = settings.profile.value;
+  if (settings.profile.source !== 'none' && profile !== null && !settings.profileExists && settings.baseUrl.value === null) {
+    throw new ConfigError(
+      'unknown_profile',
+      `no profile named "${profile}"; create it with: camroll config set-url <url> --profile ${profile}`,
+    );
+  }
+  const clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'> = {
+    onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),
+    ...options.client,
+  };
+
+  const baseUrl = settings.baseUrl.value;
+  if (baseUrl !== null) {
+    const apiKey = settings.apiKey.value;
+    if (apiKey === null && options.requireKey !== false) {
+      const where = profile === null ? '' : ` --profile ${profile}`;
+      throw new ConfigError(
+        'missing_api_key',
+        `no API key for ${baseUrl}; store one with \`camroll config set-key${where}\` (reads it from stdin) or set CAMROLL_API_KEY`,
+      );
+    }
+    const client = createClient({ ...clientOptions, baseUrl, apiKey });
+    return {
+      client,
+      target: { kind: 'remote', baseUrl: client.baseUrl, profile, identity: client.baseUrl },
+      store,
+      close: () => client.close(),
+    };
+  }
+  return openEmbedded(ctx, store, profile, clientOptions);
+}
+
+async function openEmbedded(
+  ctx: CliContext,
+  store: ConfigStore,
+  profile: string | null,
+  clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'>,
+): Promise<Connection> {
+  const dataDir = appPaths().data;
+  const dbPath = join(dataDir, 'service.db');
+  // Loaded on demand: remote commands never pay for Fastify and SQLite.
+  const { startService } = await import('../service/server.js');
+  ctx.stderr.write(`camroll: no base URL configured; using the embedded local service (data: ${dbPath})\n`);
+  const service = await startService({ host: '127.0.0.1', port: 0, dbPath, dataDir, env: ctx.env });
+  if (service.localKey === null) {
+    await service.close();
+    throw new CamrollError('embedded_no_key', 'the embedded service started without a local key');
+  }
+  const client = createClient({ ...clientOptions, baseUrl: service.baseUrl, apiKey: service.localKey });
+  return {
+    client,
+    target: { kind: 'embedded', baseUrl: client.baseUrl, profile, identity: `embedded:${dbPath}` },
+    store,
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        await service.close();
+      }
+    },
+  };
+}
+
+/** Runs `use` on an open connection and always closes it. */
+export async function withConnection<T>(options: OpenConnectionOptions, use: (connection: Connection) => Promise<T>): Promise<T> {
+  const connection = await openConnection(options);
+  try {
+    return await use(connection);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** One line for stderr before a retry. */
+export function describeRetry(notice: RetryNotice): string {
+  const seconds = (notice.delayMs / 1000).toFixed(notice.delayMs < 10_000 ? 1 : 0);
+  return `${notice.error.message} [${notice.error.code}]; retrying in ${seconds} s (attempt ${notice.attempt + 1})`;
+}
+
+function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
