@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { CamrollError } from '../../errors.js';
+import { buildOpenApiDocument } from '../../service/openapi.js';
 
-/** Placeholder until the command lands. */
-export function registerOpenapi(program: Command, _ctx: CliContext): void {
+/** `camroll openapi`: the partner interface as an OpenAPI 3.1 document on stdout. */
+export function registerOpenapi(program: Command, ctx: CliContext): void {
   program
     .command('openapi')
-    .description('(not yet available)')
+    .description('Print the partner interface as an OpenAPI 3.1 JSON document, generated from the contract schemas.')
     .action(() => {
-      throw new CamrollError('not_implemented', 'openapi is not implemented yet');
+      ctx.stdout.write(`${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);
     });
 }

@@ -1,13 +1,64 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { CamrollError } from '../../errors.js';
+import { writeLine } from '../context.js';
+import { UsageError } from '../../errors.js';
+import { startService } from '../../service/server.js';
 
-/** Placeholder until the command lands. */
-export function registerServe(program: Command, _ctx: CliContext): void {
+const ServeFlags = z.object({
+  host: z.string().min(1),
+  port: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(65535)),
+  db: z.string().min(1).optional(),
+  catalog: z.string().min(1).optional(),
+  keys: z.string().min(1).optional(),
+});
+
+/** Resolves once the signal aborts (Ctrl-C or SIGTERM). */
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** `camroll serve`: the embedded partner service over HTTP until SIGINT/SIGTERM. */
+export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
-    .description('(not yet available)')
-    .action(() => {
-      throw new CamrollError('not_implemented', 'serve is not implemented yet');
+    .description('Run the embedded partner service over HTTP (stops cleanly on Ctrl-C or SIGTERM).')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
+    .option('--db <file>', 'SQLite database file, or :memory: (default: service.db in the data folder)')
+    .option('--catalog <file>', 'catalog JSON file (default: the bundled demo catalog)')
+    .option('--keys <file>', 'keys JSON file (default: one local sandbox key)')
+    .action(async (rawFlags: unknown) => {
+      const parsed = ServeFlags.safeParse(rawFlags);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new UsageError(`invalid --${issue?.path.join('.')}: ${issue?.message}`);
+      }
+      const flags = parsed.data;
+      const service = await startService({
+        host: flags.host,
+        port: flags.port,
+        dbPath: flags.db,
+        catalogPath: flags.catalog,
+        keysPath: flags.keys,
+        env: ctx.env,
+        logger: { level: 'warn', stream: ctx.stderr },
+      });
+      // A key the user supplied is never echoed; a generated one must be shown to be usable.
+      if (service.localKeySource === 'env') writeLine(ctx.stdout, 'local key: (from CAMROLL_API_KEY)');
+      else if (service.localKey !== null) writeLine(ctx.stdout, `local key: ${service.localKey}`);
+      writeLine(ctx.stdout, `listening on ${service.baseUrl}`);
+
+      await untilAborted(ctx.signal);
+      writeLine(ctx.stderr, 'stopping: finishing in-flight requests');
+      await service.close();
+      writeLine(ctx.stderr, 'stopped');
     });
 }
