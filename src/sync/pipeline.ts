@@ -44,6 +44,8 @@ export interface PipelineOptions {
   full: boolean;
   signal: AbortSignal;
   onEvent?: (event: PipelineEvent) => void;
+  /** The accumulator to count into (the caller may read it live for progress). */
+  summary?: SummaryAccumulator;
 }
 
 export interface PipelineResult {
@@ -57,7 +59,7 @@ export interface PipelineResult {
  * only while a send slot is free, so memory stays bounded by concurrency x batch size.
  */
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
-  const summary = createSummary();
+  const summary = options.summary ?? createSummary();
   const emit = options.onEvent ?? ((): void => undefined);
   const seen = createSeenIds();
   const batcher = createBatcher<PendingItem>(options.batchSize);

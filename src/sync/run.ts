@@ -5,7 +5,7 @@ import { ApiError, UsageError } from '../errors.js';
 import { openJournal, type Journal, type PassKind } from './journal.js';
 import { runPipeline, type JournalPort, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { predictRejection } from './predict.js';
-import { decideOutcome, type SyncCounts, type SyncOutcome } from './summary.js';
+import { decideOutcome, type SummaryAccumulator, type SyncCounts, type SyncOutcome } from './summary.js';
 
 /** Who the sync is for: an existing user id, or an e-mail to create or find. */
 export type SyncIdentity = { userId: string } | { email: string };
@@ -23,6 +23,8 @@ export interface SyncTarget {
   kind: 'remote' | 'embedded';
   baseUrl: string;
   profile?: string | null;
+  /** Stable name of where the data lives (a base URL, or `embedded:<db file>`): keys journals and users. */
+  identity: string;
 }
 
 export interface SyncRunOptions {
@@ -37,6 +39,8 @@ export interface SyncRunOptions {
   journalDir: string;
   connection: { client: SyncClient; target: SyncTarget; users: UserMemory };
   onEvent?: (event: PipelineEvent) => void;
+  /** Counted into, so the caller can show live progress. */
+  summary?: SummaryAccumulator;
   /** Notices for stderr (resume, stale journal, pass kind). */
   notice?: (line: string) => void;
 }
@@ -91,8 +95,8 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
   const notice = options.notice ?? ((): void => undefined);
   const signal = options.signal;
   const health = await client.health({ signal });
-  const { userId, stats: before } = await resolveUser(options.identity, client, users, target.baseUrl, signal);
-  const journal = openJournal({ dir: options.journalDir, key: { baseUrl: target.baseUrl, partnerId: health.partner_id, userId } });
+  const { userId, stats: before } = await resolveUser(options.identity, client, users, target.identity, signal);
+  const journal = openJournal({ dir: options.journalDir, key: { baseUrl: target.identity, partnerId: health.partner_id, userId } });
   try {
     const counts = journal.counts();
     if (before.last_sync_at === null && counts.accepted > 0) {
@@ -120,6 +124,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
       full: options.full,
       signal,
       onEvent: options.onEvent,
+      summary: options.summary,
     });
     const outcome = decideOutcome(summary.counts, interrupted);
     let syncComplete = false;
@@ -169,7 +174,7 @@ const NO_JOURNAL: JournalPort = {
  * `--dry-run`: the same pipeline with rejection predicted locally and no journal (which
  * is keyed by the service's partner id, unknown without a call); counts describe a full pass.
  */
-export async function runDrySync(options: Pick<SyncRunOptions, 'scan' | 'batchSize' | 'signal' | 'onEvent'>): Promise<DryRunResult> {
+export async function runDrySync(options: Pick<SyncRunOptions, 'scan' | 'batchSize' | 'signal' | 'onEvent' | 'summary'>): Promise<DryRunResult> {
   const { summary, interrupted } = await runPipeline({
     input: options.scan(options.signal),
     journal: NO_JOURNAL,
@@ -195,6 +200,7 @@ export async function runDrySync(options: Pick<SyncRunOptions, 'scan' | 'batchSi
     full: true,
     signal: options.signal,
     onEvent: options.onEvent,
+    summary: options.summary,
   });
   return { dry_run: true, outcome: decideOutcome(summary.counts, interrupted), ...summary.counts };
 }

@@ -1,13 +1,148 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { CamrollError } from '../../errors.js';
+import { EXIT_FAILURE } from '../exit.js';
+import { addConnectionOptions, openConnection } from '../connection.js';
+import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import { appPaths } from '../../paths.js';
+import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
+import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
+import { createProgress } from '../../sync/progress.js';
+import { openReport, type ReportWriter } from '../../sync/report.js';
+import { renderCounts, renderResult } from '../../sync/render.js';
+import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
+import { createSummary } from '../../sync/summary.js';
 
-/** Placeholder until the command lands. */
-export function registerSync(program: Command, _ctx: CliContext): void {
-  program
-    .command('sync <dir...>')
-    .description('(not yet available)')
-    .action(() => {
-      throw new CamrollError('not_implemented', 'sync is not implemented yet');
-    });
+const SyncFlags = z.object({
+  user: z.string().min(1).optional(),
+  email: z.string().min(1).optional(),
+  batchSize: z.coerce.number().int().min(MIN_BATCH_ITEMS).max(MAX_BATCH_ITEMS).default(MAX_BATCH_ITEMS),
+  concurrency: z.coerce.number().int().min(1).max(32).default(4),
+  full: z.boolean().default(false),
+  dryRun: z.boolean().default(false),
+  report: z.string().min(1).optional(),
+  json: z.boolean().default(false),
+  baseUrl: z.string().optional(),
+  profile: z.string().optional(),
+});
+type SyncFlags = z.infer<typeof SyncFlags>;
+
+/** Scan warnings printed one by one; the rest are only counted. */
+const PRINTED_WARNINGS = 20;
+
+/** `camroll sync <dir...>`: scan, send in batches, call sync-complete, print events and stats. */
+export function registerSync(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command('sync')
+    .description('Scan folders and send their metadata to the service in batches; resumable. Prints the matched events and stats.')
+    .argument('<dir...>', 'folders to sync')
+    .option('--user <uuid>', 'the service user id to sync for')
+    .option('--email <email>', 'create or find the user by e-mail (the id is remembered)')
+    .option('--batch-size <n>', `items per request, ${MIN_BATCH_ITEMS} to ${MAX_BATCH_ITEMS}`, String(MAX_BATCH_ITEMS))
+    .option('--concurrency <n>', 'requests in flight at once', '4')
+    .option('--full', 'send everything again, ignoring the local journal')
+    .option('--dry-run', 'scan and show what would be sent and rejected; no network')
+    .option('--report <file>', 'write every rejected or failed item (and unreadable file) as JSON lines')
+    .option('--json', 'print one JSON summary object on stdout');
+  addConnectionOptions(cmd).action(async (dirs: string[], raw: unknown) => {
+    const parsed = SyncFlags.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new UsageError(`invalid option --${String(issue?.path[0] ?? '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue?.message}`);
+    }
+    const flags = parsed.data;
+    if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
+    if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
+    const roots = resolveScanRoots(dirs, ctx.cwd);
+    await runSyncCommand(ctx, roots, flags);
+  });
+}
+
+async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags): Promise<void> {
+  let report: ReportWriter | null = null;
+  if (flags.report) {
+    try {
+      report = await openReport({ path: flags.report, predicted: flags.dryRun });
+    } catch (error) {
+      throw new UsageError(`cannot write the report file ${flags.report}: ${(error as Error).message}`);
+    }
+  }
+  const progress = createProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY });
+  let scanDone = false;
+  let queued = 0;
+  const summary = createSummary();
+  let warnings = 0;
+  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, signal, () => (scanDone = true));
+  const onEvent = (event: PipelineEvent): void => {
+    report?.onEvent(event);
+    if (event.type === 'queued') queued += event.items;
+    if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
+      ctx.stderr.write(`camroll: warning: ${event.path}: ${event.message} [${event.code}]\n`);
+    }
+    if (event.type === 'failed') {
+      ctx.stderr.write(`camroll: a batch of ${event.items.length} items failed: ${event.error.message} [${event.error.code}]; they stay pending\n`);
+    }
+    progress.update({ counts: summary.counts, queued, scanDone });
+  };
+
+  let result: SyncResult | DryRunResult;
+  try {
+    if (flags.dryRun) {
+      result = await runDrySync({ scan, batchSize: flags.batchSize, signal: ctx.signal, onEvent, summary });
+    } else {
+      const connection = await openConnection({ ctx, flags: { baseUrl: flags.baseUrl, profile: flags.profile } });
+      try {
+        const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
+        result = await runSync({
+          identity,
+          scan,
+          batchSize: flags.batchSize,
+          concurrency: flags.concurrency,
+          full: flags.full,
+          signal: ctx.signal,
+          journalDir: join(appPaths().data, 'journals'),
+          connection: {
+            client: connection.client,
+            target: connection.target,
+            users: {
+              recall: (target, email) => connection.store.recallUser({ target, email }),
+              remember: (target, email, userId) => connection.store.rememberUser({ target, email, userId }),
+            },
+          },
+          onEvent,
+          summary,
+          notice: (line) => ctx.stderr.write(`camroll: ${line}\n`),
+        });
+      } finally {
+        await connection.close();
+      }
+    }
+  } finally {
+    progress.stop();
+    await report?.close();
+  }
+
+  if (result.outcome === 'interrupted') {
+    ctx.stderr.write(`${renderCounts(result, result.dry_run).join('\n')}\n`);
+    throw new InterruptedError('sync interrupted; the journal is consistent: run the same command again to resume');
+  }
+  ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : renderResult(result));
+  if (result.outcome === 'failed') {
+    ctx.stderr.write(`camroll: ${result.failed_batches} batches failed after retries; their ${result.pending} items stay pending: run sync again\n`);
+    ctx.exitCode = EXIT_FAILURE;
+  }
+}
+
+/** The scanner's stream, with paths shown as the user would see them. */
+async function* adaptScan(roots: string[], ctx: CliContext, signal: AbortSignal, onDone: () => void): AsyncGenerator<SyncInput> {
+  for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd })) {
+    if (event.type === 'record') {
+      yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
+    } else {
+      yield event;
+    }
+  }
+  onDone();
 }
