@@ -43,9 +43,10 @@ export function takeoutJsonCandidates(base: string): string[] {
   if (original !== null) bases.push(original);
   for (const b of bases) {
     const { core, counter } = splitCounter(b);
-    // Longest suffix first: `.supplemental-metadata`, then every cut of it, then none.
-    for (let len = SUPPLEMENTAL.length; len >= 0; len--) {
-      if (len === 1) continue; // a lone "." is not a cut Takeout makes
+    // Whole names first (`.supplemental-metadata`, then none), then every cut, longest first.
+    const lengths = [SUPPLEMENTAL.length, 0];
+    for (let len = SUPPLEMENTAL.length - 1; len >= 2; len--) lengths.push(len); // a lone "." is no cut Takeout makes
+    for (const len of lengths) {
       const full = core + SUPPLEMENTAL.slice(0, len);
       add(`${full.slice(0, TAKEOUT_NAME_LIMIT)}${counter}.json`);
       if (full.length > TAKEOUT_NAME_LIMIT) add(`${full}${counter}.json`);

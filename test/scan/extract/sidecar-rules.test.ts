@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../../../src/scan/extract/sidecar-names.js';
+import { parseTakeout } from '../../../src/scan/extract/takeout.js';
+import { parseXmp } from '../../../src/scan/extract/xmp.js';
+import { parseDateText } from '../../../src/scan/extract/dates.js';
+import type { TimeEvidence } from '../../../src/scan/extract/taken-at.js';
+import { resolveTakenAt } from '../../../src/scan/extract/taken-at.js';
+
+const listing = (...names: string[]) => new Map(names.map((n) => [n.toLowerCase(), n]));
+const LONG = 'a_very_long_file_name_taken_at_the_concert_2024_07_12.jpg'; // 57 characters
+
+describe('Takeout JSON name matching', () => {
+  it.each([
+    ['IMG_0001.jpg', ['IMG_0001.jpg.json'], 'IMG_0001.jpg.json'],
+    ['IMG_0001.jpg', ['IMG_0001.jpg.supplemental-metadata.json'], 'IMG_0001.jpg.supplemental-metadata.json'],
+    ['IMG_0001.jpg', ['IMG_0001.jpg.supplemental-metad.json'], 'IMG_0001.jpg.supplemental-metad.json'],
+    ['IMG_0001.jpg', ['IMG_0001.jpg.supp.json'], 'IMG_0001.jpg.supp.json'],
+    ['IMG_0001.jpg', ['IMG_0001.JPG.JSON'], 'IMG_0001.JPG.JSON'],
+    ['IMG_0001(1).jpg', ['IMG_0001.jpg.json', 'IMG_0001.jpg(1).json'], 'IMG_0001.jpg(1).json'],
+    ['IMG_0001(1).jpg', ['IMG_0001.jpg.supplemental-metadata(1).json'], 'IMG_0001.jpg.supplemental-metadata(1).json'],
+    ['IMG_0001-edited.jpg', ['IMG_0001.jpg.json'], 'IMG_0001.jpg.json'],
+    ['IMG_0001-bearbeitet.jpg', ['IMG_0001.jpg.supplemental-metadata.json'], 'IMG_0001.jpg.supplemental-metadata.json'],
+    [LONG, [`${LONG.slice(0, 46)}.json`], `${LONG.slice(0, 46)}.json`],
+    ['PXL_20240712_201530123.jpg', ['PXL_20240712_201530123.jpg.supplemental-metad.json'], 'PXL_20240712_201530123.jpg.supplemental-metad.json'],
+    ['IMG_0001.jpg', ['IMG_0001.json'], 'IMG_0001.json'],
+    ['IMG_0001.jpg', ['IMG_0002.jpg.json', 'IMG_0001.jpg.xmp'], null],
+    ['IMG_0001(1).jpg', ['IMG_0001.jpg(2).json'], null],
+  ])('%s with %j -> %s', (base, names, expected) => {
+    expect(pickCandidate(takeoutJsonCandidates(base), listing(...names))).toBe(expected);
+  });
+
+  it('prefers the exact name over the truncated and extension-less ones', () => {
+    const names = listing('IMG_0001.json', 'IMG_0001.jpg.supp.json', 'IMG_0001.jpg.json');
+    expect(pickCandidate(takeoutJsonCandidates('IMG_0001.jpg'), names)).toBe('IMG_0001.jpg.json');
+  });
+});
+
+describe('XMP name matching', () => {
+  it.each([
+    ['DSC_0001.NEF', ['DSC_0001.xmp', 'DSC_0001.NEF.xmp'], 'DSC_0001.NEF.xmp'],
+    ['DSC_0001.NEF', ['DSC_0001.XMP'], 'DSC_0001.XMP'],
+    ['DSC_0001.NEF', ['DSC_0002.xmp'], null],
+  ])('%s with %j -> %s', (base, names, expected) => {
+    expect(pickCandidate(xmpCandidates(base), listing(...names))).toBe(expected);
+  });
+});
+
+describe('parseTakeout', () => {
+  it.each([
+    [{ photoTakenTime: { timestamp: '1720829730' }, geoDataExif: { latitude: 40.7505, longitude: -73.9934 } }, 1720829730000, { latitude: 40.7505, longitude: -73.9934 }],
+    [{ photoTakenTime: { timestamp: '0' }, geoDataExif: { latitude: 0, longitude: 0 }, geoData: { latitude: -33.8568, longitude: 151.2153 } }, null, { latitude: -33.8568, longitude: 151.2153 }],
+    [{ photoTakenTime: { timestamp: 1720829730 }, geoData: { latitude: 0, longitude: 0 } }, 1720829730000, null],
+    [{ title: 'x' }, null, null],
+    [{ photoTakenTime: 'yesterday', geoData: 'here' }, null, null],
+  ])('%j', (json, takenMs, coordinates) => {
+    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates });
+  });
+
+  it('is null for non-JSON and non-objects', () => {
+    expect(parseTakeout('not json')).toBeNull();
+    expect(parseTakeout('[1,2]')).toBeNull();
+  });
+});
+
+describe('parseXmp', () => {
+  it('reads attribute-form properties', () => {
+    const xmp = parseXmp(`<x:xmpmeta><rdf:RDF><rdf:Description rdf:about=""
+      exif:DateTimeOriginal="2024-07-12T20:15:30.25-04:00" exif:GPSLatitude="40,45.03N"
+      exif:GPSLongitude="73,59.604W" tiff:Make="Canon" tiff:Model="EOS R6" aux:Lens="RF24-105mm"/></rdf:RDF></x:xmpmeta>`);
+    expect(xmp.date?.offsetMinutes).toBe(-240);
+    expect(new Date(xmp.date!.local.wallMs).toISOString()).toBe('2024-07-12T20:15:30.250Z');
+    expect(xmp.coordinates).toEqual({ latitude: 40.7505, longitude: -73.9934 });
+    expect([xmp.make, xmp.model, xmp.lensModel]).toEqual(['Canon', 'EOS R6', 'RF24-105mm']);
+  });
+
+  it('reads element-form properties and falls back through the date properties', () => {
+    const xmp = parseXmp(`<rdf:Description><exif:DateTimeOriginal>0000:00:00 00:00:00</exif:DateTimeOriginal>
+      <xmp:CreateDate>2023-12-09T19:30:00</xmp:CreateDate></rdf:Description>`);
+    expect(xmp.date?.offsetMinutes).toBeNull();
+    expect(new Date(xmp.date!.local.wallMs).toISOString()).toBe('2023-12-09T19:30:00.000Z');
+    expect(xmp.coordinates).toBeNull();
+  });
+
+  it('ignores a date without a time', () => {
+    expect(parseXmp('<rdf:Description photoshop:DateCreated="2024-07-12"/>').date).toBeNull();
+  });
+});
+
+describe('resolveTakenAt', () => {
+  const none: TimeEvidence = { xmp: null, takeoutMs: null, exif: null, gpsMs: null, video: null, mvhdMs: null };
+  const nyc = { latitude: 40.7505, longitude: -73.9934 };
+  const zones = async () => (lat: number) => (lat > 0 ? ['America/New_York'] : ['Australia/Sydney']);
+  const noZones = async () => {
+    throw new Error('zone lookup must not be needed');
+  };
+  const d = (text: string) => parseDateText(text);
+
+  it.each<[string, Partial<TimeEvidence>, boolean, string | null, string | null]>([
+    ['EXIF offset', { exif: d('2024-07-12T20:00:00-04:00') }, false, '2024-07-13T00:00:00Z', 'exif_offset'],
+    ['XMP offset beats EXIF', { xmp: d('2024-07-12T21:00:00-04:00'), exif: d('2024-07-12T20:00:00-04:00') }, false, '2024-07-13T01:00:00Z', 'xmp'],
+    ['Takeout beats EXIF offset', { takeoutMs: Date.UTC(2024, 6, 13, 2), exif: d('2024-07-12T20:00:00-04:00') }, false, '2024-07-13T02:00:00Z', 'takeout'],
+    ['XMP offset beats Takeout', { takeoutMs: Date.UTC(2024, 6, 13, 2), xmp: d('2024-07-12T21:00:00-04:00') }, false, '2024-07-13T01:00:00Z', 'xmp'],
+    ['XMP local keeps the EXIF offset when equal', { xmp: d('2024-07-12T20:00:00'), exif: d('2024-07-12T20:00:00-04:00') }, false, '2024-07-13T00:00:00Z', 'exif_offset'],
+    ['GPS time', { exif: d('2024-07-12T20:00:00'), gpsMs: Date.UTC(2024, 6, 13, 0, 1) }, false, '2024-07-13T00:00:00Z', 'gps_time'],
+    ['zone at the coordinates', { exif: d('2024-07-12T20:00:00') }, true, '2024-07-13T00:00:00Z', 'timezone_lookup'],
+    ['video creationdate', { video: d('2024-07-12T20:00:00-0400'), mvhdMs: Date.UTC(2024, 6, 13, 0, 0, 5) }, false, '2024-07-13T00:00:00Z', 'video_creationdate'],
+    ['mvhd', { mvhdMs: Date.UTC(2024, 6, 13, 0, 0, 5) }, false, '2024-07-13T00:00:05Z', 'video_mvhd'],
+    ['mvhd before 2000 ignored', { mvhdMs: Date.UTC(1999, 11, 31) }, false, null, null],
+    ['local time alone', { exif: d('2024-07-12T20:00:00') }, false, null, null],
+    ['nothing', {}, true, null, null],
+  ])('%s', async (_name, evidence, withCoords, expected, source) => {
+    const result = await resolveTakenAt({ ...none, ...evidence }, withCoords ? nyc : null, withCoords ? zones : noZones);
+    expect(result).toEqual({ taken_at: expected, source });
+  });
+});
