@@ -1,13 +1,189 @@
 import type { Command } from 'commander';
+import {
+  createConfigStore,
+  DEFAULT_PROFILE,
+  maskKey,
+  readSecret,
+  resolveSettings,
+  validateProfileName,
+  type ConfigStore,
+  type Source,
+} from '../../config/index.js';
+import { ConfigError, UsageError } from '../../errors.js';
+import { jsonLine } from '../connection-args.js';
 import type { CliContext } from '../context.js';
-import { CamrollError } from '../../errors.js';
+import { renderTable } from '../format/table.js';
 
-/** Placeholder until the command lands. */
-export function registerConfig(program: Command, _ctx: CliContext): void {
-  program
-    .command('config')
-    .description('(not yet available)')
-    .action(() => {
-      throw new CamrollError('not_implemented', 'config is not implemented yet');
+interface ProfileFlag {
+  profile?: string;
+}
+
+/** Seams of the config command; main passes the real ones. */
+export interface ConfigCommandDeps {
+  store?: () => ConfigStore;
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+const SOURCE_LABEL: Record<Source, string> = {
+  flag: 'from --profile/--base-url',
+  env: 'from the environment',
+  profile: 'from the stored profile',
+  none: 'not set',
+};
+
+/** `camroll config`: profiles with a base URL and a key; the key is never shown or taken as a flag. */
+export function registerConfig(program: Command, ctx: CliContext, deps: ConfigCommandDeps = {}): void {
+  const openStore = deps.store ?? (() => createConfigStore());
+  const config = program.command('config').description('Read and write the stored configuration (profiles, base URL, key)');
+
+  /** The profile a write goes to: --profile, then CAMROLL_PROFILE, then the current one, then "default". */
+  const writeTarget = (store: ConfigStore, flag: string | undefined): string =>
+    usage(() => validateProfileName(flag ?? ctx.env.CAMROLL_PROFILE ?? store.currentProfile() ?? DEFAULT_PROFILE));
+
+  config
+    .command('set-url <url>')
+    .description('Set the base URL of a profile, used whole (e.g. https://sandbox.example.com/v1)')
+    .option('--profile <name>', 'profile to change (default: the current one)')
+    .action((url: string, flags: ProfileFlag) => {
+      const store = openStore();
+      const profile = writeTarget(store, flags.profile);
+      const saved = usage(() => store.setBaseUrl(profile, url));
+      ctx.stdout.write(`profile ${profile}: base URL set to ${saved}\n`);
     });
+
+  config
+    .command('set-key')
+    .description('Store the API key of a profile, read from stdin (one line; prompted without echo on a terminal) or CAMROLL_API_KEY')
+    .option('--profile <name>', 'profile to change (default: the current one)')
+    .action(async (flags: ProfileFlag) => {
+      const store = openStore();
+      const profile = writeTarget(store, flags.profile);
+      const input = (deps.stdin ?? process.stdin) as NodeJS.ReadableStream & { isTTY?: boolean };
+      const typed = await readSecret({ input: input as never, output: ctx.stderr, prompt: `API key for profile ${profile}: ` });
+      const key = typed ?? (ctx.env.CAMROLL_API_KEY?.trim() || null);
+      if (key === null) {
+        throw new UsageError('no key given: pipe it on stdin (e.g. `printf %s "$KEY" | camroll config set-key`) or set CAMROLL_API_KEY');
+      }
+      usage(() => store.setApiKey(profile, key));
+      ctx.stdout.write(`profile ${profile}: API key stored (${maskKey(key)}) in ${store.path}\n`);
+    });
+
+  config
+    .command('unset-key')
+    .description('Remove the stored API key of a profile')
+    .option('--profile <name>', 'profile to change (default: the current one)')
+    .action((flags: ProfileFlag) => {
+      const store = openStore();
+      const profile = writeTarget(store, flags.profile);
+      const had = store.unsetApiKey(profile);
+      ctx.stdout.write(had ? `profile ${profile}: API key removed\n` : `profile ${profile}: no API key was stored\n`);
+    });
+
+  config
+    .command('show')
+    .description('Show the settings in effect (the key masked) and where each comes from')
+    .option('--profile <name>', 'show this profile instead of the current one')
+    .option('--json', 'print one JSON object')
+    .action((flags: ProfileFlag & { json?: boolean }) => {
+      const store = openStore();
+      if (flags.profile !== undefined) usage(() => validateProfileName(flags.profile as string));
+      const settings = resolveSettings({ flags: { profile: flags.profile }, env: ctx.env, store });
+      const view = {
+        path: store.path,
+        profile: settings.profile.value,
+        profile_source: settings.profile.source,
+        base_url: settings.baseUrl.value,
+        base_url_source: settings.baseUrl.source,
+        api_key: maskKey(settings.apiKey.value),
+        api_key_source: settings.apiKey.source,
+        target: settings.baseUrl.value === null ? 'embedded' : 'remote',
+      };
+      if (flags.json) {
+        ctx.stdout.write(jsonLine(view));
+        return;
+      }
+      const lines = [
+        ['config file', view.path],
+        ['profile', view.profile === null ? '(none)' : `${view.profile} (${SOURCE_LABEL[view.profile_source]})`],
+        [
+          'base URL',
+          view.base_url === null
+            ? '(none: commands use the embedded local service)'
+            : `${view.base_url} (${SOURCE_LABEL[view.base_url_source]})`,
+        ],
+        ['API key', view.api_key === null ? '(none)' : `${view.api_key} (${SOURCE_LABEL[view.api_key_source]})`],
+      ];
+      for (const [label, value] of lines) ctx.stdout.write(`${(label as string).padEnd(12)}${value}\n`);
+    });
+
+  config
+    .command('list')
+    .description('List the stored profiles')
+    .option('--json', 'print one JSON array')
+    .action((flags: { json?: boolean }) => {
+      const profiles = openStore()
+        .listProfiles()
+        .map(({ name, profile, current }) => ({
+          name,
+          current,
+          base_url: profile.base_url ?? null,
+          api_key: maskKey(profile.api_key),
+        }));
+      if (flags.json) {
+        ctx.stdout.write(jsonLine(profiles));
+        return;
+      }
+      if (profiles.length === 0) {
+        ctx.stdout.write('No profiles stored. Add one with: camroll config set-url <url> --profile <name>\n');
+        return;
+      }
+      ctx.stdout.write(
+        renderTable(
+          [
+            { header: '', value: (p) => (p.current ? '*' : '') },
+            { header: 'PROFILE', value: (p) => p.name },
+            { header: 'BASE URL', value: (p) => p.base_url ?? '-' },
+            { header: 'KEY', value: (p) => p.api_key ?? '-' },
+          ],
+          profiles,
+        ),
+      );
+    });
+
+  config
+    .command('use <profile>')
+    .description('Make a stored profile the current one')
+    .action((profile: string) => {
+      const store = openStore();
+      usage(() => store.useProfile(profile));
+      ctx.stdout.write(`current profile: ${profile}\n`);
+    });
+
+  config
+    .command('remove <profile>')
+    .description('Delete a stored profile (its URL and key)')
+    .action((profile: string) => {
+      const store = openStore();
+      if (!store.removeProfile(profile)) throw new UsageError(`no profile named "${profile}"`);
+      ctx.stdout.write(`profile ${profile} removed\n`);
+    });
+
+  config
+    .command('path')
+    .description('Print the path of the configuration file')
+    .action(() => {
+      ctx.stdout.write(`${openStore().path}\n`);
+    });
+}
+
+/** A bad argument (URL, profile name, unknown profile) is a usage error: exit 2. */
+function usage<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ConfigError && ['invalid_base_url', 'invalid_profile', 'unknown_profile', 'invalid_api_key'].includes(error.code)) {
+      throw new UsageError(error.message);
+    }
+    throw error;
+  }
 }

@@ -1,13 +1,61 @@
 import type { Command } from 'commander';
+import type { Event } from '../../contract/index.js';
+import { UsageError } from '../../errors.js';
+import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
+import { jsonLine, parseLimit, parseUserId } from '../connection-args.js';
 import type { CliContext } from '../context.js';
-import { CamrollError } from '../../errors.js';
+import { renderEventsTable } from '../format/events.js';
 
-/** Placeholder until the command lands. */
-export function registerEvents(program: Command, _ctx: CliContext): void {
-  program
+interface EventsFlags extends ConnectionFlags {
+  user?: string;
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+  media: boolean;
+  json?: boolean;
+}
+
+/** `camroll events`: a page of the user's matched events, or all of them with --all. */
+export function registerEvents(program: Command, ctx: CliContext): void {
+  const cmd = program
     .command('events')
-    .description('(not yet available)')
-    .action(() => {
-      throw new CamrollError('not_implemented', 'events is not implemented yet');
+    .description("List a user's matched events, newest first")
+    .requiredOption('--user <uuid>', 'the user id')
+    .option('--limit <n>', 'events per page, 1 to 100')
+    .option('--cursor <cursor>', 'continue from the next_cursor of an earlier page')
+    .option('--all', 'follow next_cursor to the last page')
+    .option('--no-media', 'leave the media of each event out (lighter)')
+    .option('--json', "print the service's page object ({events, total} with --all)");
+  addConnectionOptions(cmd).action(async (flags: EventsFlags) => {
+    const userId = parseUserId(flags.user);
+    const limit = parseLimit(flags.limit);
+    if (flags.all && flags.cursor !== undefined) {
+      // --all starts from the first page; a cursor would silently drop the newest events.
+      throw new UsageError('--all and --cursor cannot be combined');
+    }
+    const includeMedia = flags.media ? undefined : false;
+    await withConnection({ ctx, flags }, async ({ client }) => {
+      if (flags.all) {
+        const events: Event[] = [];
+        for await (const event of client.allEvents(userId, { limit, includeMedia, signal: ctx.signal })) events.push(event);
+        if (flags.json) ctx.stdout.write(jsonLine({ events, total: events.length }));
+        else writeHuman(ctx, userId, events, events.length, null);
+        return;
+      }
+      const page = await client.events(userId, { cursor: flags.cursor, limit, includeMedia, signal: ctx.signal });
+      if (flags.json) ctx.stdout.write(jsonLine(page));
+      else writeHuman(ctx, userId, page.events, page.total ?? null, page.has_more ? page.next_cursor : null);
     });
+  });
+}
+
+function writeHuman(ctx: CliContext, userId: string, events: Event[], total: number | null, nextCursor: string | null): void {
+  if (events.length === 0) {
+    ctx.stdout.write('No matched events.\n');
+    return;
+  }
+  ctx.stdout.write(renderEventsTable(events));
+  const of = total === null ? '' : ` of ${total}`;
+  ctx.stdout.write(`\n${events.length}${of} event${events.length === 1 ? '' : 's'}\n`);
+  if (nextCursor !== null) ctx.stdout.write(`More: camroll events --user ${userId} --cursor ${nextCursor}  (or --all)\n`);
 }

@@ -1,13 +1,47 @@
 import type { Command } from 'commander';
+import { readRateLimit, type HealthResult } from '../../client/index.js';
+import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
+import { jsonLine } from '../connection-args.js';
 import type { CliContext } from '../context.js';
-import { CamrollError } from '../../errors.js';
 
-/** Placeholder until the command lands. */
-export function registerPing(program: Command, _ctx: CliContext): void {
-  program
-    .command('ping')
-    .description('(not yet available)')
-    .action(() => {
-      throw new CamrollError('not_implemented', 'ping is not implemented yet');
+interface HealthFlags extends ConnectionFlags {
+  json?: boolean;
+}
+
+/** The warning the contract calls for: sandbox users are real profiles. */
+export const SANDBOX_WARNING =
+  'camroll: warning: this is a sandbox key; the sandbox runs on the production dataset, so users it creates are real profiles';
+
+/** `camroll ping` (no key needed) and `camroll health` (checks the key). */
+export function registerPing(program: Command, ctx: CliContext): void {
+  const ping = program.command('ping').description('Check that the base URL answers (no key needed)');
+  addConnectionOptions(ping).action(async (flags: ConnectionFlags) => {
+    await withConnection({ ctx, flags, requireKey: false }, async ({ client, target }) => {
+      await client.ping({ signal: ctx.signal });
+      ctx.stdout.write(`ok: ${target.baseUrl} answered\n`);
     });
+  });
+
+  const health = program
+    .command('health')
+    .description('Check the key: partner, environment and rate limit')
+    .option('--json', "print the service's health object");
+  addConnectionOptions(health).action(async (flags: HealthFlags) => {
+    await withConnection({ ctx, flags }, async ({ client, target }) => {
+      const result = await client.health({ signal: ctx.signal });
+      if (flags.json) ctx.stdout.write(jsonLine(result));
+      else ctx.stdout.write(describeHealth(result, target.baseUrl));
+      if (result.environment === 'sandbox') ctx.stderr.write(`${SANDBOX_WARNING}\n`);
+    });
+  });
+}
+
+/** Human lines for a health answer. */
+export function describeHealth(result: HealthResult, baseUrl: string): string {
+  const policy = readRateLimit(result.rate_limit);
+  let limit: string;
+  if (policy === null) limit = JSON.stringify(result.rate_limit ?? null);
+  else if (!policy.enabled) limit = 'not throttled';
+  else limit = `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
+  return [`base URL     ${baseUrl}`, `partner      ${result.partner_id}`, `environment  ${result.environment}`, `rate limit   ${limit}`, ''].join('\n');
 }

@@ -1,13 +1,37 @@
 import type { Command } from 'commander';
+import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
+import { jsonLine, parseUserId } from '../connection-args.js';
 import type { CliContext } from '../context.js';
-import { CamrollError } from '../../errors.js';
+import { eventYear, renderStats } from '../format/stats.js';
 
-/** Placeholder until the command lands. */
-export function registerStats(program: Command, _ctx: CliContext): void {
-  program
+interface StatsFlags extends ConnectionFlags {
+  user?: string;
+  json?: boolean;
+}
+
+/** `camroll stats`: the user's profile statistics, with a per-year chart for humans. */
+export function registerStats(program: Command, ctx: CliContext): void {
+  const cmd = program
     .command('stats')
-    .description('(not yet available)')
-    .action(() => {
-      throw new CamrollError('not_implemented', 'stats is not implemented yet');
+    .description("Show a user's statistics")
+    .requiredOption('--user <uuid>', 'the user id')
+    .option('--json', "print the service's stats object");
+  addConnectionOptions(cmd).action(async (flags: StatsFlags) => {
+    const userId = parseUserId(flags.user);
+    await withConnection({ ctx, flags }, async ({ client }) => {
+      const stats = await client.stats(userId, { signal: ctx.signal });
+      if (flags.json) {
+        ctx.stdout.write(jsonLine(stats));
+        return;
+      }
+      // The chart needs every event's year; media are left out to keep the pages light.
+      const years: number[] = [];
+      if (stats.total_events > 0) {
+        for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal: ctx.signal })) {
+          years.push(eventYear(event.starts_at_local));
+        }
+      }
+      ctx.stdout.write(renderStats(stats, years));
     });
+  });
 }

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { EVENTS_PAGE_MAX, UserId } from '../contract/index.js';
+import { UsageError } from '../errors.js';
+
+/** Checks a `--user` value: a UUID, as the service issues. */
+export function parseUserId(value: string | undefined): string {
+  if (value === undefined) throw new UsageError('--user <uuid> is required');
+  if (!UserId.safeParse(value).success) throw new UsageError(`--user must be a UUID: ${value}`);
+  return value;
+}
+
+/** Checks an `--email` value. */
+export function parseEmail(value: string | undefined): string {
+  if (value === undefined) throw new UsageError('--email <email> is required');
+  if (!z.email().safeParse(value.trim()).success) throw new UsageError(`not a valid e-mail address: ${value}`);
+  return value.trim();
+}
+
+/** Checks a `--limit` value: a whole number from 1 to 100. */
+export function parseLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > EVENTS_PAGE_MAX) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}: ${value}`);
+  }
+  return n;
+}
+
+/** Writes a value as the one JSON document on stdout. */
+export function jsonLine(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
