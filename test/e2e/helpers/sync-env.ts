@@ -1,0 +1,66 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { tempHome } from './camroll.js';
+import { startServe, type ServeHandle } from './serve.js';
+
+/** A key for tests only; every test checks it never shows up in output or files. */
+export const TEST_KEY = 'sk_test_e2e_Zq8vX1pLk3';
+
+export interface SyncEnv {
+  dir: string;
+  serve: ServeHandle;
+  /** Environment for a client command pointed at `baseUrl` (the service or a proxy). */
+  clientEnv(baseUrl: string): NodeJS.ProcessEnv;
+  /** All events of a user with their media, straight from the service. */
+  events(userId: string): Promise<unknown[]>;
+  /** Ids the journals under this home hold as accepted. */
+  journalAccepted(): Set<string>;
+  close(): Promise<void>;
+}
+
+/** A temp home and a `camroll serve` on 127.0.0.1 with a fresh database and the test key. */
+export async function createSyncEnv(): Promise<SyncEnv> {
+  const home = tempHome();
+  const serve = await startServe({ env: { ...home.env, CAMROLL_API_KEY: TEST_KEY }, db: join(home.dir, 'service.db') });
+  const journals = join(home.env.XDG_DATA_HOME!, 'camroll', 'journals');
+  return {
+    dir: home.dir,
+    serve,
+    clientEnv: (baseUrl) => ({ ...home.env, CAMROLL_BASE_URL: baseUrl, CAMROLL_API_KEY: TEST_KEY }),
+    events: async (userId) => {
+      const out: unknown[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 100; page += 1) {
+        const url = new URL(`${serve.baseUrl}/users/${userId}/events`);
+        url.searchParams.set('limit', '100');
+        if (cursor) url.searchParams.set('cursor', cursor);
+        const res = await fetch(url, { headers: { 'X-PARTNER-API-KEY': TEST_KEY } });
+        const body = (await res.json()) as { events: unknown[]; has_more: boolean; next_cursor: string | null };
+        out.push(...body.events);
+        if (!body.has_more) break;
+        cursor = body.next_cursor;
+      }
+      return out;
+    },
+    journalAccepted: () => {
+      const ids = new Set<string>();
+      let files: string[] = [];
+      try {
+        files = readdirSync(journals).filter((f) => f.endsWith('.sqlite'));
+      } catch {
+        return ids;
+      }
+      for (const f of files) {
+        const db = new Database(join(journals, f));
+        for (const row of db.prepare('SELECT id FROM outcomes WHERE outcome = 0').pluck().all() as string[]) ids.add(row);
+        db.close();
+      }
+      return ids;
+    },
+    close: async () => {
+      await serve.stop();
+      rmSync(home.dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCamroll } from './helpers/camroll.js';
+import { startFaultProxy } from './helpers/fault-proxy.js';
+import { generateLibrary, type LibraryFacts } from './helpers/library.js';
+import { createSyncEnv, TEST_KEY, type SyncEnv } from './helpers/sync-env.js';
+
+interface Summary {
+  user_id: string;
+  outcome: string;
+  files: number;
+  sent: number;
+  accepted: number;
+  matched: number;
+  skipped_already_sent: number;
+  rejected: Record<string, number>;
+  failed_batches: number;
+  events: Array<{ id: number; media_count?: number }>;
+  stats: { total_events: number; has_synced: boolean } | null;
+}
+
+const FIXTURES = join(ROOT, 'fixtures', 'library');
+
+describe('camroll sync against camroll serve', () => {
+  let env: SyncEnv;
+  let lib: string;
+  let facts: LibraryFacts;
+
+  beforeAll(async () => {
+    env = await createSyncEnv();
+    lib = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
+    facts = generateLibrary({ dir: lib, files: 120, anchorShare: 0.15, seed: 11, perFolder: 40 });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('syncs a generated library: expected events, counts and stats; a second run sends nothing', async () => {
+    const report = join(env.dir, 'report.jsonl');
+    const run = await runCamroll(['sync', lib, '--email', 'gen@example.com', '--batch-size', '25', '--json', '--report', report], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout) as Summary;
+    const rejected = facts.missingCoordinates + facts.missingTakenAt;
+    expect(summary).toMatchObject({ outcome: 'ok', files: 120, sent: 120, accepted: 120 - rejected, failed_batches: 0 });
+    expect(summary.rejected).toEqual({ missing_coordinates: facts.missingCoordinates, missing_taken_at: facts.missingTakenAt, invalid: 0 });
+    const expectedEvents = [...facts.matchedByEvent.keys()].sort();
+    expect(summary.events.map((e) => e.id).sort()).toEqual(expectedEvents);
+    expect(summary.matched).toBe([...facts.matchedByEvent.values()].reduce((a, b) => a + b, 0));
+    expect(summary.stats).toMatchObject({ total_events: expectedEvents.length, has_synced: true });
+    for (const e of summary.events) expect(e.media_count).toBe(facts.matchedByEvent.get(e.id));
+
+    const lines = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; reason: string; path: string });
+    expect(lines).toHaveLength(rejected);
+    expect(lines.every((l) => l.type === 'rejected' && l.path.endsWith('.jpg'))).toBe(true);
+
+    const again = await runCamroll(['sync', lib, '--email', 'gen@example.com', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
+    expect(again.code, again.stderr).toBe(0);
+    const second = JSON.parse(again.stdout) as Summary;
+    expect(second.user_id).toBe(summary.user_id);
+    expect(second).toMatchObject({ sent: 0, skipped_already_sent: 120 });
+    expect(second.events.map((e) => e.id).sort()).toEqual(expectedEvents);
+
+    const before = await env.events(summary.user_id);
+    const full = await runCamroll(['sync', lib, '--user', summary.user_id, '--full', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
+    expect(full.code, full.stderr).toBe(0);
+    expect(JSON.parse(full.stdout)).toMatchObject({ sent: 120, accepted: 120 - rejected });
+    // Re-sending everything upserts: the history is unchanged, no media counted twice.
+    expect(await env.events(summary.user_id)).toEqual(before);
+
+    // The key never appears in output, the report or any file under the temp home.
+    for (const text of [run.stdout, run.stderr, again.stdout, again.stderr, full.stdout, full.stderr, readFileSync(report, 'utf8')]) {
+      expect(text).not.toContain(TEST_KEY);
+    }
+    const config = join(env.clientEnv('').XDG_CONFIG_HOME!, 'camroll', 'config.json');
+    expect(existsSync(config)).toBe(true);
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    expect(readFileSync(config, 'utf8')).not.toContain(TEST_KEY);
+  });
+
+  it('--dry-run predicts rejections and makes no request', async () => {
+    const proxy = await startFaultProxy({ target: env.serve.baseUrl });
+    try {
+      const run = await runCamroll(['sync', lib, '--email', 'dry@example.com', '--dry-run', '--json'], { env: env.clientEnv(proxy.baseUrl) });
+      expect(run.code, run.stderr).toBe(0);
+      expect(proxy.log).toHaveLength(0);
+      expect(run.stderr).not.toContain('embedded');
+      const summary = JSON.parse(run.stdout) as Summary & { dry_run: boolean };
+      expect(summary).toMatchObject({ dry_run: true, sent: 120, accepted: 120 - facts.missingCoordinates - facts.missingTakenAt });
+      expect(summary.rejected).toEqual({ missing_coordinates: facts.missingCoordinates, missing_taken_at: facts.missingTakenAt, invalid: 0 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('does not retry a 4xx: an unknown user fails at once with exit 1', async () => {
+    const proxy = await startFaultProxy({ target: env.serve.baseUrl });
+    try {
+      const user = randomUUID();
+      const run = await runCamroll(['sync', lib, '--user', user], { env: env.clientEnv(proxy.baseUrl) });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('user_not_found');
+      expect(proxy.log.filter((e) => e.path.includes(user))).toHaveLength(1);
+      expect(`${run.stdout}${run.stderr}`).not.toContain(TEST_KEY);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.each([
+    [['--user', 'x', '--email', 'a@example.com'], 'not both'],
+    [[], '--user'],
+    [['--email', 'a@example.com', '--batch-size', '201'], 'batch-size'],
+    [['--email', 'a@example.com', '--batch-size', '0'], 'batch-size'],
+  ])('usage error (exit 2) for %j', async (args, message) => {
+    const run = await runCamroll(['sync', lib, ...args], { env: env.clientEnv(env.serve.baseUrl) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it.skipIf(!existsSync(FIXTURES) || readdirSync(FIXTURES).length === 0)('syncs the fixture library: anchor events 1, 2, 3, 4, 5 and 8', async () => {
+    const run = await runCamroll(['sync', FIXTURES, '--email', 'demo@example.com', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout) as Summary;
+    expect(summary.events.map((e) => e.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 8]);
+    expect(summary.stats).toMatchObject({ total_events: 6, has_synced: true });
+    expect(summary.failed_batches).toBe(0);
+  });
+});
