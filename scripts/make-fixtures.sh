@@ -151,6 +151,7 @@ takeout() {
       url: "https://photos.google.com/photo/AF1QipExample",
       googlePhotosOrigin: {mobileUpload: {deviceType: "ANDROID_PHONE"}}
     }' >"$file"
+  skip "$file" sidecar
 }
 
 # xmp_sidecar FILE DATE [LAT LON]: an XMP sidecar with the capture date (with offset) in
@@ -164,6 +165,7 @@ xmp_sidecar() {
   rm -f "$file"
   exiftool -q -q -o "$file" -XMP-exif:DateTimeOriginal="$when" -XMP-photoshop:DateCreated="$when" \
     "${gps[@]}" -XMP-xmp:CreatorTool="darktable 4.6.1" "$WORK/empty.xmp"
+  skip "$file" sidecar
 }
 
 # expect path=P [taken=ISO|null] [lat=N lon=N] [st=SOURCE] [sc=SOURCE] [dur=S] [make=..]
@@ -173,7 +175,9 @@ expect() {
   printf '%s\n' "$*" >>"$EXPECT_RAW"
 }
 
-# skip PATH REASON: a file or folder the walk must skip, and the reason it is counted under.
+# skip PATH REASON: a file or folder that gets no line, and the reason it is counted under.
+# Reason names are the stable ones of src/scan/junk.ts (SKIP_REASONS). Each skipped folder
+# holds exactly one media file, so counting per folder or per file gives the same number.
 skip() { expect "path=$1" "skip=$2"; }
 
 # An empty XMP packet: the start of every XMP sidecar (exiftool -o copies tags from its source).
@@ -232,7 +236,7 @@ expect "path=$f" taken=2024-07-13T01:00:00Z lat=40.7507 lon=-73.9932 st=timezone
 printf '\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ' >"events/new-york/._IMG_0001.JPG"
 skip "events/new-york/._IMG_0001.JPG" appledouble
 img "events/new-york/@eaDir/IMG_0001.JPG/SYNOFILE_THUMB_XL.jpg"
-skip "events/new-york/@eaDir/" eadir
+skip "events/new-york/@eaDir/" nas_thumbnail
 
 # === Event 2: Sydney Opera House (venue 2), 2023-12-09T19:30 AEDT = 08:30Z
 #     window [06:30Z, 12:30Z]
@@ -325,7 +329,7 @@ et -Make=samsung -Model=SM-S911B -DateTimeOriginal="2024:11:16 23:00:00" $(gps 2
 expect "path=$f" taken=2024-11-17T02:00:00Z lat=-23.5274 lon=-46.6782 st=timezone_lookup sc=exif_gps \
   make=samsung model=SM-S911B event=5 "note=zone lookup, southern hemisphere"
 img "events/sao-paulo/@__thumb/IMG_5003.jpg"
-skip "events/sao-paulo/@__thumb/" qnap_thumb
+skip "events/sao-paulo/@__thumb/" nas_thumbnail
 
 # === Event 6: Red Rocks (venue 6), 2023-08-05T19:00 MDT = 2023-08-06T01:00Z, NOT licensed:
 #     comes back unmatched with venue_id 6. 20:30-06:00 -> 02:30Z. Lower-case refs n/w.
@@ -503,7 +507,7 @@ img "$f"
 et -Make=Google -Model="Pixel 8" -DateTimeOriginal="2023:04:01 10:00:00" -OffsetTimeOriginal="-03:00" \
   $(gps 30.0 N 40.0 W) "$f"
 expect "path=$f" taken=2023-04-01T13:00:00Z lat=30 lon=-40 st=exif_offset sc=exif_gps make=Google \
-  "model=Pixel 8" "alt_error=unsupported" "note=WebP with EXIF chunk"
+  "model=Pixel 8" "alt_error=unsupported_format" "note=WebP with EXIF chunk"
 
 # A TIFF-based raw: a TIFF marked as DNG 1.4 by exiftool. 18:00+01:00 -> 17:00Z. Lake Constance.
 f=travel/L1009002.DNG
@@ -561,11 +565,11 @@ vid "$f" -metadata creation_time="1999-12-31T23:00:00Z" -movflags +faststart
 expect "path=$f" taken=null lat=null lon=null dur=1 "note=mvhd before 2000 is ignored"
 
 printf 'Shopping list: film, batteries.\n' >misc/notes.txt
-expect "path=misc/notes.txt" not_media=1 "note=not a media extension: no line"
+skip misc/notes.txt not_media
 img "misc/.trashed-1700000000-IMG.jpg"
 skip "misc/.trashed-1700000000-IMG.jpg" trashed
 img "misc/SYNOFILE_THUMB_M.jpg"
-skip "misc/SYNOFILE_THUMB_M.jpg" synology_thumb
+skip "misc/SYNOFILE_THUMB_M.jpg" nas_thumbnail
 
 # === dupes/: the same bytes under another name and folder -> the same id.
 mkdir -p dupes/2023
@@ -579,27 +583,27 @@ et -Make=Apple -Model="iPhone 13 Pro" -DateTimeOriginal="2024:01:01 12:00:00" -O
   -ImageDescription="$(printf 'x%.0s' $(seq 1 400))" $(gps 45.0 N 7.0 E) "$WORK/full.jpg"
 mkdir -p broken
 head -c 200 "$WORK/full.jpg" >broken/truncated.jpg   # cut inside the APP1 (Exif) segment
-expect "path=broken/truncated.jpg" error=corrupt "note=JPEG cut inside its Exif segment"
+expect "path=broken/truncated.jpg" error=truncated_file "note=JPEG cut inside its Exif segment"
 printf 'This is a text file that only pretends to be a JPEG.\n' >broken/not-really.jpg
-expect "path=broken/not-really.jpg" error=corrupt "note=text with a .jpg name"
+expect "path=broken/not-really.jpg" error=unsupported_format "note=text with a .jpg name"
 : >broken/empty.jpg
-expect "path=broken/empty.jpg" error=corrupt "note=zero bytes"
+expect "path=broken/empty.jpg" error=empty_file "note=zero bytes"
 # ftyp, then a box whose 32-bit size is 3 (smaller than its own header): no moov reachable.
 { printf '\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2'; printf '\x00\x00\x00\x03moov'; head -c 64 /dev/zero; } \
   >broken/garbage-box.mp4
-expect "path=broken/garbage-box.mp4" error=corrupt "note=box size 3 (garbage)"
+expect "path=broken/garbage-box.mp4" error=corrupt_file "note=box size 3 (garbage)"
 
 # === junk folders and files, skipped and counted by reason
 printf '\x00\x00\x00\x01Bud1\x00\x00' >.DS_Store
-skip ".DS_Store" ds_store
+skip ".DS_Store" system_file
 img ".Spotlight-V100/Store-V2/IMG_SPOT.jpg"
-skip ".Spotlight-V100/" spotlight
+skip ".Spotlight-V100/" system_folder
 img ".Trashes/501/IMG_TRASH.jpg"
-skip ".Trashes/" trashes
+skip ".Trashes/" system_folder
 img "DCIM/.thumbnails/1700000000123.jpg"
-skip "DCIM/.thumbnails/" thumbnails
+skip "DCIM/.thumbnails/" thumbnail_folder
 img "Recently Deleted/IMG_DEL.jpg"
-skip "Recently Deleted/" recently_deleted
+skip "Recently Deleted/" trashed
 img ".hidden-album/IMG_HIDDEN.jpg"
 skip ".hidden-album/" hidden_folder
 
@@ -615,17 +619,15 @@ raw, ids_file, out = sys.argv[1:4]
 ids = dict(line.rstrip('\n').split('\t') for line in open(ids_file, encoding='utf-8'))
 VIDEO = ('.mov', '.mp4', '.m4v', '.3gp')
 def num(v): return None if v == 'null' else float(v)
-media_lines, skips, not_media = [], [], []
+media_lines, skips = [], []
 for line in open(raw, encoding='utf-8'):
     f = dict(part.split('=', 1) for part in line.rstrip('\n').split('\t'))
     path = f['path']
     if 'skip' in f:
         skips.append({'path': path, 'reason': f['skip']}); continue
-    if 'not_media' in f:
-        not_media.append({'path': path, 'note': f['note']}); continue
     entry = {'path': path}
     if 'error' in f:
-        entry['error'] = {'class': f['error']}
+        entry['error'] = {'code': f['error']}
     else:
         video = path.lower().endswith(VIDEO)
         entry['media'] = {
@@ -660,10 +662,18 @@ summary = {
     'skipped_total': len(skips),
     'skipped_by_reason': reasons,
     'skipped': skips,
-    'not_media': not_media,
     'missing_coordinates': sum(1 for e in media if e['media']['latitude'] is None),
     'missing_taken_at': sum(1 for e in media if e['media']['taken_at'] is None),
     'missing_both': sum(1 for e in media if e['media']['latitude'] is None and e['media']['taken_at'] is None),
+    # As the service would reject them: coordinates are checked first, then the capture time.
+    'would_reject': {
+        'missing_coordinates': sum(1 for e in media if e['media']['latitude'] is None),
+        'missing_taken_at': sum(1 for e in media if e['media']['latitude'] is not None and e['media']['taken_at'] is None),
+    },
+    'photos': sum(1 for e in media if e['media']['media_type'] == 'photo'),
+    'videos': sum(1 for e in media if e['media']['media_type'] == 'video'),
+    'errors_by_code': {c: sum(1 for e in media_lines if e.get('error', {}).get('code') == c)
+                       for c in sorted({e['error']['code'] for e in media_lines if 'error' in e})},
     'duplicate_groups': 1,
     'duplicate_files': sum(1 for e in media if 'duplicate_of' in e),
     'distinct_ids': len({e['media']['id'] for e in media}),
