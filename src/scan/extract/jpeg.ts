@@ -22,13 +22,14 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
   let pos = start + 2;
   let reachedScan = false;
   for (let n = 0; n < MAX_SEGMENTS && !reachedScan; n++) {
-    if (pos + 4 > limit) throw new ParseProblem('truncated_file', 'JPEG ends before its image data');
-    const header = await readRange(bytes, pos, 4);
+    if (pos + 2 > limit) throw new ParseProblem('truncated_file', 'JPEG ends before its image data');
+    const header = await readRange(bytes, pos, Math.min(4, limit - pos));
     if (header[0] !== 0xff) throw new ParseProblem('corrupt_file', `JPEG marker expected at ${pos}`);
     const marker = header[1]!;
     if (marker === 0xff) { pos += 1; continue; } // fill byte
     if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) { pos += 2; continue; }
     if (marker === 0xda || marker === 0xd9) { reachedScan = true; break; } // metadata is over
+    if (header.length < 4) throw new ParseProblem('truncated_file', 'JPEG ends inside a segment header');
     const length = viewOf(header).getUint16(2);
     if (length < 2) throw new ParseProblem('corrupt_file', `JPEG segment of length ${length} at ${pos}`);
     if (marker === 0xe1 && (found.tiff === null || found.xmp === null)) {
