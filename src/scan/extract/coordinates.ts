@@ -27,17 +27,22 @@ export function validCoordinates(latitude: number | null, longitude: number | nu
 
 /**
  * EXIF degrees/minutes/seconds (numbers, rationals already divided) to decimal degrees.
- * Accepts [d, m, s], [d, m], [d] or a plain number; negative parts, NaN or minutes and
- * seconds of 60 or more give null.
+ * Accepts [d, m, s], [d, m], [d] or a plain number. All-negative parts (signed rationals)
+ * give a negative value; mixed signs, NaN, or minutes/seconds past 60 give null. Exactly
+ * 60 is accepted: cameras round 59.9999 up and write [46, 47, 60].
  */
 export function dmsToDecimal(value: unknown): number | null {
   if (value === null || value === undefined) return null;
-  const parts = Array.isArray(value) ? value.map((v) => (typeof v === 'number' ? v : Number(v))) : [Number(value)];
   if (typeof value === 'string' && value.trim() === '') return null;
+  const parts = Array.isArray(value) ? value.map((v) => (typeof v === 'number' ? v : Number(v))) : [Number(value)];
   if (parts.length === 0 || parts.length > 3 || !parts.every(Number.isFinite)) return null;
-  const [deg = 0, min = 0, sec = 0] = parts as number[];
-  if (parts.length > 1 && (deg < 0 || min < 0 || sec < 0 || min >= 60 || sec >= 60)) return null;
-  return deg + min / 60 + sec / 3600;
+  if (parts.length === 1) return parts[0]!;
+  const negative = parts.some((p) => p < 0);
+  if (negative && !parts.every((p) => p <= 0)) return null;
+  const [deg = 0, min = 0, sec = 0] = parts.map(Math.abs) as number[];
+  if (min > 60 || sec > 60) return null;
+  const decimal = deg + min / 60 + sec / 3600;
+  return negative ? -decimal : decimal;
 }
 
 /**

@@ -125,14 +125,17 @@ export async function extractFile(input: ExtractInput): Promise<Extraction> {
   const [coordinates, coordinatesSource] = firstCoordinates([
     [sidecars.xmp?.coordinates ?? null, 'xmp'],
     [sidecars.takeout?.coordinates ?? null, 'takeout'],
-    [exifCoordinates(tags) ?? embedded?.coordinates ?? null, 'exif_gps'],
+    [exifCoordinates(tags), 'exif_gps'],
+    [embedded?.coordinates ?? null, 'xmp'],
     [video?.coordinates ?? null, video?.coordinatesFromLoci ? 'video_loci' : 'video_iso6709'],
   ]);
+  const ownExif = exifDate(tags);
   const taken = await resolveTakenAt(
     {
-      xmp: sidecars.xmp?.date ?? null,
+      // An embedded XMP packet speaks only when the file's EXIF has no date; a sidecar always wins.
+      xmp: sidecars.xmp?.date ?? (ownExif === null ? (embedded?.date ?? null) : null),
       takeoutMs: sidecars.takeout?.takenMs ?? null,
-      exif: exifDate(tags) ?? embedded?.date ?? null,
+      exif: ownExif,
       gpsMs: gpsUtcMs(tags.GPSDateStamp, tags.GPSTimeStamp),
       video: video?.date ?? null,
       mvhdMs: video?.mvhdMs ?? null,

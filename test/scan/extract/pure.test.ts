@@ -72,7 +72,11 @@ describe('EXIF GPS', () => {
     [[40, 45.03], 40.7505],
     [[40.7505], 40.7505],
     [40.7505, 40.7505],
-    [[40, 60, 0], null],
+    [[40, 60, 0], 41],
+    [[46, 47, 60], 46.8],
+    [[-73, -59, -36.24], -73.9934],
+    [[40, 61, 0], null],
+    [[40, 1, 60.5], null],
     [[NaN, 1, 2], null],
     [[-40, 45, 0], null],
     [[], null],
@@ -93,6 +97,7 @@ describe('EXIF GPS', () => {
   it.each([
     [{ GPSLatitude: [40, 45, 1.8], GPSLatitudeRef: 'N', GPSLongitude: [73, 59, 36.24], GPSLongitudeRef: 'W' }, { latitude: 40.7505, longitude: -73.9934 }],
     [{ GPSLatitude: [33, 51, 24.48], GPSLatitudeRef: 's', GPSLongitude: [151, 12, 55.08], GPSLongitudeRef: 'e' }, { latitude: -33.8568, longitude: 151.2153 }],
+    [{ GPSLatitude: [40, 45, 1.44], GPSLatitudeRef: 'N', GPSLongitude: [-73, -59, -36.24], GPSLongitudeRef: 'W' }, { latitude: 40.7504, longitude: -73.9934 }],
     [{ GPSLatitude: [0, 0, 0], GPSLatitudeRef: 'N', GPSLongitude: [0, 0, 0], GPSLongitudeRef: 'E' }, null],
     [{ GPSLatitude: [91, 0, 0], GPSLatitudeRef: 'N', GPSLongitude: [10, 0, 0], GPSLongitudeRef: 'E' }, null],
     [{ GPSLatitude: [10, 0, 0], GPSLatitudeRef: 'N' }, null],
@@ -133,8 +138,8 @@ describe('ISO 6709', () => {
 
 describe('XMP coordinates', () => {
   it.each([
-    ['40,45.03N', 40.7505], ['73,59.604W', -73.9934], ['40,45,1.8N', 40.7505], ['33,51.408s', -33.8568],
-    ['-73.9934', -73.9934], ['40,61.0N', null], ['north', null],
+    ['40,45.03N', 40.7505], ['73,59.604W', -73.9934], ['40,45,1.8N', 40.7505], ['33,51.408s', -33.8568], ['40,61.0N', null],
+    ['-73.9934', -73.9934], ['north', null],
   ])('%j -> %s', (text, expected) => {
     const result = parseXmpCoordinate(text);
     if (expected === null) expect(result).toBeNull();
