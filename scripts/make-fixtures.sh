@@ -674,6 +674,13 @@ summary = {
     'videos': sum(1 for e in media if e['media']['media_type'] == 'video'),
     'errors_by_code': {c: sum(1 for e in media_lines if e.get('error', {}).get('code') == c)
                        for c in sorted({e['error']['code'] for e in media_lines if 'error' in e})},
+    # What `camroll sync` against the demo catalog must give (anchor events, anchors.md):
+    # matched media per event id; event 6 is unlicensed (venue_id 6), event 7 hidden.
+    'sync_expected': {
+        'matched_media_by_event': {str(ev): sum(1 for e in media if e['event_id'] == ev) for ev in (1, 2, 3, 4, 5, 8)},
+        'unlicensed_at_venue_6': sum(1 for e in media if e['event_id'] == 6),
+        'hidden_event_7_files': sum(1 for e in media if e['event_id'] == 7),
+    },
     'duplicate_groups': 1,
     'duplicate_files': sum(1 for e in media if 'duplicate_of' in e),
     'distinct_ids': len({e['media']['id'] for e in media}),
