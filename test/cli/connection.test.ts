@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openConnection } from '../../src/cli/connection.js';
+import type { CliContext } from '../../src/cli/context.js';
+import { createConfigStore, type ConfigStore } from '../../src/config/index.js';
+import { ConfigError, UsageError } from '../../src/errors.js';
+import { startTestServer } from '../client/test-server.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
+});
+
+function setup(env: NodeJS.ProcessEnv = {}): { ctx: CliContext; store: ConfigStore; stderr: () => string } {
+  const dir = mkdtempSync(join(tmpdir(), 'camroll-conn-'));
+  dirs.push(dir);
+  const stderr = new PassThrough();
+  let text = '';
+  stderr.on('data', (c: Buffer) => (text += c.toString()));
+  const ctx: CliContext = {
+    stdout: new PassThrough(),
+    stderr,
+    env,
+    cwd: dir,
+    signal: new AbortController().signal,
+    stderrIsTTY: false,
+    exitCode: 0,
+  };
+  return { ctx, store: createConfigStore({ cwd: dir }), stderr: () => text };
+}
+
+describe('openConnection', () => {
+  it('opens a remote client from the stored profile, with the URL as identity', async () => {
+    const server = await startTestServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'ok', partner_id: 'acme', environment: 'production', rate_limit: null, key: req.headers['x-partner-api-key'] }));
+    });
+    try {
+      const { ctx, store } = setup();
+      store.setBaseUrl('prod', `${server.origin}/v1/`);
+      store.setApiKey('prod', 'sk_live_stored_key_1234');
+      const connection = await openConnection({ ctx, flags: {}, store });
+      try {
+        expect(connection.target).toEqual({ kind: 'remote', baseUrl: `${server.origin}/v1`, profile: 'prod', identity: `${server.origin}/v1` });
+        await expect(connection.client.health()).resolves.toMatchObject({ partner_id: 'acme', key: 'sk_live_stored_key_1234' });
+        expect(server.seen[0]?.url).toBe('/v1/health');
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a base URL without a key, saying how to set one', async () => {
+    const { ctx, store } = setup({ CAMROLL_BASE_URL: 'https://api.example.com/v1' });
+    const error = await openConnection({ ctx, flags: {}, store }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).code).toBe('missing_api_key');
+    expect((error as Error).message).toContain('camroll config set-key');
+  });
+
+  it('lets ping go without a key', async () => {
+    const { ctx, store } = setup({ CAMROLL_BASE_URL: 'https://api.example.com/v1' });
+    const connection = await openConnection({ ctx, flags: {}, store, requireKey: false });
+    expect(connection.target.kind).toBe('remote');
+    await connection.close();
+  });
+
+  it('treats bad flags as usage errors and bad environment values as config errors', async () => {
+    const { ctx, store } = setup({ CAMROLL_BASE_URL: 'nope' });
+    await expect(openConnection({ ctx, flags: { baseUrl: 'nope' }, store })).rejects.toBeInstanceOf(UsageError);
+    await expect(openConnection({ ctx, flags: { profile: 'bad name' }, store })).rejects.toBeInstanceOf(UsageError);
+    await expect(openConnection({ ctx, flags: {}, store })).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  it('refuses a named profile that does not exist rather than falling back to the embedded service', async () => {
+    const { ctx, store } = setup();
+    await expect(openConnection({ ctx, flags: { profile: 'ghost' }, store })).rejects.toMatchObject({ code: 'unknown_profile' });
+  });
+});
