@@ -3,16 +3,24 @@ import { createProgram } from './program.js';
 import type { CliContext } from './context.js';
 import { describeError, exitCodeFor, EXIT_INTERRUPTED } from './exit.js';
 
+/** A repeated interrupt within this window is the same one, re-raised by a library. */
+const FORCE_EXIT_AFTER_MS = 500;
+
 /**
  * Runs one camroll invocation in this process. The only place that sets the process exit
  * code; a second Ctrl-C exits at once.
  */
 export async function main(argv: string[]): Promise<void> {
   const controller = new AbortController();
-  let interrupts = 0;
+  let firstInterruptAt: number | null = null;
   const onSignal = (): void => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
+    // conf's atomic writer (when-exit) re-raises the first SIGINT/SIGTERM at once; only a
+    // second signal that comes later is the user insisting, and exits without cleanup.
+    if (firstInterruptAt !== null) {
+      if (Date.now() - firstInterruptAt > FORCE_EXIT_AFTER_MS) process.exit(EXIT_INTERRUPTED);
+      return;
+    }
+    firstInterruptAt = Date.now();
     controller.abort();
   };
   process.on('SIGINT', onSignal);
