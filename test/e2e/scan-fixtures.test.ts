@@ -50,6 +50,10 @@ const KeySummary = z.object({
   would_reject: z.object({ missing_coordinates: z.number(), missing_taken_at: z.number() }),
   duplicate_files: z.number(),
   distinct_ids: z.number(),
+  sync_expected: z.object({
+    matched_media_by_event: z.record(z.string(), z.number()),
+    unlicensed_at_venue_6: z.number(),
+  }),
 });
 
 /** A `scan --jsonl` line (product decisions §1): media with its sources, or an error. */
@@ -230,5 +234,41 @@ describe('scan fixtures/library (summary on stdout)', () => {
     const duplicates = field('duplicates');
     expect(Number.parseInt(duplicates, 10)).toBe(summaryKey.duplicate_files);
     expect(duplicates).toContain(`(${summaryKey.distinct_ids} distinct contents)`);
+  });
+});
+
+describe('sync fixtures/library against the bundled demo catalog (embedded service)', () => {
+  const SyncSummary = z.object({ user_id: z.string(), matched: z.number(), unlicensed: z.number() }).loose();
+  const EventsPage = z.object({
+    events: z.array(z.object({ id: z.number(), media: z.array(z.object({ media_id: z.string() })) })),
+  });
+  let syncRun: RunResult;
+  let eventsRun: RunResult;
+
+  beforeAll(async () => {
+    const syncHome = tempHome('camroll-sync-fixtures-');
+    const env = syncHome.env;
+    syncRun = await runCamroll(['sync', LIBRARY, '--email', 'fixtures@example.com', '--json'], { env });
+    const userId = SyncSummary.safeParse(JSON.parse(syncRun.stdout || '{}')).data?.user_id ?? 'unknown';
+    eventsRun = await runCamroll(['events', '--user', userId, '--all', '--json'], { env });
+    rmSync(syncHome.dir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('matches each anchor-event file to its event, and nothing else', () => {
+    expect(syncRun.code, syncRun.stderr).toBe(0);
+    expect(eventsRun.code, eventsRun.stderr).toBe(0);
+    const summary = SyncSummary.parse(JSON.parse(syncRun.stdout));
+    const page = EventsPage.parse(JSON.parse(eventsRun.stdout));
+    const matchedEvents = new Set([1, 2, 3, 4, 5, 8]);
+    const want = new Map<number, string[]>();
+    for (const entry of key) {
+      if (entry.media && entry.event_id !== null && matchedEvents.has(entry.event_id)) {
+        want.set(entry.event_id, [...(want.get(entry.event_id) ?? []), entry.media.id].sort());
+      }
+    }
+    const got = new Map(page.events.map((event) => [event.id, event.media.map((m) => m.media_id).sort()]));
+    expect(Object.fromEntries(got)).toEqual(Object.fromEntries(want));
+    expect(summary.matched).toBe(Object.values(summaryKey.sync_expected.matched_media_by_event).reduce((a, b) => a + b, 0));
+    expect(summary.unlicensed).toBe(summaryKey.sync_expected.unlicensed_at_venue_6);
   });
 });
