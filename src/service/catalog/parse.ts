@@ -9,7 +9,7 @@ import type {
   CatalogVenue,
   EventKind,
 } from './types.js';
-import { createZoneClock, type ZoneClock } from './zone-clock.js';
+import { createZoneClock, isValidZone, type ZoneClock } from './zone-clock.js';
 
 /** Error code of a catalog that cannot be used. */
 export const INVALID_CATALOG = 'invalid_catalog';
@@ -51,32 +51,51 @@ const KINDS: ReadonlySet<unknown> = new Set<EventKind>(['concert', 'sport', 'oth
  * event, which a million-event catalog cannot afford. Anything this rejects (defaults to
  * fill in, a bad member) goes through the zod schema, which has the last word.
  */
-function fastEvent(item: unknown): Omit<CatalogEvent, 'startsAtMs'> | null {
+function fastEvent(item: unknown): CatalogEvent | null {
   if (!isObject(item)) return null;
   const { id, name, kind, venue_id, starts_at_local, performers, licensed, hidden } = item;
   if (!isId(id) || !isId(venue_id) || !KINDS.has(kind)) return null;
-  if (typeof name !== 'string' || name.trim().length === 0) return null;
-  if (typeof starts_at_local !== 'string' || typeof licensed !== 'boolean' || typeof hidden !== 'boolean') {
-    return null;
-  }
-  if (!Array.isArray(performers)) return null;
-  const list: CatalogEventPerformer[] = new Array<CatalogEventPerformer>(performers.length);
-  for (let i = 0; i < performers.length; i += 1) {
-    const p: unknown = performers[i];
+  if (typeof name !== 'string' || name.trim().length === 0 || typeof starts_at_local !== 'string') return null;
+  // Absent members take the schema's defaults: licensed, not hidden, no performers.
+  if (licensed !== undefined && typeof licensed !== 'boolean') return null;
+  if (hidden !== undefined && typeof hidden !== 'boolean') return null;
+  if (performers !== undefined && !Array.isArray(performers)) return null;
+  const source: unknown[] = performers ?? [];
+  const list: CatalogEventPerformer[] = new Array<CatalogEventPerformer>(source.length);
+  for (let i = 0; i < source.length; i += 1) {
+    const p: unknown = source[i];
     if (!isObject(p) || !isId(p.id)) return null;
-    const headliner = p.is_headliner;
+    const headliner = p.is_headliner ?? null;
     if (headliner !== null && typeof headliner !== 'boolean') return null;
     list[i] = { id: p.id, is_headliner: headliner };
   }
-  return { id, name, kind: kind as EventKind, venue_id, starts_at_local, performers: list, licensed, hidden };
+  return {
+    id,
+    name,
+    kind: kind as EventKind,
+    venue_id,
+    starts_at_local,
+    startsAtMs: 0,
+    performers: list,
+    licensed: licensed ?? true,
+    hidden: hidden ?? false,
+  };
 }
 
 function parseVenues(items: unknown[]): Map<number, CatalogVenue> {
   const venues = new Map<number, CatalogVenue>();
+  // Checking a zone name builds an Intl formatter (a fraction of a millisecond): once per name.
+  const zones = new Map<string, boolean>();
   items.forEach((item, index) => {
     const result = RawVenue.safeParse(item);
     if (!result.success) fail(label('venues', index, item), firstIssue(result.error));
     const venue = result.data;
+    let zoneOk = zones.get(venue.timezone);
+    if (zoneOk === undefined) {
+      zoneOk = isValidZone(venue.timezone);
+      zones.set(venue.timezone, zoneOk);
+    }
+    if (!zoneOk) fail(label('venues', index, item), 'timezone: not a known IANA time zone');
     if (venues.has(venue.id)) fail(label('venues', index, item), `duplicate venue id ${venue.id}`);
     venues.set(venue.id, venue);
   });
@@ -110,28 +129,28 @@ function parseEvents(
     if (event === null) {
       const result = RawEvent.safeParse(item);
       if (!result.success) fail(label('events', index, item), firstIssue(result.error));
-      event = result.data;
+      event = { ...result.data, startsAtMs: 0 };
     }
-    const where = (): string => label('events', index, item);
-    if (events.has(event.id)) fail(where(), `duplicate event id ${event.id}`);
+    if (events.has(event.id)) fail(label('events', index, item), `duplicate event id ${event.id}`);
     const venue = venues.get(event.venue_id);
-    if (venue === undefined) fail(where(), `venue_id ${event.venue_id} does not exist`);
+    if (venue === undefined) fail(label('events', index, item), `venue_id ${event.venue_id} does not exist`);
     const list = event.performers;
     for (let i = 0; i < list.length; i += 1) {
       const id = (list[i] as CatalogEventPerformer).id;
-      if (!performers.has(id)) fail(where(), `performers[${i}]: performer id ${id} does not exist`);
+      if (!performers.has(id)) fail(label('events', index, item), `performers[${i}]: performer id ${id} does not exist`);
       // Events list a handful of performers: a quadratic scan beats allocating a Set.
       for (let j = 0; j < i; j += 1) {
         if ((list[j] as CatalogEventPerformer).id === id) {
-          fail(where(), `performers[${i}]: performer id ${id} is listed twice`);
+          fail(label('events', index, item), `performers[${i}]: performer id ${id} is listed twice`);
         }
       }
     }
     const wall = wallClockMs(event.starts_at_local);
     if (wall === null) {
-      fail(where(), 'starts_at_local: must be a real local date-time YYYY-MM-DDTHH:mm:ss (no offset)');
+      fail(label('events', index, item), 'starts_at_local: must be a real local date-time YYYY-MM-DDTHH:mm:ss (no offset)');
     }
-    events.set(event.id, { ...event, startsAtMs: clock.toInstant(venue.timezone, wall) });
+    event.startsAtMs = clock.toInstant(venue.timezone, wall);
+    events.set(event.id, event);
   }
   return events;
 }

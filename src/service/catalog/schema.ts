@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { isValidZone } from './zone-clock.js';
 
 /** Largest geofence radius accepted, in metres: a festival ground fits, a city does not. */
 export const MAX_RADIUS_M = 20_000;
@@ -10,25 +9,37 @@ const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const Name = z.string().refine((text) => text.trim().length > 0, { message: 'must not be empty' });
 const OptionalText = z.string().nullable().optional().transform((value) => value ?? null);
 
-/** `YYYY-MM-DDTHH:mm:ss`, wall-clock at the venue, with a real calendar date. */
-export const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
+function digits(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i += 1) {
+    const code = text.charCodeAt(i) - 48;
+    if (code < 0 || code > 9) return -1;
+    value = value * 10 + code;
+  }
+  return value;
+}
 
-/** The wall-clock time as ms "as if UTC", or null when it is not a valid `YYYY-MM-DDTHH:mm:ss`. */
+/**
+ * The wall-clock time as ms "as if UTC", or null when it is not a valid
+ * `YYYY-MM-DDTHH:mm:ss`. Hand-parsed: it runs once per event, a million times for a big
+ * catalog, and a regular expression match allocates.
+ */
 export function wallClockMs(text: string): number | null {
-  const m = LOCAL_DATE_TIME.exec(text);
-  if (m === null) return null;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  const hour = Number(m[4]);
-  const minute = Number(m[5]);
-  const second = Number(m[6]);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  if (text.length !== 19 || text[4] !== '-' || text[7] !== '-' || text[10] !== 'T' || text[13] !== ':' || text[16] !== ':') {
+    return null;
+  }
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2);
+  const minute = digits(text, 14, 2);
+  const second = digits(text, 17, 2);
+  // Years before 1900 are no plausible event (and Date.UTC maps 0-99 to the 1900s).
+  if (year < 1900 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) return null;
+  if (second < 0 || second > 59) return null;
   const ms = Date.UTC(year, month - 1, day, hour, minute, second);
   // Date.UTC rolls 2023-02-30 over to March: a changed day means the date does not exist.
   if (new Date(ms).getUTCDate() !== day) return null;
-  // Date.UTC maps years 0-99 to 1900-1999; such dates are not plausible events anyway.
-  if (year < 1900) return null;
   return ms;
 }
 
@@ -41,7 +52,8 @@ export const RawVenue = z.object({
   latitude: z.number().min(-90).max(90),
   longitude: z.number().min(-180).max(180),
   radius_m: z.number().positive().max(MAX_RADIUS_M).default(DEFAULT_RADIUS_M),
-  timezone: z.string().refine(isValidZone, { message: 'not a known IANA time zone' }),
+  /** Checked against the zone database by parseCatalog, once per distinct name. */
+  timezone: z.string().min(1),
 });
 export type RawVenue = z.infer<typeof RawVenue>;
 

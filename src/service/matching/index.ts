@@ -8,3 +8,4 @@ export {
 } from './matcher.js';
 export { haversineM, destinationPoint, EARTH_RADIUS_M } from './geo.js';
 export { createSpatialIndex, type Geofence, type SpatialIndex } from './spatial-index.js';
+export { createReferenceMatcher } from './reference.js';
