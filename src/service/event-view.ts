@@ -17,13 +17,13 @@ export function userEventView(
   deps: { store: Store; catalog: Catalog },
   userId: string,
   eventId: number,
-  options: { includeMedia: boolean; mediaCount?: number },
+  options: { includeMedia: boolean; mediaCount?: number; media?: MatchedMediaRow[] },
 ): Event | null {
   const event = deps.catalog.events.get(eventId);
   if (event === undefined || !isVisibleEvent(event)) return null;
   const wire = toWireEvent(event, deps.catalog);
   if (options.includeMedia) {
-    const media = deps.store.eventMedia(userId, eventId).map(toEventMedia);
+    const media = (options.media ?? deps.store.eventMedia(userId, eventId)).map(toEventMedia);
     wire.media = media;
     wire.media_count = media.length;
   } else {

@@ -32,9 +32,14 @@ export function registerHistoryRoutes(app: FastifyInstance, deps: ServiceDeps): 
       const rows = store.pageEvents(user.id, after, limit + 1);
       const page = rows.slice(0, limit);
       const hasMore = rows.length > limit;
+      const media = includeMedia ? store.eventsMedia(user.id, page.map((row) => row.event_id)) : null;
       const events: Event[] = [];
       for (const row of page) {
-        const view = userEventView(deps, user.id, row.event_id, { includeMedia, mediaCount: row.media_count });
+        const view = userEventView(deps, user.id, row.event_id, {
+          includeMedia,
+          mediaCount: row.media_count,
+          media: media?.get(row.event_id) ?? [],
+        });
         if (view) events.push(view);
       }
       const last = page[page.length - 1];

@@ -25,6 +25,7 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
     return store.write(() => {
       const touched = new Map<number, number | null>();
       const startsOf = (eventId: number): number | null => catalog.events.get(eventId)?.startsAtMs ?? null;
+      const unmatched: string[] = [];
       for (const item of distinct.values()) {
         if (item.stored) {
           const previous = store.matchedEventOf(user.id, item.mediaId);
@@ -32,12 +33,12 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
           touched.set(item.stored.event_id, startsOf(item.stored.event_id));
           if (previous !== null && previous !== item.stored.event_id) touched.set(previous, startsOf(previous));
         } else {
-          // A re-sent item that no longer matches drops its earlier match: the latest
-          // metadata for an asset id is the truth, and unmatched items are not retained.
-          const previous = store.removeMatch(user.id, item.mediaId);
-          if (previous !== null) touched.set(previous, startsOf(previous));
+          unmatched.push(item.mediaId);
         }
       }
+      // A re-sent item that no longer matches drops its earlier match: the latest metadata
+      // for an asset id is the truth, and unmatched items are not retained.
+      for (const previous of store.removeMatches(user.id, unmatched)) touched.set(previous, startsOf(previous));
       for (const [eventId, startsAtMs] of touched) store.refreshUserEvent(user.id, eventId, startsAtMs);
       const lastSyncAtMs = store.touch(user.id, deps.clock(), false);
 

@@ -40,7 +40,8 @@ export const MIGRATIONS: readonly string[] = [
     thumbnail_url TEXT,
     PRIMARY KEY (user_id, media_id)
   ) WITHOUT ROWID;
-  CREATE INDEX matches_by_event ON matches (user_id, event_id, taken_at_ms, media_id);
+  -- Covering: an event's media list is read from the index alone, already in order.
+  CREATE INDEX matches_by_event ON matches (user_id, event_id, taken_at_ms, media_id, taken_at, media_type, thumbnail_url);
 
   -- Derived from matches inside the same transaction: the user's events with their media
   -- count and start instant, so paging and totals never scan media.

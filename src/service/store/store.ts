@@ -58,8 +58,10 @@ export function openStore(options: { path: string }): Store {
          taken_at = excluded.taken_at, taken_at_ms = excluded.taken_at_ms,
          media_type = excluded.media_type, thumbnail_url = excluded.thumbnail_url`,
     ),
-    removeMatch: db.prepare<[string, string], { event_id: number }>(
-      'DELETE FROM matches WHERE user_id = ? AND media_id = ? RETURNING event_id',
+    // One statement for a whole batch of ids (a JSON array): most items of a batch match
+    // nothing, and one delete per item would dominate ingest.
+    removeMatches: db.prepare<[string, string], { event_id: number }>(
+      'DELETE FROM matches WHERE user_id = ? AND media_id IN (SELECT value FROM json_each(?)) RETURNING event_id',
     ),
     countEventMedia: db.prepare<[string, number], { n: number }>(
       'SELECT COUNT(*) AS n FROM matches WHERE user_id = ? AND event_id = ?',
@@ -76,6 +78,11 @@ export function openStore(options: { path: string }): Store {
     eventMedia: db.prepare<[string, number], MatchedMediaRow>(
       `SELECT media_id, taken_at, media_type, thumbnail_url FROM matches
        WHERE user_id = ? AND event_id = ? ORDER BY taken_at_ms, media_id`,
+    ),
+    eventsMedia: db.prepare<[string, string], MatchedMediaRow & { event_id: number }>(
+      `SELECT event_id, media_id, taken_at, media_type, thumbnail_url FROM matches
+       WHERE user_id = ? AND event_id IN (SELECT value FROM json_each(?))
+       ORDER BY event_id, taken_at_ms, media_id`,
     ),
     firstPage: db.prepare<[string, number], UserEventRow>(
       `SELECT event_id, starts_at_ms, media_count FROM user_events WHERE user_id = ?
@@ -140,7 +147,10 @@ export function openStore(options: { path: string }): Store {
     upsertMatch(userId, media) {
       st.upsertMatch.run({ user_id: userId, ...media });
     },
-    removeMatch: (userId, mediaId) => st.removeMatch.get(userId, mediaId)?.event_id ?? null,
+    removeMatches(userId, mediaIds) {
+      if (mediaIds.length === 0) return [];
+      return st.removeMatches.all(userId, JSON.stringify(mediaIds)).map((row) => row.event_id);
+    },
     refreshUserEvent(userId, eventId, startsAtMs) {
       const n = st.countEventMedia.get(userId, eventId)?.n ?? 0;
       if (n === 0) {
@@ -152,6 +162,16 @@ export function openStore(options: { path: string }): Store {
       st.putUserEvent.run(userId, eventId, starts, n);
     },
     eventMedia: (userId, eventId) => st.eventMedia.all(userId, eventId),
+    eventsMedia(userId, eventIds) {
+      const byEvent = new Map<number, MatchedMediaRow[]>();
+      if (eventIds.length === 0) return byEvent;
+      for (const row of st.eventsMedia.all(userId, JSON.stringify(eventIds))) {
+        let list = byEvent.get(row.event_id);
+        if (!list) byEvent.set(row.event_id, (list = []));
+        list.push({ media_id: row.media_id, taken_at: row.taken_at, media_type: row.media_type, thumbnail_url: row.thumbnail_url });
+      }
+      return byEvent;
+    },
     pageEvents(userId, after: CursorPosition | null, limit) {
       return after
         ? st.nextPage.all(userId, after.startsAtMs, after.startsAtMs, after.eventId, limit)

@@ -70,11 +70,13 @@ export interface Store {
   touch(userId: string, nowMs: number, markSynced: boolean): number;
   matchedEventOf(userId: string, mediaId: string): number | null;
   upsertMatch(userId: string, media: StoredMedia): void;
-  /** Removes a stored match; returns the event it was on, or null when there was none. */
-  removeMatch(userId: string, mediaId: string): number | null;
+  /** Removes the stored matches of these ids; returns the events they were on (one per removed row). */
+  removeMatches(userId: string, mediaIds: readonly string[]): number[];
   /** Recomputes a user's entry for one event from its matches (drops it at zero media). */
   refreshUserEvent(userId: string, eventId: number, startsAtMs: number | null): void;
   eventMedia(userId: string, eventId: number): MatchedMediaRow[];
+  /** The media of several events in one query, each list in taken_at order. */
+  eventsMedia(userId: string, eventIds: readonly number[]): Map<number, MatchedMediaRow[]>;
   pageEvents(userId: string, after: CursorPosition | null, limit: number): UserEventRow[];
   countEvents(userId: string): number;
   eventIds(userId: string): number[];

@@ -1,0 +1,172 @@
+/**
+ * `npm run bench:service`: figures for the embedded service on loopback.
+ * 1. ingest items/s (200-item batches, ~3% matched, 4 concurrent clients) and its ratio to
+ *    a bare Fastify route parsing the same bodies and answering a same-sized reply;
+ * 2. p50/p99 of an events page (limit 20, media included) for a user with 1,000 events and
+ *    30,000 matched media;
+ * 3. matcher lookups/s and catalog load time (bench/matcher.ts, from the catalog side).
+ * Prints figures, asserts nothing.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { Pool } from 'undici';
+import { createApp } from '../src/service/app.js';
+import { isVisibleEvent, loadCatalog, type Catalog } from '../src/service/catalog/index.js';
+import { openStore } from '../src/service/store/store.js';
+import { runMatcherBench } from './matcher.js';
+
+const KEY = 'sk_bench_key';
+const CLIENTS = 4;
+const BATCH = 200;
+const BATCHES = 400; // 80,000 items per run
+
+/** Seeded PRNG so runs compare. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function visibleEvents(catalog: Catalog) {
+  return [...catalog.events.values()].filter(isVisibleEvent);
+}
+
+/** Request bodies: ~3% of items inside a visible event's window at its venue, the rest nowhere. */
+function makeBatches(catalog: Catalog, count: number, prefix: string): string[] {
+  const rand = rng(7);
+  const events = visibleEvents(catalog);
+  const bodies: string[] = [];
+  for (let b = 0; b < count; b += 1) {
+    const media = [];
+    for (let i = 0; i < BATCH; i += 1) {
+      const id = `sha256:${prefix}${b.toString(16).padStart(6, '0')}${i.toString(16).padStart(4, '0')}${'0'.repeat(48)}`;
+      if (rand() < 0.03) {
+        const event = events[Math.floor(rand() * events.length)]!;
+        const venue = catalog.venues.get(event.venue_id)!;
+        media.push({ id, taken_at: new Date(event.startsAtMs + Math.floor(rand() * 120) * 60_000).toISOString(), latitude: venue.latitude, longitude: venue.longitude, media_type: 'photo', filename: `IMG_${i}.JPG`, duration_seconds: null, device_make: 'Apple', device_model: 'iPhone 15', device_lens_model: null });
+      } else {
+        media.push({ id, taken_at: new Date(Date.UTC(2018, 0, 1) + Math.floor(rand() * 2e11)).toISOString(), latitude: -60 + rand() * 10, longitude: -170 + rand() * 10, media_type: 'photo', filename: `IMG_${i}.JPG`, duration_seconds: null, device_make: 'Apple', device_model: 'iPhone 15', device_lens_model: null });
+      }
+    }
+    bodies.push(JSON.stringify({ media }));
+  }
+  return bodies;
+}
+
+/** Sends every body from CLIENTS concurrent clients; returns items/s and the reply sizes. */
+async function drive(origin: string, path: string, bodies: string[]): Promise<{ itemsPerSecond: number; replyBytes: number[] }> {
+  const pool = new Pool(origin, { connections: CLIENTS, pipelining: 1 });
+  const replyBytes: number[] = new Array(bodies.length);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (;;) {
+        const index = next++;
+        if (index >= bodies.length) return;
+        const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY }, body: bodies[index] });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 200)}`);
+        replyBytes[index] = Buffer.byteLength(text);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return { itemsPerSecond: (bodies.length * BATCH) / seconds, replyBytes };
+}
+
+async function listen(app: { listen(o: { host: string; port: number }): Promise<string>; server: { address(): unknown } }): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address() as { port: number };
+  return `http://127.0.0.1:${address.port}`;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'camroll-bench-'));
+  try {
+    console.log(`machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, Node ${process.version}, ${process.platform}`);
+    const catalog = await loadCatalog();
+    const keys = [{ key: KEY, partner_id: 'bench', environment: 'sandbox' as const }];
+
+    // --- 1. ingest vs the bare route ceiling --------------------------------------------
+    const store = openStore({ path: join(dir, 'service.db') });
+    const app = await createApp({ store, catalog, keys });
+    const origin = await listen(app);
+    const user = (await app.inject({ method: 'POST', url: '/v1/users', headers: { 'x-partner-api-key': KEY }, payload: { email: 'bench@example.com' } })).json().user_id as string;
+    const warm = makeBatches(catalog, 40, 'ff');
+    const bodies = makeBatches(catalog, BATCHES, 'aa');
+    await drive(origin, `/v1/users/${user}/media`, warm);
+    const service = await drive(origin, `/v1/users/${user}/media`, bodies);
+
+    const bare = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+    const replies = service.replyBytes.map((n) => JSON.stringify({ pad: 'x'.repeat(Math.max(0, n - 10)) }));
+    let served = 0;
+    bare.post('/ingest', async (request) => {
+      // Touch the parsed body as the service does (every item), then a same-sized reply.
+      const media = (request.body as { media: Array<{ id: string }> }).media;
+      let n = 0;
+      for (const item of media) n += item.id.length;
+      return n >= 0 ? replies[served++ % replies.length] : '';
+    });
+    const bareOrigin = await listen(bare);
+    await drive(bareOrigin, '/ingest', warm);
+    served = 0;
+    const ceiling = await drive(bareOrigin, '/ingest', bodies);
+    await bare.close();
+    console.log(`ingest: ${service.itemsPerSecond.toFixed(0)} items/s (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched)`);
+    console.log(`ceiling (bare Fastify route, same bodies, same-sized replies): ${ceiling.itemsPerSecond.toFixed(0)} items/s`);
+    console.log(`ratio: ${(service.itemsPerSecond / ceiling.itemsPerSecond).toFixed(2)} (target >= 0.5)`);
+
+    // --- 2. events page for a user with 1,000 events and 30,000 media -------------------
+    const rich = (await app.inject({ method: 'POST', url: '/v1/users', headers: { 'x-partner-api-key': KEY }, payload: { email: 'rich@example.com' } })).json().user_id as string;
+    const chosen = visibleEvents(catalog).slice(0, 1000);
+    const items = chosen.flatMap((event, e) => {
+      const venue = catalog.venues.get(event.venue_id)!;
+      return Array.from({ length: 30 }, (_, k) => ({ id: `rich-${e}-${k}`, taken_at: new Date(event.startsAtMs + k * 60_000).toISOString(), latitude: venue.latitude, longitude: venue.longitude, thumbnail_url: `https://cdn.example.com/t/${e}/${k}.jpg` }));
+    });
+    for (let i = 0; i < items.length; i += BATCH) {
+      const res = await app.inject({ method: 'POST', url: `/v1/users/${rich}/media`, headers: { 'x-partner-api-key': KEY }, payload: { media: items.slice(i, i + BATCH) } });
+      if (res.statusCode !== 200) throw new Error(res.body);
+    }
+    const pool = new Pool(origin, { connections: 1 });
+    const timings: number[] = [];
+    let total = 0;
+    for (let pass = 0; pass < 12; pass += 1) {
+      let cursor: string | null = null;
+      do {
+        const path: string = `/v1/users/${rich}/events?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const started = performance.now();
+        const res = await pool.request({ method: 'GET', path, headers: { 'x-partner-api-key': KEY } });
+        const page = (await res.body.json()) as { next_cursor: string | null; total: number };
+        timings.push(performance.now() - started);
+        cursor = page.next_cursor;
+        total = page.total;
+      } while (cursor);
+    }
+    await pool.close();
+    const measured = timings.slice(50).sort((a, b) => a - b); // first pass warms up
+    console.log(`events page (limit 20, media included; ${total} events, ${items.length} media): p50 ${percentile(measured, 50).toFixed(2)} ms, p99 ${percentile(measured, 99).toFixed(2)} ms over ${measured.length} pages (target p99 <= 10 ms)`);
+    await app.close();
+    store.close();
+
+    // --- 3. matcher, from the catalog side's benchmark ----------------------------------
+    const m = runMatcherBench({ log: (line) => console.log(`  matcher bench: ${line}`) });
+    console.log(`matcher: ${Math.round(m.lookupsPerSecond).toLocaleString('en-US')} lookups/s (target >= 1,000,000); catalog load ${(m.loadMs / 1000).toFixed(2)} s wall, ${(m.loadCpuMs / 1000).toFixed(2)} s CPU (target <= 3 s) [${m.venues} venues, ${m.events} events]`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
