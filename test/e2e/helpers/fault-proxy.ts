@@ -27,6 +27,8 @@ export interface FaultOptions {
   seed?: number;
   /** Share of requests given each fault (the rest pass). */
   shares?: Partial<Record<Exclude<Fault, 'none'>, number>>;
+  /** Faults for the first requests, in order, before the seeded shares apply ('none' lets one pass). */
+  sequence?: Fault[];
   /** A request with the same method, path and body gets at most this many faults, so retries end. */
   maxFaultsPerRequest?: number;
   slowMs?: number;
@@ -39,8 +41,12 @@ export interface FaultProxy {
   log: ProxyEntry[];
   /** Resolves when the held request is being held. */
   held: Promise<ProxyEntry>;
-  /** Ids of every media POST the service received. */
-  forwardedIds(): string[];
+  /** Holds the n-th media POST from now on (counting restarts); resolves when it is held. */
+  arm(hold: NonNullable<FaultOptions['hold']>): Promise<ProxyEntry>;
+  /** Stops holding requests. */
+  disarm(): void;
+  /** Ids of every media POST the service received, from log position `since` on. */
+  forwardedIds(since?: number): string[];
   close(): Promise<void>;
 }
 
@@ -53,12 +59,19 @@ export async function startFaultProxy(options: FaultOptions): Promise<FaultProxy
   const log: ProxyEntry[] = [];
   const sockets = new Set<Socket>();
   let mediaPosts = 0;
+  let hold = options.hold ?? null;
   let onHeld: (e: ProxyEntry) => void = () => undefined;
   const held = new Promise<ProxyEntry>((resolve) => (onHeld = resolve));
 
+  let picks = 0;
   const pickFault = (key: string): Fault => {
     const r = random();
+    const fromSequence = options.sequence?.[picks++];
     if ((faultsSeen.get(key) ?? 0) >= (options.maxFaultsPerRequest ?? 2)) return 'none';
+    if (fromSequence !== undefined) {
+      if (fromSequence !== 'none') faultsSeen.set(key, (faultsSeen.get(key) ?? 0) + 1);
+      return fromSequence;
+    }
     let acc = 0;
     for (const fault of ['throttle', 'error500', 'reset', 'reset_after', 'slow'] as const) {
       acc += shares[fault] ?? 0;
@@ -87,7 +100,7 @@ export async function startFaultProxy(options: FaultOptions): Promise<FaultProxy
     const key = createHash('sha256').update(`${req.method} ${path}\n`).update(body).digest('hex');
     const entry: ProxyEntry = { seq: log.length + 1, method: req.method ?? 'GET', path, ids, fault: pickFault(key), forwarded: false, status: null, delivered: false };
     log.push(entry);
-    const holdHere = isMedia && options.hold && ++mediaPosts === options.hold.nth ? options.hold.phase : null;
+    const holdHere = isMedia && hold && ++mediaPosts === hold.nth ? hold.phase : null;
 
     switch (entry.fault) {
       case 'throttle':
@@ -156,7 +169,15 @@ export async function startFaultProxy(options: FaultOptions): Promise<FaultProxy
     baseUrl: `http://127.0.0.1:${port}${target.pathname.replace(/\/+$/, '')}`,
     log,
     held,
-    forwardedIds: () => log.filter((e) => e.forwarded).flatMap((e) => e.ids),
+    arm: (next) => {
+      hold = next;
+      mediaPosts = 0;
+      return new Promise<ProxyEntry>((resolve) => (onHeld = resolve));
+    },
+    disarm: () => {
+      hold = null;
+    },
+    forwardedIds: (since = 0) => log.slice(since).filter((e) => e.forwarded).flatMap((e) => e.ids),
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

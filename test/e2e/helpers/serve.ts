@@ -26,9 +26,11 @@ export async function startServe(options: { env: NodeJS.ProcessEnv; db: string; 
         resolve(m[1]!);
       }
     });
+    let err = '';
+    child.stderr!.on('data', (d: Buffer | string) => (err += d.toString()));
     child.on('close', (code) => {
       clearTimeout(timer);
-      reject(new Error(`serve exited with ${code} before listening: ${out}`));
+      reject(new Error(`serve exited with ${code} before listening: ${out}${err}`));
     });
   });
   return {

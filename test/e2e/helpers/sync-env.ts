@@ -14,8 +14,8 @@ export interface SyncEnv {
   clientEnv(baseUrl: string): NodeJS.ProcessEnv;
   /** All events of a user with their media, straight from the service. */
   events(userId: string): Promise<unknown[]>;
-  /** Ids the journals under this home hold as accepted. */
-  journalAccepted(): Set<string>;
+  /** Ids the journals under this home hold as accepted, for the users `include` keeps (default all). */
+  journalAccepted(include?: (userId: string) => boolean): Set<string>;
   close(): Promise<void>;
 }
 
@@ -43,7 +43,7 @@ export async function createSyncEnv(): Promise<SyncEnv> {
       }
       return out;
     },
-    journalAccepted: () => {
+    journalAccepted: (include = () => true) => {
       const ids = new Set<string>();
       let files: string[] = [];
       try {
@@ -53,6 +53,11 @@ export async function createSyncEnv(): Promise<SyncEnv> {
       }
       for (const f of files) {
         const db = new Database(join(journals, f));
+        const user = db.prepare("SELECT value FROM meta WHERE key = 'user_id'").pluck().get() as string;
+        if (!include(user)) {
+          db.close();
+          continue;
+        }
         for (const row of db.prepare('SELECT id FROM outcomes WHERE outcome = 0').pluck().all() as string[]) ids.add(row);
         db.close();
       }
