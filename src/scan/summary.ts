@@ -16,9 +16,9 @@ export interface ScanSummary {
   /** Things the walk could not read (folders, files), by code. */
   warnings: Record<string, number>;
   /** Media the service would reject, by the first reason that applies. */
-  wouldReject: { missing_coordinates: number; missing_taken_at: number };
+  would_reject: { missing_coordinates: number; missing_taken_at: number };
   /** Files whose content (id) was already seen in this scan, and the number of distinct ids. */
-  duplicates: { files: number; distinctIds: number };
+  duplicates: { files: number; distinct_ids: number };
   /** Bytes of the media files found. */
   bytes: number;
   /** Records served from the scan cache without reading the file. */
@@ -54,8 +54,8 @@ export function createScanSummary(): SummaryAccumulator {
     errors: {},
     skipped: {},
     warnings: {},
-    wouldReject: { missing_coordinates: 0, missing_taken_at: 0 },
-    duplicates: { files: 0, distinctIds: 0 },
+    would_reject: { missing_coordinates: 0, missing_taken_at: 0 },
+    duplicates: { files: 0, distinct_ids: 0 },
     bytes: 0,
     cached: 0,
   };
@@ -78,7 +78,7 @@ export function createScanSummary(): SummaryAccumulator {
       if (record.media.media_type === 'video') summary.videos += 1;
       else summary.photos += 1;
       const rejection = wouldBeRejected(record.media);
-      if (rejection) summary.wouldReject[rejection] += 1;
+      if (rejection) summary.would_reject[rejection] += 1;
       if (!ids.add(record.media.id)) summary.duplicates.files += 1;
     },
     result() {
@@ -87,8 +87,8 @@ export function createScanSummary(): SummaryAccumulator {
         errors: { ...summary.errors },
         skipped: { ...summary.skipped },
         warnings: { ...summary.warnings },
-        wouldReject: { ...summary.wouldReject },
-        duplicates: { files: summary.duplicates.files, distinctIds: ids.size },
+        would_reject: { ...summary.would_reject },
+        duplicates: { files: summary.duplicates.files, distinct_ids: ids.size },
       };
     },
   };

@@ -70,8 +70,14 @@ export function walk(options: WalkOptions): AsyncIterable<WalkEvent> {
   let pendingStats = 0;
   let stopped = false;
 
+  const statWaiters: (() => void)[] = [];
+  const statSettled = (): Promise<void> => new Promise((resolve) => statWaiters.push(resolve));
+  // Stats in flight will become events: count them, and wait for whichever frees room.
   const waitForRoom = async (): Promise<void> => {
-    while (!stopped && channel.size + pendingStats >= limit) await channel.room();
+    while (!stopped && channel.size + pendingStats >= limit) {
+      if (channel.size >= limit) await channel.room();
+      else await statSettled();
+    }
   };
   const skip = (reason: SkipReason, absPath: string): void => channel.pushNow({ type: 'skipped', reason, absPath });
   const warn = (code: 'unreadable_folder' | 'unreadable_file', absPath: string, error: NodeJS.ErrnoException): void =>
@@ -167,6 +173,7 @@ export function walk(options: WalkOptions): AsyncIterable<WalkEvent> {
     pendingStats += 1;
     fs.stat(absPath, (error, stats) => {
       pendingStats -= 1;
+      for (const wake of statWaiters.splice(0)) wake();
       if (error) {
         if (isLink && error.code === 'ENOENT') skip('broken_symlink', absPath);
         else if (error.code === 'ENOENT') skip('vanished', absPath);

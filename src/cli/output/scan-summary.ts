@@ -23,8 +23,8 @@ export function formatScanSummary(summary: ScanSummary, options: { elapsedMs: nu
     `  media:              ${summary.media} (photos ${summary.photos}, videos ${summary.videos})`,
     `  errors:             ${withCounts(errors, summary.errors)}`,
     `  skipped:            ${withCounts(skipped, summary.skipped)}`,
-    `  would be rejected:  missing_coordinates ${summary.wouldReject.missing_coordinates}, missing_taken_at ${summary.wouldReject.missing_taken_at}`,
-    `  duplicates:         ${summary.duplicates.files} files repeat content already seen (${summary.duplicates.distinctIds} distinct contents)`,
+    `  would be rejected:  missing_coordinates ${summary.would_reject.missing_coordinates}, missing_taken_at ${summary.would_reject.missing_taken_at}`,
+    `  duplicates:         ${summary.duplicates.files} files repeat content already seen (${summary.duplicates.distinct_ids} distinct contents)`,
   ];
   if (warnings > 0) lines.push(`  warnings:           ${withCounts(warnings, summary.warnings)}`);
   return lines.join('\n');
