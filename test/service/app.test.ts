@@ -160,7 +160,7 @@ describe('ingest validation', () => {
 
   it('rejects bad items one by one, counting accepted = sent - rejected', async () => {
     const items = [
-      { id: 'long', ...itemAt('x', 1, EVENT1), ...{ id: 'l'.repeat(256) } },
+      { ...itemAt('x', 1, EVENT1), id: 'l'.repeat(256) },
       { ...itemAt('lat', 1, EVENT1), latitude: 91 },
       { ...itemAt('when', 1, EVENT1), taken_at: 'yesterday' },
       { ...itemAt('local', 1, EVENT1), taken_at: '2024-07-13T00:00:00' },
