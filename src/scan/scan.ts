@@ -138,7 +138,10 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
     (error: unknown) => out.fail(error),
   );
   try {
-    for await (const event of out) yield event;
+    for await (const event of out) {
+      if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
+      yield event;
+    }
   } finally {
     // The consumer may have stopped early: stop reading, and unblock a producer waiting for room.
     stop.abort();

@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MediaMetadata } from '../../src/contract/index.js';
+import { InterruptedError, ScanError, UsageError } from '../../src/errors.js';
+import { extractFile } from '../../src/scan/extract/index.js';
+import type { ExtractFn } from '../../src/scan/read-file.js';
+import { resolveScanRoots, scanLibrary, type ScanOptions } from '../../src/scan/scan.js';
+import { createScanSummary } from '../../src/scan/summary.js';
+import type { ScanEvent, ScanRecord } from '../../src/scan/types.js';
+import { jpegBytes, writePhotoLibrary } from '../../bench/scan-library.js';
+
+let dir: string;
+let lib: string;
+let cacheDir: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'camroll-scan-'));
+  lib = path.join(dir, 'library');
+  cacheDir = path.join(dir, 'cache');
+  writePhotoLibrary(lib, { count: 12, minBytes: 2000, maxBytes: 300_000, perFolder: 5, seed: 7 });
+});
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The real extractor, counting the files it was asked to read. */
+function countingExtractor(fail?: (absPath: string) => ScanError | null): { extract: ExtractFn; calls: string[] } {
+  const calls: string[] = [];
+  const extract: ExtractFn = async (input) => {
+    calls.push(path.relative(lib, input.absPath));
+    const error = fail?.(input.absPath);
+    if (error) throw error;
+    return extractFile(input);
+  };
+  return { extract, calls };
+}
+
+async function scan(options: Partial<ScanOptions> = {}): Promise<ScanEvent[]> {
+  const events: ScanEvent[] = [];
+  for await (const event of scanLibrary({ roots: [lib], cacheDir, ...options })) events.push(event);
+  return events;
+}
+
+const records = (events: ScanEvent[]): ScanRecord[] =>
+  events.flatMap((e) => (e.type === 'record' ? [e.record] : [])).sort((a, b) => a.path.localeCompare(b.path));
+
+const sha256 = (file: string): string => `sha256:${createHash('sha256').update(fs.readFileSync(file)).digest('hex')}`;
+
+describe('scanLibrary', () => {
+  it('gives every media file its content hash as id and metadata the contract accepts', async () => {
+    const { extract } = countingExtractor();
+    const found = records(await scan({ extract, cache: false }));
+    expect(found).toHaveLength(12);
+    for (const record of found) {
+      expect(record.error).toBeNull();
+      expect(record.media!.id).toBe(sha256(record.absPath));
+      expect(MediaMetadata.safeParse(record.media).success).toBe(true);
+      expect(record.path).toBe(path.relative(lib, record.absPath));
+      expect(record.cached).toBe(false);
+    }
+    // exifFor: photo 1 is in London at +01:00, 15:30 local.
+    const photo1 = found.find((r) => r.path.endsWith('IMG_000001.JPG'))!;
+    expect(photo1.media!.taken_at).toMatch(/T\d\d:15:30(\.000)?Z$/);
+    expect(photo1.source).toEqual({ taken_at: 'exif_offset', coordinates: 'exif_gps' });
+  });
+
+  it('hashes files larger than the head and the read buffer exactly', async () => {
+    const big = path.join(lib, 'big.jpg');
+    fs.writeFileSync(big, jpegBytes({ make: 'X' }, 3 * 1024 * 1024 + 17));
+    const { extract } = countingExtractor();
+    const found = records(await scan({ extract, cache: false }));
+    expect(found.find((r) => r.path === 'big.jpg')!.media!.id).toBe(sha256(big));
+  });
+
+  it('reads in worker threads with the same results as in this thread', async () => {
+    const inline = records(await scan({ workers: 0, cache: false }));
+    const threaded = records(await scan({ workers: 2, cache: false }));
+    expect(threaded.map((r) => [r.path, r.media, r.source, r.error])).toEqual(inline.map((r) => [r.path, r.media, r.source, r.error]));
+  });
+
+  it('counts duplicates, errors and would-be rejections in the summary', async () => {
+    fs.copyFileSync(path.join(lib, 'roll-0000', 'IMG_000001.JPG'), path.join(lib, 'copy-of-1.jpg'));
+    fs.copyFileSync(path.join(lib, 'roll-0000', 'IMG_000001.JPG'), path.join(lib, 'roll-0002', 'again.jpeg'));
+    fs.writeFileSync(path.join(lib, 'broken.jpg'), Buffer.from('not a jpeg at all, just text'));
+    fs.writeFileSync(path.join(lib, 'empty.png'), '');
+    fs.writeFileSync(path.join(lib, 'readme.txt'), 'hi');
+    const summary = createScanSummary();
+    for (const event of await scan({ workers: 0, cache: false })) summary.add(event);
+    const result = summary.result();
+    expect(result.files).toBe(16);
+    expect(result.media).toBe(14);
+    expect(result.errors).toEqual({ unsupported_format: 1, empty_file: 1 });
+    expect(result.skipped).toEqual({ not_media: 1 });
+    expect(result.duplicates).toEqual({ files: 2, distinct_ids: 12 });
+    // exifFor: n % 7 === 0 has no GPS (0, 7), n % 11 === 0 has no date (0, 11): 0 counts as coordinates.
+    // The two copies of photo 1 have both.
+    expect(result.would_reject).toEqual({ missing_coordinates: 2, missing_taken_at: 1 });
+  });
+
+  it('serves an unchanged library from the cache without reading any file', async () => {
+    const first = countingExtractor();
+    const before = records(await scan({ extract: first.extract }));
+    expect(first.calls).toHaveLength(12);
+
+    const second = countingExtractor();
+    const after = records(await scan({ extract: second.extract }));
+    expect(second.calls).toEqual([]);
+    expect(after.every((r) => r.cached)).toBe(true);
+    expect(after.map((r) => [r.path, r.media, r.source])).toEqual(before.map((r) => [r.path, r.media, r.source]));
+  });
+
+  it('re-reads a file whose mtime changed, and the folder of an edited sidecar', async () => {
+    fs.writeFileSync(path.join(lib, 'roll-0001', 'IMG_000005.JPG.json'), '{"title":"x"}');
+    await scan({ extract: countingExtractor().extract });
+
+    const touched = path.join(lib, 'roll-0000', 'IMG_000002.JPG');
+    fs.utimesSync(touched, new Date(), new Date(Date.now() + 5000));
+    fs.writeFileSync(path.join(lib, 'roll-0001', 'IMG_000005.JPG.json'), '{"title":"edited"}');
+    const second = countingExtractor();
+    await scan({ extract: second.extract });
+    expect(second.calls.sort()).toEqual([
+      'roll-0000/IMG_000002.JPG',
+      'roll-0001/IMG_000005.JPG',
+      'roll-0001/IMG_000006.JPG',
+      'roll-0001/IMG_000007.JPG',
+      'roll-0001/IMG_000008.JPG',
+      'roll-0001/IMG_000009.JPG',
+    ]);
+  });
+
+  it('caches parse errors but not read errors, and --no-cache reads everything', async () => {
+    fs.writeFileSync(path.join(lib, 'broken.jpg'), Buffer.from('garbage bytes'));
+    const flaky = path.join(lib, 'roll-0000', 'IMG_000003.JPG');
+    const first = countingExtractor((p) => (p === flaky ? new ScanError('read_error', p, 'EIO: i/o error') : null));
+    const firstRecords = records(await scan({ extract: first.extract }));
+    expect(firstRecords.find((r) => r.absPath === flaky)!.error).toEqual({ code: 'read_error', message: 'EIO: i/o error' });
+
+    const second = countingExtractor();
+    const secondRecords = records(await scan({ extract: second.extract }));
+    expect(second.calls).toEqual(['roll-0000/IMG_000003.JPG']);
+    expect(secondRecords.find((r) => r.path === 'broken.jpg')).toMatchObject({ cached: true, error: { code: 'unsupported_format' } });
+
+    const uncached = countingExtractor();
+    await scan({ extract: uncached.extract, cache: false });
+    expect(uncached.calls).toHaveLength(13);
+  });
+
+  it('stops on abort, throws InterruptedError, and leaves a cache the next scan can use', async () => {
+    const controller = new AbortController();
+    const { extract } = countingExtractor();
+    const seen: ScanEvent[] = [];
+    await expect(
+      (async () => {
+        for await (const event of scanLibrary({ roots: [lib], cacheDir, extract, signal: controller.signal })) {
+          seen.push(event);
+          if (seen.length === 3) controller.abort();
+        }
+      })(),
+    ).rejects.toBeInstanceOf(InterruptedError);
+    expect(records(seen).length).toBeLessThan(12);
+
+    const db = new Database(path.join(cacheDir, 'scan-cache.sqlite3'), { readonly: true });
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    db.close();
+    const next = countingExtractor();
+    const all = records(await scan({ extract: next.extract }));
+    expect(all).toHaveLength(12);
+    expect(next.calls.length).toBeLessThan(12); // what finished before the abort was kept
+  });
+
+  it('stops cleanly when the consumer leaves early', async () => {
+    for await (const event of scanLibrary({ roots: [lib], cacheDir, workers: 0, cache: false })) {
+      if (event.type === 'record') break;
+    }
+    // Reaching this line is the assertion: no hang, no unhandled rejection.
+    expect(true).toBe(true);
+  });
+
+  it('refuses a missing folder or a file as a usage error, and walks nested roots once', () => {
+    expect(() => resolveScanRoots([path.join(dir, 'nope')], dir)).toThrow(UsageError);
+    expect(() => resolveScanRoots([path.join(lib, 'roll-0000', 'IMG_000000.JPG')], dir)).toThrow(UsageError);
+    expect(resolveScanRoots(['library/roll-0001', 'library', 'library/'], dir)).toEqual([lib]);
+  });
+
+  it('shows paths relative to the working folder when scanning several roots', async () => {
+    const events = await scan({ roots: [path.join(lib, 'roll-0000'), path.join(lib, 'roll-0001')], cwd: dir, workers: 0, cache: false });
+    fs.writeFileSync(path.join(lib, 'roll-0001', 'x.txt'), '');
+    const found = records(events);
+    expect(found).toHaveLength(10);
+    expect(found[0]!.path).toBe('IMG_000000.JPG'); // records stay relative to their root
+    const skips = await scan({ roots: [path.join(lib, 'roll-0000'), path.join(lib, 'roll-0001')], cwd: dir, workers: 0, cache: false });
+    expect(skips.find((e) => e.type === 'skipped')).toEqual({ type: 'skipped', reason: 'not_media', path: 'library/roll-0001/x.txt' });
+  });
+});
