@@ -50,9 +50,9 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
   };
 }
 
-/** The compiled worker next to this module; from TypeScript sources (tests, benches) through tsx. */
+/** The compiled worker entry next to this module; from TypeScript sources (tests, benches) through tsx. */
 function workerEntry(): { filename: string; execArgv: string[] } {
-  const compiled = new URL('./worker.js', import.meta.url);
+  const compiled = new URL('./worker-entry.cjs', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href, execArgv: [] };
-  return { filename: new URL('./worker.ts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
+  return { filename: new URL('./worker-entry.cts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
 }
