@@ -66,8 +66,10 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
   let pool: FilePool | null = null;
 
   const produce = async (): Promise<void> => {
-    pool = await createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) });
-    const maxInFlight = pool.threads * 2; // one task running and one waiting per thread
+    // Started on the first cache miss: a re-scan served from the cache never starts a thread.
+    const startPool = async (): Promise<FilePool> =>
+      (pool ??= await createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) }));
+    const maxInFlight = Math.max(workers, 1) * 2; // one task running and one waiting per thread
     const inFlight = new Set<Promise<void>>();
     let group: WalkFile[] = [];
     let groupBytes = 0;
@@ -80,7 +82,8 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
       groupBytes = 0;
       while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
       if (stop.signal.aborted) return;
-      const task: Promise<void> = pool!.run(files.map((file) => file.absPath), stop.signal).then(
+      const running = await startPool();
+      const task: Promise<void> = running.run(files.map((file) => file.absPath), stop.signal).then(
         (results) => {
           results.forEach((result, i) => finish(files[i]!, result));
         },

@@ -2,7 +2,6 @@ import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
 import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../scan/types.js';
 import { createFileProgress } from '../output/progress.js';
@@ -40,12 +39,16 @@ export function registerScan(program: Command, ctx: CliContext): void {
       if (!parsed.success) throw new UsageError(`invalid option: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
       const flags = parsed.data;
       if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
-      const roots = resolveScanRoots(dirs, ctx.cwd);
-      await runScan(ctx, roots, flags);
+      // Loaded here, not at start-up: other commands need not pay for the extractor.
+      const scan = await import('../../scan/scan.js');
+      const roots = scan.resolveScanRoots(dirs, ctx.cwd);
+      await runScan(ctx, scan, roots, flags);
     });
 }
 
-async function runScan(ctx: CliContext, roots: string[], flags: z.infer<typeof ScanFlags>): Promise<void> {
+type ScanModule = typeof import('../../scan/scan.js');
+
+async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags: z.infer<typeof ScanFlags>): Promise<void> {
   const summary = createScanSummary();
   let report: JsonLinesFile | null = null;
   if (flags.report) {
@@ -57,7 +60,7 @@ async function runScan(ctx: CliContext, roots: string[], flags: z.infer<typeof S
   }
   const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
   const started = Date.now();
-  const shown = (record: ScanRecord): string => displayPathOf(record, roots.length, ctx.cwd);
+  const shown = (record: ScanRecord): string => scan.displayPathOf(record, roots.length, ctx.cwd);
   let printedWarnings = 0;
   let interrupted = false;
 
@@ -83,7 +86,7 @@ async function runScan(ctx: CliContext, roots: string[], flags: z.infer<typeof S
   };
 
   try {
-    for await (const event of scanLibrary({
+    for await (const event of scan.scanLibrary({
       roots,
       exclude: flags.exclude,
       followSymlinks: flags.followSymlinks ?? false,
