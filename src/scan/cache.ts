@@ -4,10 +4,13 @@ import Database from 'better-sqlite3';
 import type { FileProblem, ScannedMedia, SourceInfo } from './types.js';
 
 /** Bump when the table changes: an older cache is dropped and rebuilt (it is only a cache). */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 /** Writes are grouped: one transaction per this many records (and at close). */
 const WRITE_BATCH = 256;
-
+/** Folders whose rows are held in memory at once (the walk lists a couple in parallel). */
+const FOLDERS_HELD = 4;
+/** A folder with more cached files than this is looked up file by file (memory stays flat). */
+const MAX_FOLDER_ROWS = 5000;
 /** What identifies a file's content without reading it. */
 export interface CacheKey {
   absPath: string;
@@ -41,16 +44,8 @@ export interface ScanCacheOptions {
   extractorVersion: number;
 }
 
-interface Row {
-  size: number;
-  mtime_ms: number;
-  ino: number;
-  sidecars: string;
-  extractor: number;
-  media: string | null;
-  source: string | null;
-  error: string | null;
-}
+/** name, size, mtime_ms, ino, sidecars, extractor, data (JSON of CachedResult). */
+type Row = [string, number, number, number, string, number, string];
 
 /** Opens (or creates) the scan cache. A damaged database file is replaced once. */
 export function openScanCache(options: ScanCacheOptions): ScanCache {
@@ -63,17 +58,17 @@ export function openScanCache(options: ScanCacheOptions): ScanCache {
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
     db = openDatabase(file);
   }
-  const select = db.prepare<[string], Row>(
-    'SELECT size, mtime_ms, ino, sidecars, extractor, media, source, error FROM files WHERE path = ?',
-  );
+  const columns = 'name, size, mtime_ms, ino, sidecars, extractor, data';
+  const selectOne = db.prepare<[string, string], Row>(`SELECT ${columns} FROM files WHERE dir = ? AND name = ?`).raw(true);
+  const selectFolder = db.prepare<[string], Row>(`SELECT ${columns} FROM files WHERE dir = ?`).raw(true);
+  const countFolder = db.prepare<[string], number>('SELECT count(*) FROM files WHERE dir = ?').pluck(true);
   const upsert = db.prepare(
-    `INSERT INTO files (path, size, mtime_ms, ino, sidecars, extractor, media, source, error)
-     VALUES (@path, @size, @mtime_ms, @ino, @sidecars, @extractor, @media, @source, @error)
-     ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, ino = excluded.ino,
-       sidecars = excluded.sidecars, extractor = excluded.extractor, media = excluded.media,
-       source = excluded.source, error = excluded.error`,
+    `INSERT INTO files (dir, name, size, mtime_ms, ino, sidecars, extractor, data)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(dir, name) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, ino = excluded.ino,
+       sidecars = excluded.sidecars, extractor = excluded.extractor, data = excluded.data`,
   );
-  type Pending = Record<string, string | number | null>;
+  type Pending = [string, string, number, number, number, string, number, string];
   let pending: Pending[] = [];
   const writeAll = db.transaction((rows: Pending[]) => {
     for (const row of rows) upsert.run(row);
@@ -85,40 +80,43 @@ export function openScanCache(options: ScanCacheOptions): ScanCache {
     writeAll(rows);
   };
   let closed = false;
+  // A first scan finds the table empty: every lookup would miss, so none is made.
+  const empty = db.prepare('SELECT 1 FROM files LIMIT 1').get() === undefined;
+  // One range read per folder instead of one B-tree descent per file: most of a re-scan's time.
+  const folders = new Map<string, Map<string, Row> | null>();
+  const folderRows = (dir: string): Map<string, Row> | null => {
+    let rows = folders.get(dir);
+    if (rows !== undefined) return rows;
+    if (folders.size >= FOLDERS_HELD) folders.delete(folders.keys().next().value!);
+    rows = countFolder.get(dir)! > MAX_FOLDER_ROWS ? null : new Map(selectFolder.all(dir).map((row) => [row[0], row]));
+    folders.set(dir, rows);
+    return rows;
+  };
 
   return {
     file,
     get(key) {
-      const row = select.get(key.absPath);
+      if (empty) return null;
+      const dir = path.dirname(key.absPath);
+      const name = path.basename(key.absPath);
+      const held = folderRows(dir);
+      const row = held ? held.get(name) : selectOne.get(dir, name);
       if (
         !row ||
-        row.size !== key.size ||
-        row.mtime_ms !== key.mtimeMs ||
-        row.ino !== key.ino ||
-        row.sidecars !== key.sidecarFingerprint ||
-        row.extractor !== options.extractorVersion
+        row[1] !== key.size ||
+        row[2] !== key.mtimeMs ||
+        row[3] !== key.ino ||
+        row[4] !== key.sidecarFingerprint ||
+        row[5] !== options.extractorVersion
       ) {
         return null;
       }
-      return {
-        media: row.media === null ? null : (JSON.parse(row.media) as ScannedMedia),
-        source: row.source === null ? null : (JSON.parse(row.source) as SourceInfo),
-        error: row.error === null ? null : (JSON.parse(row.error) as FileProblem),
-      };
+      return JSON.parse(row[6]) as CachedResult;
     },
     put(key, result) {
       if (closed) return;
-      pending.push({
-        path: key.absPath,
-        size: key.size,
-        mtime_ms: key.mtimeMs,
-        ino: key.ino,
-        sidecars: key.sidecarFingerprint,
-        extractor: options.extractorVersion,
-        media: result.media === null ? null : JSON.stringify(result.media),
-        source: result.source === null ? null : JSON.stringify(result.source),
-        error: result.error === null ? null : JSON.stringify(result.error),
-      });
+      const data = JSON.stringify({ media: result.media, source: result.source, error: result.error });
+      pending.push([path.dirname(key.absPath), path.basename(key.absPath), key.size, key.mtimeMs, key.ino, key.sidecarFingerprint, options.extractorVersion, data]);
       if (pending.length >= WRITE_BATCH) flush();
     },
     close() {
@@ -142,16 +140,17 @@ function openDatabase(file: string): Database.Database {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version !== SCHEMA_VERSION) {
       db.exec('DROP TABLE IF EXISTS files');
+      // Keyed by folder then name, so one folder's rows are one range of the B-tree.
       db.exec(`CREATE TABLE files (
-        path TEXT PRIMARY KEY,
+        dir TEXT NOT NULL,
+        name TEXT NOT NULL,
         size INTEGER NOT NULL,
         mtime_ms REAL NOT NULL,
         ino INTEGER NOT NULL,
         sidecars TEXT NOT NULL,
         extractor INTEGER NOT NULL,
-        media TEXT,
-        source TEXT,
-        error TEXT
+        data TEXT NOT NULL,
+        PRIMARY KEY (dir, name)
       ) WITHOUT ROWID`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }

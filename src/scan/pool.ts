@@ -42,6 +42,10 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
     minThreads: options.workers,
     maxThreads: options.workers,
     concurrentTasksPerWorker: 1,
+    // A worker's live data is one file's head and a 1 MiB buffer (both outside the JS heap);
+    // without caps V8 lets each thread's heap drift up by tens of MB before collecting, and
+    // the 250 MB budget covers the whole process. 64 MB of old space is ample headroom.
+    resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
   });
   return {
     threads: options.workers,

@@ -34,7 +34,7 @@ export interface ScanOptions {
 }
 
 /** Files per worker task, and bytes: small files share a thread round-trip, big ones go alone. */
-const TASK_FILES = 32;
+const TASK_FILES = 256;
 const TASK_BYTES = 8 * 1024 * 1024; // 8 MiB
 
 /**
