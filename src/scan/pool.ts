@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { createSidecarFinder, HEAD_BYTES } from './extract/index.js';
 import { createFileReader, type ExtractFn, type FileResult } from './read-file.js';
 import type { WorkerTask } from './worker.js';
 
@@ -23,8 +22,13 @@ export interface FilePoolOptions {
 /** Creates a pool of worker threads (piscina), or an in-thread stand-in when `workers` is 0. */
 export async function createFilePool(options: FilePoolOptions): Promise<FilePool> {
   if (options.workers <= 0) {
-    const extract = options.extract ?? (await import('./extract/index.js')).extractFile;
-    const reader = createFileReader({ extract, sidecars: createSidecarFinder(), headBytes: HEAD_BYTES });
+    // Loaded only here: with threads, the main thread never loads the readers.
+    const extractor = await import('./extract/index.js');
+    const reader = createFileReader({
+      extract: options.extract ?? extractor.extractFile,
+      sidecars: extractor.createSidecarFinder(),
+      headBytes: extractor.HEAD_BYTES,
+    });
     return {
       threads: 1,
       async run(files) {

@@ -5,7 +5,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { createChannel } from './channel.js';
-import { EXTRACTOR_VERSION } from './extract/index.js';
+import { EXTRACTOR_VERSION } from './extract/version.js';
 import { createFilePool, type FilePool } from './pool.js';
 import type { ExtractFn, FileResult } from './read-file.js';
 import type { ScanEvent, ScanRecord } from './types.js';

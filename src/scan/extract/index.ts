@@ -29,8 +29,7 @@ export type { SidecarFinder, SidecarFinderOptions, Sidecars } from './sidecars.j
 export { FILE_ERROR_CODES } from './errors.js';
 export type { FileErrorCode } from './errors.js';
 
-/** Bump when the output for the same bytes changes: the scan cache keys on it. */
-export const EXTRACTOR_VERSION = 2;
+export { EXTRACTOR_VERSION } from './version.js';
 
 /** Size of the first chunk the caller reads and passes as `ByteSource.head`. */
 export const HEAD_BYTES = 256 * 1024; // 256 KiB: JPEG EXIF (<= 64 KiB) and most raw IFDs fit
