@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ describe('camroll sync through a faulty network', () => {
   });
   afterAll(async () => {
     await env?.close();
+    if (lib) rmSync(lib, { recursive: true, force: true });
   });
 
   it('429s, 500s, resets and slow replies: every item answered once, events identical to a clean run', async () => {

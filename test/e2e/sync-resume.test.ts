@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,7 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
   afterAll(async () => {
     await proxy?.close();
     await env?.close();
+    if (lib) rmSync(lib, { recursive: true, force: true });
   });
 
   /** The accepted ids journaled for the user under test (the clean run's journal holds the same ids). */

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -36,6 +36,7 @@ describe('camroll sync against camroll serve', () => {
   });
   afterAll(async () => {
     await env?.close();
+    if (lib) rmSync(lib, { recursive: true, force: true });
   });
 
   it('syncs a generated library: expected events, counts and stats; a second run sends nothing', async () => {
