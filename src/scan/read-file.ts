@@ -35,7 +35,8 @@ const READ_ERROR = 'read_error';
  * the rest with one reused buffer. Synchronous reads: this runs on a worker thread of its own.
  */
 export function createFileReader(options: FileReaderOptions): (absPath: string) => Promise<FileResult> {
-  const chunk = Buffer.allocUnsafe(options.chunkBytes ?? 1024 * 1024); // 1 MiB: few syscalls, fits in L2-ish
+  // 1 MiB: few syscalls per file; never smaller than the head it also holds.
+  const chunk = Buffer.allocUnsafe(Math.max(options.chunkBytes ?? 1024 * 1024, options.headBytes));
   return async (absPath) => {
     let fd: number;
     let size = 0;
@@ -46,11 +47,15 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
     }
     try {
       size = fs.fstatSync(fd).size;
-      const head = readAt(fd, Buffer.allocUnsafe(Math.min(options.headBytes, size)), 0);
+      // The first read fills the reused buffer: its start is the extractor's head, all of it
+      // goes to the hash. No per-file allocation, one read for files up to 1 MiB.
+      const first = readAt(fd, chunk, 0);
       const bytes: ByteSource = {
         size,
-        head,
-        read: async (offset, length) => readAt(fd, Buffer.allocUnsafe(length), offset),
+        head: first.subarray(0, Math.min(options.headBytes, first.length)),
+        // `first` is not overwritten before extraction ends, so ranges inside it are shared.
+        read: async (offset, length) =>
+          offset + length <= first.length ? first.subarray(offset, offset + length) : readAt(fd, Buffer.allocUnsafe(length), offset),
       };
       let extraction: Extraction;
       try {
@@ -59,13 +64,14 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
         if (error instanceof CamrollError) return failure(absPath, size, error.code, error.message, error.code !== READ_ERROR);
         return failure(absPath, size, 'internal_error', describe(error), false);
       }
-      const hash = createHash('sha256').update(head);
-      let position = head.length;
-      for (;;) {
+      const hash = createHash('sha256').update(first);
+      let position = first.length;
+      // readAt stops short only at the end of the file: a short first read means we are done.
+      for (let more = first.length === chunk.length; more; ) {
         const read = fs.readSync(fd, chunk, 0, chunk.length, position);
-        if (read === 0) break;
         hash.update(read === chunk.length ? chunk : chunk.subarray(0, read));
         position += read;
+        more = read > 0;
       }
       const id = `sha256:${hash.digest('hex')}`;
       return { absPath, size: position, media: withId(id, extraction.media), source: extraction.source, error: null, cacheable: true };
