@@ -161,6 +161,10 @@ async function main(): Promise<void> {
 
     const openssl = await opensslBaseline(paths, work);
     const listing = await listingBaseline(lib, work);
+    // The binary's fixed cost (start-up, loading every command): a scan of an empty folder.
+    const empty = path.join(work, 'empty');
+    fs.mkdirSync(empty, { recursive: true });
+    const startup = (await scanRun(empty, scanEnv)).seconds;
     const full = await scanRun(lib, scanEnv);
     const again = await scanRun(lib, scanEnv);
 
@@ -172,8 +176,9 @@ async function main(): Promise<void> {
       `listing:      ${listing.toFixed(2)} s  (node + fast-glob with stats, whole process)`,
       `full scan:    ${full.seconds.toFixed(2)} s  ${rate(paths.length, full.seconds)} files/s  ${rate(bytes / 1e6, full.seconds)} MB/s  peak RSS ${full.peakRssMb?.toFixed(0) ?? 'n/a'} MB  (${full.summary.files} files, ${full.summary.cached} cached)`,
       `re-scan:      ${again.seconds.toFixed(2)} s  ${rate(paths.length, again.seconds)} files/s  peak RSS ${again.peakRssMb?.toFixed(0) ?? 'n/a'} MB  (${again.summary.cached} of ${again.summary.files} from the cache)`,
-      `ratio full scan / openssl rate:  ${(openssl / full.seconds).toFixed(2)}  (target >= 0.85)`,
-      `ratio re-scan / listing time:    ${(again.seconds / listing).toFixed(2)}  (target <= 2)`,
+      `start-up:     ${startup.toFixed(2)} s  (camroll scan of an empty folder)`,
+      `ratio full scan / openssl rate:  ${(openssl / full.seconds).toFixed(2)}  (target >= 0.85; ${(openssl / (full.seconds - startup)).toFixed(2)} without the start-up)`,
+      `ratio re-scan / listing time:    ${(again.seconds / listing).toFixed(2)}  (target <= 2; ${((again.seconds - startup) / listing).toFixed(2)} without the start-up)`,
       `peak RSS:                        ${Math.max(full.peakRssMb ?? 0, again.peakRssMb ?? 0).toFixed(0)} MB  (target <= 250 MB at 100k files)`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
