@@ -24,6 +24,8 @@ const ErrorLine = z.object({ path: z.string().min(1), error: z.object({ code: z.
 
 let home: ReturnType<typeof tempHome>;
 let lib: string;
+/** 1500 files: their --jsonl output (~600 KB) is far more than a pipe holds. */
+let big: string;
 const cacheFile = (): string => path.join(home.env.XDG_CACHE_HOME!, 'camroll', 'scan-cache.sqlite3');
 
 beforeAll(() => {
@@ -33,6 +35,8 @@ beforeAll(() => {
   fs.writeFileSync(path.join(lib, 'broken.jpg'), 'plain text pretending to be a photo');
   fs.copyFileSync(path.join(lib, 'roll-0000', 'IMG_000003.JPG'), path.join(lib, 'copy.jpg'));
   fs.writeFileSync(path.join(lib, '._copy.jpg'), 'resource fork');
+  big = path.join(home.dir, 'big');
+  writePhotoLibrary(big, { count: 1500, minBytes: 2000, maxBytes: 6000, perFolder: 300, seed: 11 });
 });
 afterAll(() => {
   fs.rmSync(home.dir, { recursive: true, force: true });
@@ -109,9 +113,18 @@ describe('camroll scan (real binary)', () => {
     expect(run.stdout).toMatch(/skipped:\s+2 \(nas_thumbnail 1, system_file 1\)/);
   });
 
+  it('stops quietly when the reader of --jsonl goes away (`| head`)', async () => {
+    const child = spawnCamroll(['scan', big, '--jsonl', '--no-cache'], { env: home.env });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    child.stdout!.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+    expect(code).toBe(0);
+  });
+
   it('stops on Ctrl-C with exit 130, a partial summary and a cache the next run uses', async () => {
-    const big = path.join(home.dir, 'big');
-    writePhotoLibrary(big, { count: 1500, minBytes: 2000, maxBytes: 6000, perFolder: 300, seed: 11 });
     fs.rmSync(cacheFile(), { force: true });
     const child = spawnCamroll(['scan', big, '--jsonl', '--workers', '1'], { env: home.env });
     // Stop reading stdout after the first lines: the pipe fills and the scan waits there,

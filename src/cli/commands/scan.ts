@@ -63,6 +63,15 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const shown = (record: ScanRecord): string => scan.displayPathOf(record, roots.length, ctx.cwd);
   let printedWarnings = 0;
   let interrupted = false;
+  // `camroll scan --jsonl | head`: when the reader goes away, stop quietly, like other tools.
+  let stdoutClosed = false;
+  const local = new AbortController();
+  const onStdoutError = (error: NodeJS.ErrnoException): void => {
+    if (error.code !== 'EPIPE') return;
+    stdoutClosed = true;
+    local.abort();
+  };
+  ctx.stdout.on('error', onStdoutError);
 
   const handle = async (event: ScanEvent): Promise<void> => {
     summary.add(event);
@@ -91,7 +100,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       exclude: flags.exclude,
       followSymlinks: flags.followSymlinks ?? false,
       cache: flags.cache,
-      signal: ctx.signal,
+      signal: AbortSignal.any([ctx.signal, local.signal]),
       cwd: ctx.cwd,
       ...(flags.workers ? { workers: flags.workers } : {}),
       onWalkDone: (files) => progress?.setTotal(files),
@@ -99,12 +108,15 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       await handle(event);
     }
   } catch (error) {
-    if (!(error instanceof InterruptedError)) throw error;
-    interrupted = true;
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') stdoutClosed = true;
+    else if (!(error instanceof InterruptedError)) throw error;
+    interrupted = !stdoutClosed;
   } finally {
     progress?.stop();
     await report?.close();
+    ctx.stdout.off('error', onStdoutError);
   }
+  if (stdoutClosed) return;
 
   const result = summary.result();
   const elapsedMs = Date.now() - started;
