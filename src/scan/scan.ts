@@ -21,7 +21,7 @@ export interface ScanOptions {
   cache?: boolean;
   /** Where the cache lives (default: the user's cache folder). */
   cacheDir?: string;
-  /** Worker threads (default: one per core). 0 reads in this thread. */
+  /** Worker threads (default: one per core, at most 4). 0 reads in this thread. */
   workers?: number;
   signal?: AbortSignal;
   /** Base for relative roots and for shown paths (default process.cwd()). */
@@ -32,6 +32,12 @@ export interface ScanOptions {
   extract?: ExtractFn;
   walkFs?: Partial<WalkFs>;
 }
+
+/**
+ * Default thread cap: each worker costs ~40 MB, and past four threads a disk or a network
+ * share, not SHA-256, is the limit. `--workers` goes higher on purpose.
+ */
+const MAX_DEFAULT_WORKERS = 4;
 
 /** Files per worker task, and bytes: small files share a thread round-trip, big ones go alone. */
 const TASK_FILES = 256;
@@ -62,7 +68,7 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
       out.pushNow({ type: 'warning', code: 'cache_unavailable', path: dir, message: `scan cache not used: ${String(error)}` });
     }
   }
-  const workers = options.extract ? 0 : (options.workers ?? availableParallelism());
+  const workers = options.extract ? 0 : (options.workers ?? Math.min(availableParallelism(), MAX_DEFAULT_WORKERS));
   let pool: FilePool | null = null;
 
   const produce = async (): Promise<void> => {

@@ -33,7 +33,7 @@ export function registerScan(program: Command, ctx: CliContext): void {
     .option('--follow-symlinks', 'walk into symlinked folders (each real folder once)')
     .option('--no-cache', 'read every file again instead of using the scan cache')
     .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines')
-    .addOption(new Option('--workers <n>', 'hashing threads (default: one per core)'))
+    .addOption(new Option('--workers <n>', 'hashing threads (default: one per core, at most 4)'))
     .action(async (dirs: string[], rawFlags: unknown) => {
       const parsed = ScanFlags.safeParse(rawFlags);
       if (!parsed.success) throw new UsageError(`invalid option: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);

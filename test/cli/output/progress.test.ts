@@ -1,0 +1,46 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createFileProgress, formatDuration } from '../../../src/cli/output/progress.js';
+import { formatCounts } from '../../../src/cli/output/scan-summary.js';
+
+describe('formatDuration', () => {
+  it.each([
+    [0, '0s'],
+    [9.4, '9s'],
+    [75, '1m15s'],
+    [3599, '59m59s'],
+    [3725, '1h02m'],
+    [-3, '0s'],
+  ])('%d s -> %s', (seconds, text) => {
+    expect(formatDuration(seconds)).toBe(text);
+  });
+});
+
+describe('formatCounts', () => {
+  it('lists the largest first, ties by name', () => {
+    expect(formatCounts({ b: 1, a: 1, c: 5 })).toBe('c 5, a 1, b 1');
+    expect(formatCounts({})).toBe('');
+  });
+});
+
+describe('plain progress lines (stderr is not a terminal)', () => {
+  it('prints rates and, once the walk is done, the total and an ETA', async () => {
+    const stream = new PassThrough();
+    let output = '';
+    stream.on('data', (d: Buffer) => (output += d.toString()));
+    let now = 0;
+    const progress = createFileProgress({ stream, isTTY: false, label: 'scan', intervalMs: 5, now: () => now });
+    now = 2000;
+    for (let i = 0; i < 10; i++) progress.tick(1_000_000);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(output).toContain('scan: 10/? files, 5.0 files/s, 5.0 MB/s, ETA listing…');
+    progress.setTotal(20);
+    output = '';
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(output).toContain('scan: 10/20 files, 5.0 files/s, 5.0 MB/s, ETA 2s');
+    progress.stop();
+    output = '';
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(output).toBe('');
+  });
+});
