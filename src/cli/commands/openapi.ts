@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { buildOpenApiDocument } from '../../service/openapi.js';
 
 /** `camroll openapi`: the partner interface as an OpenAPI 3.1 document on stdout. */
 export function registerOpenapi(program: Command, ctx: CliContext): void {
   program
     .command('openapi')
     .description('Print the partner interface as an OpenAPI 3.1 JSON document, generated from the contract schemas.')
-    .action(() => {
+    .action(async () => {
+      const { buildOpenApiDocument } = await import('../../service/openapi.js');
       ctx.stdout.write(`${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);
     });
 }

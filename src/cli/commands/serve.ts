@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
 import { UsageError } from '../../errors.js';
-import { startService } from '../../service/server.js';
 
 const ServeFlags = z.object({
   host: z.string().min(1),
@@ -42,6 +41,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
         throw new UsageError(`invalid --${issue?.path.join('.')}: ${issue?.message}`);
       }
       const flags = parsed.data;
+      // Loaded here so that every other command starts without Fastify and SQLite.
+      const { startService } = await import('../../service/server.js');
       const service = await startService({
         host: flags.host,
         port: flags.port,
