@@ -43,7 +43,7 @@ export async function main(argv: string[]): Promise<void> {
 /** Runs the program against a context and returns the exit code (testable in-process). */
 export async function run(ctx: CliContext, argv: string[]): Promise<number> {
   try {
-    await createProgram(ctx).parseAsync(argv);
+    await (await createProgram(ctx, argv)).parseAsync(argv);
     return ctx.exitCode;
   } catch (error) {
     // Commander has already printed its own usage message.
