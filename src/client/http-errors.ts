@@ -47,8 +47,11 @@ export function apiErrorFromResponse(facts: ResponseFacts, secret?: string | nul
 }
 
 /**
- * Parses a 2xx body with a contract schema. A body that is not JSON or breaks the schema is a
- * ContractViolationError naming the endpoint and the first offending path.
+ * Checks a 2xx body against a contract schema and returns the body as the service sent it:
+ * members the contract does not name, and the service's member order, survive, so `--json`
+ * prints the service's own object. (Response schemas therefore never transform or default.)
+ * A body that is not JSON or breaks the schema is a ContractViolationError naming the
+ * endpoint and the first offending path.
  */
 export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts): z.output<S> {
   let json: unknown;
@@ -60,7 +63,8 @@ export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts):
     });
   }
   const result = schema.safeParse(json);
-  if (result.success) return result.data;
+  // Validated above; a schema's output would drop unknown members and reorder the rest.
+  if (result.success) return json as z.output<S>;
   const issue = result.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
   throw new ContractViolationError(

@@ -52,6 +52,13 @@ describe('createClient', () => {
     expect(JSON.parse(req?.body ?? '')).toEqual({ email: 'a@example.com' });
   });
 
+  it('returns a valid body as the service sent it: member order and members the contract does not name kept', async () => {
+    const sent = { has_more: false, extra_member: { kept: true }, events: [{ ...event(1), media: [], venue: null }], total: 1, next_cursor: null };
+    const { client } = await setup((_req, res) => json(res, 200, sent));
+    const page = await client.events(USER);
+    expect(JSON.stringify(page)).toBe(JSON.stringify(sent));
+  });
+
   it('maps an error envelope to ApiError with status, code and details', async () => {
     const { client, server } = await setup((_req, res) =>
       json(res, 404, { error: { code: 'user_not_found', message: 'no such user', details: { user_id: USER } } }),
