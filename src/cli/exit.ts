@@ -9,9 +9,10 @@ export const EXIT_INTERRUPTED = 130;
 /** The one mapping from a thrown error to a process exit code. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
-      return EXIT_OK;
-    }
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT_OK;
+    // Help asked for (`camroll help`) exits 0; help shown because a command was missing
+    // (`camroll`, `camroll users`, `camroll help nope`) is a usage error.
+    if (error.code === 'commander.help') return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     return EXIT_USAGE;
   }
   if (error instanceof UsageError) return EXIT_USAGE;

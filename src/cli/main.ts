@@ -25,6 +25,10 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A reader that goes away (`camroll events --json | head -1`) is not a failure: the rest of
+  // the output is dropped and the command finishes its work, with no stack trace.
+  process.stdout.on('error', ignoreClosedReader);
+  process.stderr.on('error', ignoreClosedReader);
 
   const ctx: CliContext = {
     stdout: process.stdout,
@@ -38,6 +42,10 @@ export async function main(argv: string[]): Promise<void> {
   process.exitCode = await run(ctx, argv);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+}
+
+function ignoreClosedReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
 }
 
 /** Runs the program against a context and returns the exit code (testable in-process). */

@@ -8,6 +8,8 @@ describe('exitCodeFor', () => {
     ['usage error', new UsageError('bad flag'), 2],
     ['commander usage error', new CommanderError(1, 'commander.unknownOption', 'x'), 2],
     ['help', new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'), 0],
+    ['help command', new CommanderError(0, 'commander.help', '(outputHelp)'), 0],
+    ['help for a missing command', new CommanderError(1, 'commander.help', '(outputHelp)'), 2],
     ['interrupt', new InterruptedError(), 130],
     ['api error', new ApiError(500, 'internal_error', 'boom'), 1],
     ['other camroll error', new CamrollError('x', 'y'), 1],
