@@ -66,10 +66,10 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   const settings = resolveSettings({ flags, env: ctx.env, store });
   const profile = settings.profile.value;
   if (settings.profile.source !== 'none' && profile !== null && !settings.profileExists && settings.baseUrl.value === null) {
-    throw new ConfigError(
-      'unknown_profile',
-      `no profile named "${profile}"; create it with: camroll config set-url <url> --profile ${profile}`,
-    );
+    const message = `no profile named "${profile}"; create it with: camroll config set-url <url> --profile ${profile}`;
+    // Named by --profile it is a bad flag value (exit 2); by CAMROLL_PROFILE, a configuration error.
+    if (settings.profile.source === 'flag') throw new UsageError(message);
+    throw new ConfigError('unknown_profile', message);
   }
   const clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'> = {
     onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),

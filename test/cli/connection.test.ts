@@ -79,6 +79,9 @@ describe('openConnection', () => {
 
   it('refuses a named profile that does not exist rather than falling back to the embedded service', async () => {
     const { ctx, store } = setup();
-    await expect(openConnection({ ctx, flags: { profile: 'ghost' }, store })).rejects.toMatchObject({ code: 'unknown_profile' });
+    // Named by the flag it is a bad flag value (exit 2); named by the environment, a config error.
+    await expect(openConnection({ ctx, flags: { profile: 'ghost' }, store })).rejects.toBeInstanceOf(UsageError);
+    const fromEnv = setup({ CAMROLL_PROFILE: 'ghost' });
+    await expect(openConnection({ ctx: fromEnv.ctx, flags: {}, store: fromEnv.store })).rejects.toMatchObject({ code: 'unknown_profile' });
   });
 });

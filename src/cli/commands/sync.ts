@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
 import { addConnectionOptions, openConnection } from '../connection.js';
+import { parseEmail, parseUserId } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { appPaths } from '../../paths.js';
@@ -55,6 +56,9 @@ export function registerSync(program: Command, ctx: CliContext): void {
     const flags = parsed.data;
     if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
     if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
+    // Checked before anything is scanned or sent, like every other command's flags.
+    if (flags.user !== undefined) parseUserId(flags.user);
+    if (flags.email !== undefined) flags.email = parseEmail(flags.email);
     const roots = resolveScanRoots(dirs, ctx.cwd);
     await runSyncCommand(ctx, roots, flags);
   });
