@@ -2,27 +2,32 @@ import type { Event, Stats } from '../contract/index.js';
 import { totalRejected, type SyncCounts } from './summary.js';
 import type { DryRunResult, SyncResult } from './run.js';
 
+/** One summary line: labels padded so the values line up. */
+const row = (label: string, value: string | number): string => `${`${label}:`.padEnd(24)}${value}`;
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
 /** The end-of-sync summary lines (human form). */
 export function renderCounts(counts: SyncCounts, dryRun: boolean): string[] {
   const r = counts.rejected;
+  const reasons = `missing coordinates ${r.missing_coordinates}, missing taken_at ${r.missing_taken_at}, invalid ${r.invalid}`;
   const lines = [
-    `files:                 ${counts.files} (${counts.media} readable, ${counts.scan_errors} unreadable, ${counts.duplicates} duplicates)`,
+    row('files', `${counts.files} (${counts.media} readable, ${counts.scan_errors} unreadable, ${plural(counts.duplicates, 'duplicate')})`),
   ];
   if (dryRun) {
     lines.push(
-      `would send:            ${counts.sent}`,
-      `would be accepted:     ${counts.accepted}`,
-      `would be rejected:     ${totalRejected(counts)} (missing coordinates ${r.missing_coordinates}, missing taken_at ${r.missing_taken_at}, invalid ${r.invalid})`,
+      row('would send', counts.sent),
+      row('would be accepted', counts.accepted),
+      row('would be rejected', `${totalRejected(counts)} (${reasons})`),
     );
     return lines;
   }
   lines.push(
-    `skipped (already sent): ${counts.skipped_already_sent}`,
-    `sent:                  ${counts.sent} in ${counts.batches} batches`,
-    `accepted:              ${counts.accepted}`,
-    `rejected:              ${totalRejected(counts)} (missing coordinates ${r.missing_coordinates}, missing taken_at ${r.missing_taken_at}, invalid ${r.invalid})`,
-    `matched:               ${counts.matched}${counts.unlicensed ? ` (${counts.unlicensed} more at venues whose events cannot be shown)` : ''}`,
-    `failed batches:        ${counts.failed_batches}${counts.pending ? ` (${counts.pending} items pending, sent again next run)` : ''}`,
+    row('skipped (already sent)', counts.skipped_already_sent),
+    row('sent', `${counts.sent} in ${plural(counts.batches, 'batch', 'batches')}`),
+    row('accepted', counts.accepted),
+    row('rejected', `${totalRejected(counts)} (${reasons})`),
+    row('matched', `${counts.matched}${counts.unlicensed ? ` (${counts.unlicensed} more at venues whose events cannot be shown)` : ''}`),
+    row('failed batches', `${counts.failed_batches}${counts.pending ? ` (${counts.pending} items pending, sent again next run)` : ''}`),
   );
   return lines;
 }
@@ -49,22 +54,24 @@ export function renderEventsTable(events: readonly Event[]): string[] {
 export function renderStats(stats: Stats): string[] {
   const v = (x: string | number | null): string => (x === null ? '-' : String(x));
   return [
-    `events:            ${stats.total_events} (${stats.concerts_count} concerts, ${stats.sports_count} sports)`,
-    `venues:            ${stats.total_venues}`,
-    `first attended:    ${v(stats.first_attended)}`,
-    `most recent:       ${v(stats.most_recently_attended)}`,
-    `busiest year:      ${v(stats.busiest_year)}`,
-    `top season:        ${v(stats.top_season)}`,
-    `top artist:        ${v(stats.top_artist)}   top genre: ${v(stats.top_genre)}`,
-    `top team:          ${v(stats.top_team)}   top league: ${v(stats.top_league)}`,
-    `has synced:        ${stats.has_synced ? 'yes' : 'no'}   last sync: ${v(stats.last_sync_at)}`,
+    row('events', `${stats.total_events} (${stats.concerts_count} concerts, ${stats.sports_count} sports)`),
+    row('venues', stats.total_venues),
+    row('first attended', v(stats.first_attended)),
+    row('most recent', v(stats.most_recently_attended)),
+    row('busiest year', v(stats.busiest_year)),
+    row('top season', v(stats.top_season)),
+    row('top artist', `${v(stats.top_artist)}   top genre: ${v(stats.top_genre)}`),
+    row('top team', `${v(stats.top_team)}   top league: ${v(stats.top_league)}`),
+    row('has synced', `${stats.has_synced ? 'yes' : 'no'}   last sync: ${v(stats.last_sync_at)}`),
   ];
 }
 
 /** The whole human report printed on stdout at the end of a sync. */
 export function renderResult(result: SyncResult | DryRunResult): string {
   if (result.dry_run) return [`dry run: nothing was sent`, ...renderCounts(result, true)].join('\n') + '\n';
-  const out = [`user ${result.user_id} (${result.pass} pass, ${result.target.kind} ${result.target.base_url})`, ...renderCounts(result, false)];
+  // The embedded service listens on a new port every run: its URL would mean nothing here.
+  const where = result.target.kind === 'embedded' ? 'the embedded local service' : result.target.base_url;
+  const out = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...renderCounts(result, false)];
   out.push('', `events (${result.events.length}, newest first):`, ...renderEventsTable(result.events));
   if (result.stats) out.push('', 'stats:', ...renderStats(result.stats));
   return `${out.join('\n')}\n`;

@@ -133,6 +133,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     throw new InterruptedError('sync interrupted; the journal is consistent: run the same command again to resume');
   }
   ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : renderResult(result));
+  if (result.scan_errors > 0 && !flags.report) {
+    const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
+    ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
+  }
   if (result.outcome === 'failed') {
     ctx.stderr.write(`camroll: ${result.failed_batches} batches failed after retries; their ${result.pending} items stay pending: run sync again\n`);
     ctx.exitCode = EXIT_FAILURE;
