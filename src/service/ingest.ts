@@ -1,6 +1,7 @@
 import { MAX_BATCH_ITEMS, MediaMetadata, type MediaMatch, type RejectedMedia } from '../contract/media.js';
 import type { Catalog } from './catalog/index.js';
 import type { Matcher } from './matching/index.js';
+import { isWellFormedMedia, type CheckedMedia } from './media-check.js';
 import { ServiceError } from './service-error.js';
 import type { StoredMedia } from './store/types.js';
 
@@ -46,14 +47,19 @@ export function evaluateBatch(body: unknown, matcher: Matcher, catalog: Catalog)
   const rejected: RejectedMedia[] = [];
   const accepted: Evaluated[] = [];
   for (const raw of media as Array<{ id: string; media_type?: unknown }>) {
-    // A null media_type means "not given": the contract's default (photo) applies.
-    const item = raw.media_type === null ? { ...raw, media_type: undefined } : raw;
-    const parsed = MediaMetadata.safeParse(item);
-    if (!parsed.success) {
-      rejected.push({ id: raw.id, reason: 'invalid' });
-      continue;
+    let m: CheckedMedia;
+    if (isWellFormedMedia(raw)) {
+      m = raw;
+    } else {
+      // The schema decides `invalid` exactly. A null media_type means "not given": the
+      // contract's default (photo) applies.
+      const parsed = MediaMetadata.safeParse(raw.media_type === null ? { ...raw, media_type: undefined } : raw);
+      if (!parsed.success) {
+        rejected.push({ id: raw.id, reason: 'invalid' });
+        continue;
+      }
+      m = parsed.data;
     }
-    const m = parsed.data;
     if (m.latitude == null || m.longitude == null) {
       rejected.push({ id: m.id, reason: 'missing_coordinates' });
       continue;
