@@ -90,7 +90,8 @@ export async function loadKeysFile(path: string): Promise<KeyEntry[]> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new CamrollError('invalid_keys', `keys file ${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    // Not the parser's message: it quotes the text around the fault, which may be a key.
+    throw new CamrollError('invalid_keys', `keys file ${path} is not valid JSON`, { cause: error });
   }
   const parsed = KeysFile.safeParse(json);
   if (!parsed.success) {
@@ -108,9 +109,11 @@ export type LocalKeySource = 'env' | 'stored' | 'generated';
 /**
  * The local key used without `--keys`: CAMROLL_API_KEY when set (so scripts share one key
  * with clients), else one generated once and kept in `<dataDir>/local-key` (mode 0600).
+ * With `persist: false` (a `:memory:` database keeps nothing on disk) a stored key is still
+ * reused, but a new one is not written.
  */
 export async function resolveLocalKey(
-  options: { env: NodeJS.ProcessEnv; dataDir: string },
+  options: { env: NodeJS.ProcessEnv; dataDir: string; persist?: boolean },
   attempt = 0,
 ): Promise<{ key: string; source: LocalKeySource }> {
   const fromEnv = options.env.CAMROLL_API_KEY?.trim();
@@ -123,6 +126,7 @@ export async function resolveLocalKey(
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const key = `sk_local_${randomBytes(24).toString('base64url')}`;
+  if (options.persist === false) return { key, source: 'generated' };
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   // 'wx' loses a race with another process cleanly instead of overwriting its key.
   try {
