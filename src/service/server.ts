@@ -40,19 +40,20 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const dataDir = options.dataDir ?? appPaths().data;
   // Validate everything before touching the database, so a bad file leaves nothing behind.
   const catalog = await loadCatalog(options.catalogPath);
+  const dbPath = options.dbPath ?? join(dataDir, 'service.db');
   let keys: KeyEntry[];
   let localKey: string | null = null;
   let localKeySource: LocalKeySource | null = null;
   if (options.keysPath) {
     keys = await loadKeysFile(options.keysPath);
   } else {
-    const local = await resolveLocalKey({ env: options.env, dataDir });
+    const local = await resolveLocalKey({ env: options.env, dataDir, persist: dbPath !== ':memory:' });
     keys = [localKeyEntry(local.key)];
     localKey = local.key;
     localKeySource = local.source;
   }
 
-  const store = openStore({ path: options.dbPath ?? join(dataDir, 'service.db') });
+  const store = openStore({ path: dbPath });
   let app;
   try {
     app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock });
