@@ -57,8 +57,9 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
         }
       : false,
     bodyLimit: BODY_LIMIT_BYTES,
-    // uuids are 36 characters; longer ids still reach the handler and get user_not_found.
-    routerOptions: { maxParamLength: 1024 },
+    // uuids are 36 characters; any longer id (up to what fits in the request line, which
+    // Node caps at 16 KiB of headers) still reaches auth and then user_not_found.
+    routerOptions: { maxParamLength: 64 * 1024 },
     clientErrorHandler,
     frameworkErrors: (_error, _request, reply) => {
       void sendError(reply, new ServiceError('invalid_request', 'malformed URL'));
@@ -79,6 +80,16 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       if (error) done(new ServiceError('invalid_request', 'body is not valid JSON'), undefined);
       else done(null, value);
     });
+  });
+  // Any other content type, or none: 415 when a body comes with it. A POST that carries no
+  // body at all (sync-complete) is not refused for a stray Content-Type.
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    const length = request.headers['content-length'];
+    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+      done(null, undefined);
+      return;
+    }
+    done(new ServiceError('unsupported_media_type', 'requests with a body must send Content-Type: application/json'), undefined);
   });
 
   installErrorHandling(app);
