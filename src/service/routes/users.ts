@@ -45,7 +45,10 @@ export function registerUserRoutes(app: FastifyInstance, deps: ServiceDeps): voi
     const raw = (body as { email?: unknown }).email;
     const email = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
     if (!Email.safeParse(email).success) throw new ServiceError('invalid_email', 'email is missing or not a valid address');
-    const parsed = UserCreateRequest.safeParse({ ...withoutNulls(body as Record<string, unknown>), email });
+    const members = withoutNulls(body as Record<string, unknown>);
+    // The contract: a phone number never makes the call fail; one that is not a string is ignored.
+    if (typeof members.phone_number !== 'string') delete members.phone_number;
+    const parsed = UserCreateRequest.safeParse({ ...members, email });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new ServiceError('invalid_request', `invalid ${issue?.path.join('.') || 'body'}: ${issue?.message ?? ''}`);
