@@ -43,12 +43,18 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
       const lastSyncAtMs = store.touch(user.id, deps.clock(), false);
 
       const matches = batch.accepted.map((item) => item.match);
-      const events: Event[] = [];
+      const eventIds: number[] = [];
       const seen = new Set<number>();
       for (const match of matches) {
         if (!match.matched || match.event_id == null || seen.has(match.event_id)) continue;
         seen.add(match.event_id);
-        const view = userEventView(deps, user.id, match.event_id, { includeMedia: true });
+        eventIds.push(match.event_id);
+      }
+      // Each event complete (earlier batches included), all read in one query.
+      const media = store.eventsMedia(user.id, eventIds);
+      const events: Event[] = [];
+      for (const eventId of eventIds) {
+        const view = userEventView(deps, user.id, eventId, { includeMedia: true, media: media.get(eventId) ?? [] });
         if (view) events.push(view);
       }
       return {

@@ -42,11 +42,12 @@ export interface StoredMedia {
   thumbnail_url: string | null;
 }
 
+/** A stored match read back in the wire EventMedia shape: a thumbnail never sent is absent. */
 export interface MatchedMediaRow {
   media_id: string;
   taken_at: string;
   media_type: 'photo' | 'video';
-  thumbnail_url: string | null;
+  thumbnail_url?: string;
 }
 
 export interface UserEventRow {
