@@ -65,11 +65,13 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   const store = options.store ?? createConfigStore();
   const settings = resolveSettings({ flags, env: ctx.env, store });
   const profile = settings.profile.value;
-  if (settings.profile.source !== 'none' && profile !== null && !settings.profileExists && settings.baseUrl.value === null) {
+  if (profile !== null && !settings.profileExists) {
     const message = `no profile named "${profile}"; create it with: camroll config set-url <url> --profile ${profile}`;
-    // Named by --profile it is a bad flag value (exit 2); by CAMROLL_PROFILE, a configuration error.
+    // Named by --profile it is a bad flag value (exit 2), whatever else is set: falling back to
+    // another host would be a surprise. Named by CAMROLL_PROFILE it is a configuration error,
+    // unless a base URL is set anyway.
     if (settings.profile.source === 'flag') throw new UsageError(message);
-    throw new ConfigError('unknown_profile', message);
+    if (settings.profile.source === 'env' && settings.baseUrl.value === null) throw new ConfigError('unknown_profile', message);
   }
   const clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'> = {
     onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),

@@ -81,6 +81,8 @@ describe('openConnection', () => {
     const { ctx, store } = setup();
     // Named by the flag it is a bad flag value (exit 2); named by the environment, a config error.
     await expect(openConnection({ ctx, flags: { profile: 'ghost' }, store })).rejects.toBeInstanceOf(UsageError);
+    const withUrl = setup({ CAMROLL_BASE_URL: 'http://127.0.0.1:9/v1' });
+    await expect(openConnection({ ctx: withUrl.ctx, flags: { profile: 'ghost' }, store: withUrl.store })).rejects.toBeInstanceOf(UsageError);
     const fromEnv = setup({ CAMROLL_PROFILE: 'ghost' });
     await expect(openConnection({ ctx: fromEnv.ctx, flags: {}, store: fromEnv.store })).rejects.toMatchObject({ code: 'unknown_profile' });
   });
