@@ -17,6 +17,7 @@ const MediaLine = z
   .object({
     path: z.string().min(1),
     media: MediaMetadata.strict(),
+    source: z.object({ taken_at: z.string().nullable(), coordinates: z.string().nullable() }).strict(),
   })
   .strict();
 const ErrorLine = z.object({ path: z.string().min(1), error: z.object({ code: z.string().min(1), message: z.string() }).strict() }).strict();

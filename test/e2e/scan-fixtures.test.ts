@@ -56,7 +56,7 @@ const KeySummary = z.object({
   }),
 });
 
-/** A `scan --jsonl --sources` line: product decisions §1's media line plus its sources, or an error. */
+/** A `scan --jsonl` line (product decisions §1): media with its sources, or an error. */
 const Line = z.union([
   z.object({ path: z.string(), media: MediaMetadata, source: Source }).strict(),
   z.object({ path: z.string(), error: z.object({ code: z.string().min(1), message: z.string().min(1) }).strict() }).strict(),
@@ -84,7 +84,7 @@ const duplicatePaths: string[] = [];
 beforeAll(async () => {
   home = tempHome('camroll-scan-fixtures-');
   [jsonlRun, plainRun] = await Promise.all([
-    runCamroll(['scan', LIBRARY, '--jsonl', '--sources', '--no-cache'], { env: home.env }),
+    runCamroll(['scan', LIBRARY, '--jsonl', '--no-cache'], { env: home.env }),
     runCamroll(['scan', LIBRARY, '--no-cache'], { env: home.env }),
   ]);
   for (const text of jsonlRun.stdout.split('\n')) {
@@ -105,7 +105,7 @@ afterAll(() => {
   if (home) rmSync(home.dir, { recursive: true, force: true });
 });
 
-describe('scan fixtures/library --jsonl --sources --no-cache', () => {
+describe('scan fixtures/library --jsonl --no-cache', () => {
   it('the key agrees with itself (ids are sha256, one line per media path)', () => {
     expect(key).toHaveLength(summaryKey.lines);
     for (const entry of key) {

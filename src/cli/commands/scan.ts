@@ -10,7 +10,6 @@ import { formatScanSummary } from '../output/scan-summary.js';
 
 const ScanFlags = z.object({
   jsonl: z.boolean().optional(),
-  sources: z.boolean().optional(),
   json: z.boolean().optional(),
   exclude: z.array(z.string().min(1)).default([]),
   followSymlinks: z.boolean().optional(),
@@ -29,7 +28,6 @@ export function registerScan(program: Command, ctx: CliContext): void {
     .description('Walk folders, read capture time, place and device of every photo and video, and hash them. No network.')
     .argument('<dir...>', 'folders to scan')
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
-    .option('--sources', 'add to each --jsonl line a `source` member: where taken_at and the coordinates came from')
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--exclude <glob>', 'leave out files or folders matching this glob (repeatable)', collect, [])
     .option('--follow-symlinks', 'walk into symlinked folders (each real folder once)')
@@ -41,7 +39,6 @@ export function registerScan(program: Command, ctx: CliContext): void {
       if (!parsed.success) throw new UsageError(`invalid option: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
       const flags = parsed.data;
       if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
-      if (flags.sources && !flags.jsonl) throw new UsageError('--sources only applies to --jsonl lines');
       // Loaded here, not at start-up: other commands need not pay for the extractor.
       const scan = await import('../../scan/scan.js');
       const roots = scan.resolveScanRoots(dirs, ctx.cwd);
@@ -88,12 +85,12 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const { record } = event;
     progress?.tick(record.cached ? 0 : record.size);
     const line = jsonlLine(record, shown(record));
-    if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(flags.sources ? withSource(line, record) : line));
+    if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(line));
     if (!report) return;
     if (record.error) await report.write(line);
     else if (record.media) {
       const rejection = wouldBeRejected(record.media);
-      if (rejection) await report.write({ ...withSource(line, record), rejection });
+      if (rejection) await report.write({ ...line, rejection });
     }
   };
 
@@ -133,15 +130,10 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   if (failureCount(result) > 0) ctx.exitCode = Math.max(ctx.exitCode, 1);
 }
 
-/** The `--jsonl` line of a record, exactly as product decisions §1 give it: `{path, media}` or `{path, error}`. */
+/** The `--jsonl` line of a record (product decisions §1, plus `source`). */
 export function jsonlLine(record: ScanRecord, path: string): Record<string, unknown> {
-  if (record.media) return { path, media: record.media };
+  if (record.media) return { path, media: record.media, source: record.source };
   return { path, error: record.error ?? { code: 'internal_error', message: 'no media and no error' } };
-}
-
-/** A media line with where its capture time and place came from (`--sources`, and the report). */
-function withSource(line: Record<string, unknown>, record: ScanRecord): Record<string, unknown> {
-  return record.media ? { ...line, source: record.source } : line;
 }
 
 function collect(value: string, previous: string[]): string[] {
