@@ -30,6 +30,8 @@ const SyncFlags = z.object({
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
 
+const INTERRUPTED = 'sync interrupted; the journal is consistent: run the same command again to resume';
+
 /** Scan warnings printed one by one; the rest are only counted. */
 const PRINTED_WARNINGS = 20;
 
@@ -123,6 +125,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
         await connection.close();
       }
     }
+  } catch (error) {
+    // Ctrl-C during start-up or the scan ends here rather than as an interrupted outcome.
+    if (error instanceof InterruptedError) throw new InterruptedError(INTERRUPTED, { cause: error });
+    throw error;
   } finally {
     progress.stop();
     await report?.close();
@@ -130,7 +136,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
 
   if (result.outcome === 'interrupted') {
     ctx.stderr.write(`${renderCounts(result, result.dry_run).join('\n')}\n`);
-    throw new InterruptedError('sync interrupted; the journal is consistent: run the same command again to resume');
+    throw new InterruptedError(INTERRUPTED);
   }
   ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : renderResult(result));
   if (result.scan_errors > 0 && !flags.report) {
