@@ -400,7 +400,7 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
 });
 
 describe('scan --jsonl lines', () => {
-  it('hold exactly {path, media} or {path, error}; ids are sha256 of the bytes under any name', async () => {
+  it('hold exactly {path, media, source} or {path, error}; ids are sha256 of the bytes under any name', async () => {
     const lib = join(homes[0]!, 'jsonl-lib');
     mkdirSync(join(lib, 'elsewhere', 'deeper'), { recursive: true });
     const photo = join(FIXTURES, 'events', 'sao-paulo', 'IMG_5003.jpg');
@@ -419,7 +419,9 @@ describe('scan --jsonl lines', () => {
         expect(Object.keys(line.error)).toEqual(['code', 'message']);
         continue;
       }
-      expect(Object.keys(line)).toEqual(['path', 'media']);
+      // Decisions §1 give {path, media}; the scan issue adds `source`, naming the rule used.
+      expect(Object.keys(line)).toEqual(['path', 'media', 'source']);
+      expect(Object.keys(line.source)).toEqual(['taken_at', 'coordinates']);
       expect(Object.keys(line.media)).toEqual([
         'id', 'taken_at', 'latitude', 'longitude', 'media_type', 'filename', 'duration_seconds',
         'device_make', 'device_model', 'device_lens_model',
