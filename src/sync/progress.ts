@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
+import { formatDuration } from '../cli/output/progress.js';
 import { totalRejected, type SyncCounts } from './summary.js';
 
 /** Live numbers the progress display shows. */
@@ -13,6 +14,8 @@ export interface ProgressSnapshot {
 
 export interface ProgressView {
   update(snapshot: ProgressSnapshot): void;
+  /** A notice line on the same stream, printed above the bars so they stay intact. */
+  log(line: string): void;
   stop(): void;
 }
 
@@ -33,38 +36,64 @@ export function createProgress(options: ProgressOptions): ProgressView {
 
 /** Nothing at all (`--json` keeps stderr quiet only for errors). */
 export function silentProgress(): ProgressView {
-  return { update: () => undefined, stop: () => undefined };
+  return { update: () => undefined, log: () => undefined, stop: () => undefined };
 }
 
 function createBars(options: ProgressOptions): ProgressView {
-  const multibar = new cliProgress.MultiBar(
-    {
-      stream: options.stream as NodeJS.WriteStream,
-      clearOnComplete: false,
-      hideCursor: true,
-      etaBuffer: 50,
-      fps: 5,
-      format: ' {label} |{bar}| {value}/{total} {unit} | {rate}/s | ETA {eta_formatted} {extra}',
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  const started = (options.now ?? Date.now)();
-  const scanned = multibar.create(1, 0, { label: 'scanned', unit: 'files', rate: '0', extra: '' });
-  const sent = multibar.create(1, 0, { label: 'sent   ', unit: 'items', rate: '0', extra: '' });
+  const now = options.now ?? Date.now;
+  const started = now();
+  let latest: ProgressSnapshot | null = null;
+  const elapsed = (): number => Math.max(0.001, (now() - started) / 1000);
+
+  // Our own line formats: the totals grow while the scan lists, which cli-progress's own
+  // ETA cannot handle, so the ETA is shown only once the scan is done and the total final.
+  const scannedLine = (): string => {
+    if (!latest) return ' scanned  0 files';
+    const c = latest.counts;
+    const state = latest.scanDone ? 'done' : `${(c.files / elapsed()).toFixed(0)} files/s`;
+    return ` scanned  ${c.files} files | ${state}${c.scan_errors ? ` | ${c.scan_errors} unreadable` : ''}`;
+  };
+  const sentLine = (bar: string): string => {
+    if (!latest) return ` sent    |${bar}| 0 items`;
+    const c = latest.counts;
+    const done = c.sent + c.pending;
+    const rate = c.sent / elapsed();
+    const eta = !latest.scanDone ? 'scanning…' : rate > 0 ? formatDuration((latest.queued - done) / rate) : '?';
+    const failed = c.failed_batches ? ` | failed batches ${c.failed_batches}` : '';
+    return ` sent    |${bar}| ${done}/${latest.queued} items | ${rate.toFixed(0)}/s | ETA ${eta} | matched ${c.matched} | rejected ${totalRejected(c)}${failed}`;
+  };
+
+  // Started on the first update, so notices printed while connecting come before the bars.
+  let bars: { multibar: cliProgress.MultiBar; scanned: cliProgress.SingleBar; sent: cliProgress.SingleBar } | null = null;
+  const start = (): NonNullable<typeof bars> => {
+    const multibar = new cliProgress.MultiBar(
+      { stream: options.stream as NodeJS.WriteStream, clearOnComplete: false, hideCursor: true, fps: 5 },
+      cliProgress.Presets.shades_classic,
+    );
+    const scanned = multibar.create(1, 0, {}, { format: () => scannedLine() });
+    const sent = multibar.create(1, 0, {}, {
+      format: (opts, params) => {
+        const size = opts.barsize ?? 40;
+        const filled = Math.round(params.progress * size);
+        return sentLine((opts.barCompleteString ?? '').slice(0, filled) + (opts.barIncompleteString ?? '').slice(0, size - filled));
+      },
+    });
+    return { multibar, scanned, sent };
+  };
   return {
-    update({ counts, queued, scanDone }) {
-      const elapsed = Math.max(0.001, ((options.now ?? Date.now)() - started) / 1000);
-      scanned.setTotal(Math.max(1, scanDone ? counts.files : counts.files + 1));
-      scanned.update(counts.files, { rate: (counts.files / elapsed).toFixed(0), extra: counts.scan_errors ? `| ${counts.scan_errors} unreadable` : '' });
-      const done = counts.sent + counts.pending;
-      sent.setTotal(Math.max(1, queued));
-      sent.update(done, {
-        rate: (counts.sent / elapsed).toFixed(0),
-        extra: `| matched ${counts.matched} | rejected ${totalRejected(counts)}${counts.failed_batches ? ` | failed batches ${counts.failed_batches}` : ''}`,
-      });
+    update(snapshot) {
+      latest = snapshot;
+      bars ??= start();
+      bars.scanned.update(snapshot.counts.files);
+      bars.sent.setTotal(Math.max(1, snapshot.queued));
+      bars.sent.update(snapshot.counts.sent + snapshot.counts.pending);
+    },
+    log(line) {
+      if (bars) bars.multibar.log(`${line}\n`);
+      else options.stream.write(`${line}\n`);
     },
     stop() {
-      multibar.stop();
+      bars?.multibar.stop();
     },
   };
 }
@@ -92,6 +121,9 @@ function createPlainLines(options: ProgressOptions): ProgressView {
         last = t;
         print(snapshot);
       }
+    },
+    log(line) {
+      options.stream.write(`${line}\n`);
     },
     stop() {
       if (latest && now() - started >= interval) print(latest);

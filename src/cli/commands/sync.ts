@@ -85,10 +85,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     report?.onEvent(event);
     if (event.type === 'queued') queued += event.items;
     if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
-      ctx.stderr.write(`camroll: warning: ${event.path}: ${event.message} [${event.code}]\n`);
+      progress.log(`camroll: warning: ${event.path}: ${event.message} [${event.code}]`);
     }
     if (event.type === 'failed') {
-      ctx.stderr.write(`camroll: a batch of ${event.items.length} items failed: ${event.error.message} [${event.error.code}]; they stay pending\n`);
+      progress.log(`camroll: a batch of ${event.items.length} items failed: ${event.error.message} [${event.error.code}]; they stay pending`);
     }
     progress.update({ counts: summary.counts, queued, scanDone });
   };
@@ -119,7 +119,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           },
           onEvent,
           summary,
-          notice: (line) => ctx.stderr.write(`camroll: ${line}\n`),
+          notice: (line) => progress.log(`camroll: ${line}`),
         });
       } finally {
         await connection.close();
