@@ -123,6 +123,9 @@ function parseEvents(
   clock: ZoneClock,
 ): Map<number, CatalogEvent> {
   const events = new Map<number, CatalogEvent>();
+  // Each venue's zone converter, resolved once: an event costs one lookup by venue id.
+  const toInstantAt = new Map<number, (wallClockMs: number) => number>();
+  for (const venue of venues.values()) toInstantAt.set(venue.id, clock.converter(venue.timezone));
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index];
     let event = fastEvent(item);
@@ -131,9 +134,12 @@ function parseEvents(
       if (!result.success) fail(label('events', index, item), firstIssue(result.error));
       event = { ...result.data, startsAtMs: 0 };
     }
-    if (events.has(event.id)) fail(label('events', index, item), `duplicate event id ${event.id}`);
-    const venue = venues.get(event.venue_id);
-    if (venue === undefined) fail(label('events', index, item), `venue_id ${event.venue_id} does not exist`);
+    // A map that does not grow already held the id: one hash operation instead of two.
+    const size = events.size;
+    events.set(event.id, event);
+    if (events.size === size) fail(label('events', index, item), `duplicate event id ${event.id}`);
+    const toInstant = toInstantAt.get(event.venue_id);
+    if (toInstant === undefined) fail(label('events', index, item), `venue_id ${event.venue_id} does not exist`);
     const list = event.performers;
     for (let i = 0; i < list.length; i += 1) {
       const id = (list[i] as CatalogEventPerformer).id;
@@ -149,8 +155,7 @@ function parseEvents(
     if (wall === null) {
       fail(label('events', index, item), 'starts_at_local: must be a real local date-time YYYY-MM-DDTHH:mm:ss (no offset)');
     }
-    event.startsAtMs = clock.toInstant(venue.timezone, wall);
-    events.set(event.id, event);
+    event.startsAtMs = toInstant(wall);
   }
   return events;
 }

@@ -36,11 +36,15 @@ export function wallClockMs(text: string): number | null {
   const second = digits(text, 17, 2);
   // Years before 1900 are no plausible event (and Date.UTC maps 0-99 to the 1900s).
   if (year < 1900 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) return null;
-  if (second < 0 || second > 59) return null;
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
-  // Date.UTC rolls 2023-02-30 over to March: a changed day means the date does not exist.
-  if (new Date(ms).getUTCDate() !== day) return null;
-  return ms;
+  if (second < 0 || second > 59 || day > daysInMonth(year, month)) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)) return 29;
+  return DAYS_IN_MONTH[month - 1] as number;
 }
 
 export const RawVenue = z.object({

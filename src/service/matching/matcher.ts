@@ -1,6 +1,7 @@
 import { CamrollError } from '../../errors.js';
-import type { Catalog, CatalogEvent, CatalogVenue } from '../catalog/types.js';
+import type { Catalog, CatalogVenue } from '../catalog/types.js';
 import { createSpatialIndex } from './spatial-index.js';
+import { buildTimelines } from './timelines.js';
 
 /** One item to match: coordinates in degrees and the capture instant in ms since epoch. */
 export interface MatchQuery {
@@ -57,10 +58,6 @@ function resolveSettings(overrides: Partial<MatchSettings>): MatchSettings {
   return settings;
 }
 
-function byStartThenId(a: CatalogEvent, b: CatalogEvent): number {
-  return a.startsAtMs - b.startsAtMs || a.id - b.id;
-}
-
 /**
  * Builds a matcher: a grid over venue geofences, and per venue its visible events sorted
  * by start instant (then id) in flat typed arrays, so one lookup reads one grid cell and
@@ -78,34 +75,7 @@ export function createMatcher(catalog: Catalog, settings: Partial<MatchSettings>
   const venueIndex = new Map<number, number>();
   venues.forEach((venue, index) => venueIndex.set(venue.id, index));
 
-  const perVenue: CatalogEvent[][] = venues.map(() => []);
-  for (const event of catalog.events.values()) {
-    const index = venueIndex.get(event.venue_id);
-    if (event.hidden || index === undefined) continue;
-    (perVenue[index] as CatalogEvent[]).push(event);
-  }
-
-  // Compressed layout: venue v owns positions offsets[v] .. offsets[v + 1] - 1.
-  const offsets = new Int32Array(venues.length + 1);
-  let total = 0;
-  perVenue.forEach((list, v) => {
-    list.sort(byStartThenId);
-    offsets[v] = total;
-    total += list.length;
-  });
-  offsets[venues.length] = total;
-  const starts = new Float64Array(total);
-  const eventIds = new Float64Array(total);
-  const licensed = new Uint8Array(total);
-  perVenue.forEach((list, v) => {
-    let at = offsets[v] as number;
-    for (const event of list) {
-      starts[at] = event.startsAtMs;
-      eventIds[at] = event.id;
-      licensed[at] = event.licensed ? 1 : 0;
-      at += 1;
-    }
-  });
+  const { offsets, starts, eventIds, licensed } = buildTimelines(catalog, venueIndex, venues.length);
   const venueIds = Float64Array.from(venues, (venue) => venue.id);
   const index = createSpatialIndex(
     venues.map((venue) => ({ latitude: venue.latitude, longitude: venue.longitude, radiusM: venue.radius_m })),
