@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
-import cliProgress from 'cli-progress';
 
 /** Live progress of a file-by-file job on stderr. */
 export interface FileProgress {
@@ -44,6 +44,8 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
   };
 
   if (options.isTTY) {
+    // Loaded only for a terminal: scripts and pipes never pay for it at start-up.
+    const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress');
     const bar = new cliProgress.SingleBar(
       {
         stream: options.stream as NodeJS.WriteStream,
