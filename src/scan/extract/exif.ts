@@ -1,5 +1,10 @@
-import exifr from 'exifr';
+import { createRequire } from 'node:module';
 import { ParseProblem } from './errors.js';
+
+// Loaded on the first photo, not with the module: a thread that only meets videos never
+// compiles it, and require() skips the CommonJS export scan an ES import makes of the bundle.
+let exifrModule: typeof import('exifr') | null = null;
+const exifr = (): typeof import('exifr') => (exifrModule ??= createRequire(import.meta.url)('exifr') as typeof import('exifr'));
 
 /** EXIF tag ids camroll reads (numeric, so they work in any IFD, e.g. Canon CR3's CMT boxes). */
 export const TAG = {
@@ -57,7 +62,7 @@ export async function parseTiff(tiff: Uint8Array): Promise<ExifTags> {
   const input = Buffer.from(tiff.buffer, tiff.byteOffset, tiff.byteLength);
   let output: unknown;
   try {
-    output = await exifr.parse(input, EXIFR_OPTIONS);
+    output = await exifr().parse(input, EXIFR_OPTIONS);
   } catch (error) {
     throw new ParseProblem('corrupt_file', `unreadable EXIF: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { createRequire } from 'node:module';
+import type { z } from 'zod';
 import type { Coordinates } from './coordinates.js';
 import { validCoordinates } from './coordinates.js';
 
@@ -9,14 +10,23 @@ export interface TakeoutData {
   coordinates: Coordinates | null;
 }
 
-const Geo = z.object({ latitude: z.coerce.number(), longitude: z.coerce.number() }).partial();
-const TakeoutJson = z.object({
-  photoTakenTime: z.object({ timestamp: z.union([z.string(), z.number()]) }).partial().optional().catch(undefined),
-  geoDataExif: Geo.optional().catch(undefined),
-  geoData: Geo.optional().catch(undefined),
-});
+function schemas(zod: typeof z) {
+  const Geo = zod.object({ latitude: zod.coerce.number(), longitude: zod.coerce.number() }).partial();
+  const TakeoutJson = zod.object({
+    photoTakenTime: zod.object({ timestamp: zod.union([zod.string(), zod.number()]) }).partial().optional().catch(undefined),
+    geoDataExif: Geo.optional().catch(undefined),
+    geoData: Geo.optional().catch(undefined),
+  });
+  return { Geo, TakeoutJson };
+}
 
-function geo(value: z.infer<typeof Geo> | undefined): Coordinates | null {
+// Built on the first Takeout sidecar: zod is most of a scan thread's start-up, and most
+// libraries have no Takeout JSON at all.
+let built: ReturnType<typeof schemas> | null = null;
+const takeoutJson = (): ReturnType<typeof schemas>['TakeoutJson'] =>
+  (built ??= schemas((createRequire(import.meta.url)('zod') as { z: typeof z }).z)).TakeoutJson;
+
+function geo(value: z.infer<ReturnType<typeof schemas>['Geo']> | undefined): Coordinates | null {
   if (!value || value.latitude === undefined || value.longitude === undefined) return null;
   return validCoordinates(value.latitude, value.longitude);
 }
@@ -33,7 +43,7 @@ export function parseTakeout(text: string): TakeoutData | null {
   } catch {
     return null;
   }
-  const parsed = TakeoutJson.safeParse(raw);
+  const parsed = takeoutJson().safeParse(raw);
   if (!parsed.success) return null;
   const seconds = Number(parsed.data.photoTakenTime?.timestamp);
   const takenMs = Number.isFinite(seconds) && Number.isInteger(seconds) && seconds > 0 ? seconds * 1000 : null;

@@ -1,5 +1,10 @@
-import { IANAZone } from 'luxon';
+import { createRequire } from 'node:module';
 import type { Instant, LocalTime } from './dates.js';
+
+// Loaded on first use (rule c only), so threads whose files all carry an offset never load it.
+let luxon: typeof import('luxon') | null = null;
+const ianaZone = (name: string): import('luxon').IANAZone =>
+  (luxon ??= createRequire(import.meta.url)('luxon') as typeof import('luxon')).IANAZone.create(name);
 
 /** Finds the IANA zone names at a point (geo-tz's `find`). */
 export type ZoneFinder = (latitude: number, longitude: number) => string[];
@@ -21,7 +26,7 @@ const DAY_MS = 86_400_000;
  * RFC 5545. Returns null for an unknown zone.
  */
 export function zonedToUtc(local: LocalTime, zoneName: string): { instant: Instant; resolution: ZoneResolution } | null {
-  const zone = IANAZone.create(zoneName);
+  const zone = ianaZone(zoneName);
   if (!zone.isValid) return null;
   const offsetAt = (utcMs: number): number => zone.offset(utcMs) * 60_000;
   // Offsets in force a day either side bracket any single transition near the reading.
