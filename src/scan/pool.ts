@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import { createFileReader, type ExtractFn, type FileResult } from './read-file.js';
 import type { WorkerTask } from './worker.js';
 
@@ -39,13 +38,17 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
       async close() {},
     };
   }
+  // Loaded here: a re-scan served from the cache never needs it.
+  const { Piscina } = await import('piscina');
   const { filename, execArgv } = workerEntry();
   const pool = new Piscina<WorkerTask, FileResult[]>({
     filename,
     execArgv,
     minThreads: options.workers,
     maxThreads: options.workers,
-    concurrentTasksPerWorker: 1,
+    // Each thread holds its next task while working on one (worker.ts runs them in turn), so
+    // it never sits idle waiting for the main thread to answer a finished task.
+    concurrentTasksPerWorker: 2,
     // A worker's live data is one file's head and a 1 MiB buffer (both outside the JS heap);
     // without caps V8 lets each thread's heap drift up by tens of MB before collecting, and
     // the 250 MB budget covers the whole process. 64 MB of old space is ample headroom.
