@@ -75,7 +75,8 @@ function fastEvent(item: unknown): CatalogEvent | null {
     kind: kind as EventKind,
     venue_id,
     starts_at_local,
-    startsAtMs: 0,
+    // Set below. A double from the start: the field never changes representation mid-load.
+    startsAtMs: Number.NaN,
     performers: list,
     licensed: licensed ?? true,
     hidden: hidden ?? false,

@@ -26,12 +26,6 @@ interface ZoneEntry {
   chunks: Map<number, OffsetChunk>;
   /** Offset at the start of each chunk, shared by neighbouring chunks. */
   edges: Map<number, number>;
-  /**
-   * Per wall-clock day (ms "as if UTC" / DAY_MS): the offset that converts every time of that
-   * day, or NaN when an offset change lies near enough to need the full rule. Events share
-   * days, so a big catalog converts most of its starts with one lookup.
-   */
-  days: Map<number, number>;
 }
 
 /** Converts wall-clock times in IANA zones to instants, caching zone offsets. */
@@ -57,8 +51,7 @@ export function isValidZone(name: string): boolean {
  * Creates a zone clock. luxon's own local-to-instant conversion resolves an ambiguous time
  * relative to the offset in force *today*, so the same catalog could load differently in
  * summer and winter; this resolves gaps and overlaps by a fixed rule instead, and caches
- * offsets (per zone and wall-clock day) so a million events convert in a fraction of a
- * second. Not shared between loads.
+ * offsets per zone and fortnight so a million events convert in a fraction of a second. Not shared between loads.
  */
 export function createZoneClock(): ZoneClock {
   const zones = new Map<string, ZoneEntry>();
@@ -66,7 +59,7 @@ export function createZoneClock(): ZoneClock {
   function zoneEntry(name: string): ZoneEntry {
     let entry = zones.get(name);
     if (entry === undefined) {
-      entry = { zone: IANAZone.create(name), chunks: new Map(), edges: new Map(), days: new Map() };
+      entry = { zone: IANAZone.create(name), chunks: new Map(), edges: new Map() };
       zones.set(name, entry);
     }
     return entry;
@@ -119,23 +112,6 @@ export function createZoneClock(): ZoneClock {
     return offset;
   }
 
-  /**
-   * The offset every wall-clock time of `day` converts with, or NaN. `toInstant` samples the
-   * offset 14 h before and 12 h after the wall-clock time; when no change falls anywhere in
-   * those samples' span for the whole day, both samples agree for every time of the day.
-   */
-  function uniformDayOffset(entry: ZoneEntry, day: number): number {
-    const from = day * DAY_MS - EARLIEST_SHIFT_MS;
-    const to = (day + 1) * DAY_MS + LATEST_SHIFT_MS;
-    const offset = entryOffsetAt(entry, from);
-    for (let index = Math.floor(from / CHUNK_MS); index <= Math.floor(to / CHUNK_MS); index += 1) {
-      const chunk = chunkAt(entry, index);
-      if (index > Math.floor(from / CHUNK_MS) && chunk.startOffsetMin !== offset) return Number.NaN;
-      for (const at of chunk.changesAt) if (at > from && at <= to) return Number.NaN;
-    }
-    return offset;
-  }
-
   function toInstant(name: string, wallClockMs: number): number {
     return entryToInstant(zoneEntry(name), wallClockMs);
   }
@@ -146,13 +122,15 @@ export function createZoneClock(): ZoneClock {
   }
 
   function entryToInstant(entry: ZoneEntry, wallClockMs: number): number {
-    const day = Math.floor(wallClockMs / DAY_MS);
-    let uniform = entry.days.get(day);
-    if (uniform === undefined) {
-      uniform = uniformDayOffset(entry, day);
-      entry.days.set(day, uniform);
+    // Most times: both samples below fall in one chunk without a change, so that chunk's
+    // offset converts the time (one small-map lookup; a per-day cache was slower: its
+    // maps outgrow the processor caches on a big catalog).
+    const from = wallClockMs - EARLIEST_SHIFT_MS;
+    const index = Math.floor(from / CHUNK_MS);
+    const chunk = chunkAt(entry, index);
+    if (chunk.changesAt.length === 0 && wallClockMs + LATEST_SHIFT_MS < (index + 1) * CHUNK_MS) {
+      return wallClockMs - chunk.startOffsetMin * MINUTE_MS;
     }
-    if (!Number.isNaN(uniform)) return wallClockMs - uniform * MINUTE_MS;
     const before = entryOffsetAt(entry, wallClockMs - EARLIEST_SHIFT_MS);
     const after = entryOffsetAt(entry, wallClockMs + LATEST_SHIFT_MS);
     const withBefore = wallClockMs - before * MINUTE_MS;
