@@ -4,7 +4,7 @@ import { createZoneClock } from '../../../src/service/catalog/index.js';
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
-/** The conversion rule stated directly on offsets, with no per-day cache. */
+/** The conversion rule stated directly on offsets, with no shortcut. */
 function byRule(offsetAt: (instantMs: number) => number, wallClockMs: number): number {
   const before = offsetAt(wallClockMs - 14 * HOUR_MS);
   const after = offsetAt(wallClockMs + 12 * HOUR_MS);
@@ -16,7 +16,7 @@ function byRule(offsetAt: (instantMs: number) => number, wallClockMs: number): n
   return withBefore;
 }
 
-describe('zone clock: the per-day cache changes no conversion', () => {
+describe('zone clock: the cached fast path changes no conversion', () => {
   it.each(['America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/Santiago', 'Asia/Kathmandu', 'UTC'])(
     '%s, every 10 minutes of 2023-2024, in shuffled order',
     (zone) => {
@@ -25,7 +25,7 @@ describe('zone clock: the per-day cache changes no conversion', () => {
       const convert = cached.converter(zone);
       const start = Date.UTC(2023, 0, 1);
       const steps = (2 * 366 * 24 * 60) / 10;
-      // Visit days out of order so cached days are filled in any order.
+      // Visit times out of order so the caches fill in any order.
       for (let k = 0; k < steps; k += 1) {
         const wall = start + ((k * 7919) % steps) * 10 * MINUTE_MS;
         const expected = byRule((instant) => rule.offsetAt(zone, instant), wall);
