@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scan [-- --files N --videos N --tiny --repeat N --dir D --keep]`
+ * `npm run bench:scan [-- --files N --videos N --tiny --repeat N --dir D --keep --bin B]`
  *
  * Builds a synthetic library in a temp folder, then times, in one run and on the same files:
  *   - two parallel `openssl dgst -sha256` processes over the file list (the hashing limit),
@@ -21,7 +21,6 @@ import { parseArgs } from 'node:util';
 import { writeMp4, writePhotoLibrary } from './scan-library.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = path.join(ROOT, 'bin', 'camroll.js');
 
 const { values: flags } = parseArgs({
   options: {
@@ -35,8 +34,11 @@ const { values: flags } = parseArgs({
     keep: { type: 'boolean', default: false },
     dir: { type: 'string' },
     repeat: { type: 'string' },
+    bin: { type: 'string' },
   },
 });
+/** The binary to time (`--bin`: another build, e.g. the previous commit's, for a before/after). */
+const BIN = path.resolve(flags.bin ?? path.join(ROOT, 'bin', 'camroll.js'));
 const env = process.env;
 const tiny = flags.tiny;
 const files = Number(flags.files ?? env.BENCH_FILES ?? (tiny ? 100_000 : 2000));
@@ -144,10 +146,11 @@ async function scanRun(dir: string, scanEnv: NodeJS.ProcessEnv): Promise<ScanRun
 }
 
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
+const loadText = (load: number[]): string => load.map((n) => n.toFixed(2)).join(' ');
 const rate = (n: number, seconds: number): string => (n / seconds).toFixed(n / seconds < 100 ? 1 : 0);
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('run `npm run build` first');
+  if (!fs.existsSync(path.join(path.dirname(BIN), '..', 'dist', 'cli', 'main.js'))) throw new Error('run `npm run build` first');
   const work = flags.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'camroll-bench-scan-'));
   const lib = path.join(work, 'library');
   try {
@@ -164,6 +167,7 @@ async function main(): Promise<void> {
     fs.rmSync(scanEnv.XDG_CACHE_HOME, { recursive: true, force: true });
 
     // The binary's fixed cost (start-up, loading every command): a scan of an empty folder.
+    const loadAtStart = os.loadavg();
     const empty = path.join(work, 'empty');
     fs.mkdirSync(empty, { recursive: true });
     let openssl = Infinity;
@@ -186,6 +190,7 @@ async function main(): Promise<void> {
     const cpu = /model name\s*:\s*(.+)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
     const lines = [
       `machine: ${os.availableParallelism()} cores, ${cpu}, node ${process.version}, ${os.platform()} ${os.release()}`,
+      `load average (1/5/15 min): ${loadText(loadAtStart)} at the start, ${loadText(os.loadavg())} at the end (other work on the machine slows every pass)`,
       `rounds: ${repeat}, best time of each (peak RSS: the highest seen)`,
       `library: ${paths.length} files, ${mb(bytes)} MB (${files} photos ${minKb}-${maxKb} KB, ${videos} videos of ${videoMb} MB); page cache warm (the library fits in RAM and was just written or read)`,
       `openssl x2:   ${openssl.toFixed(2)} s  ${rate(paths.length, openssl)} files/s  ${rate(bytes / 1e6, openssl)} MB/s`,
