@@ -30,6 +30,10 @@ export function openStore(options: { path: string }): Store {
   db.pragma('foreign_keys = ON');
   // A second process on the same file (serve next to an in-process client) waits, not fails.
   db.pragma('busy_timeout = 5000');
+  // Checkpoint every 10,000 pages (~40 MB of WAL) instead of SQLite's 1,000: each checkpoint
+  // syncs the database file, and at the default one in ~40 ingest batches paid for it (a
+  // third of a batch's time). Durability is unchanged: commits live in the WAL either way.
+  db.pragma('wal_autocheckpoint = 10000');
   migrate(db);
 
   const st = {
