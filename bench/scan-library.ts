@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import path from 'node:path';
+import { seededRandom } from '../src/util/seeded-random.js';
 
 export interface ExifSpec {
   make?: string;
@@ -158,17 +159,6 @@ export function writeMp4(file: string, options: { mediaBytes: number; created: D
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** Deterministic pseudo-random numbers (tests and benches must be repeatable). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
 }
 
 const CAMERAS: [string, string][] = [

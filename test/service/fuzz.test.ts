@@ -3,18 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { ErrorEnvelope } from '../../src/contract/index.js';
 import { ACME, createUser, makeApp, type TestApp } from './helpers.js';
-
-/** Small seeded PRNG (mulberry32) so a failure replays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '../../src/util/seeded-random.js';
 
 let t: TestApp;
 let origin = '';

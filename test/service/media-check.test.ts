@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MediaMetadata } from '../../src/contract/media.js';
 import { isWellFormedMedia } from '../../src/service/media-check.js';
-
-/** Seeded PRNG so failures replay. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '../../src/util/seeded-random.js';
 
 const ABSENT = Symbol('absent');
 type Pool = readonly unknown[];

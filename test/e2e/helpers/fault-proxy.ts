@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { seededRandom } from './library.js';
+import { seededRandom } from '../../../src/util/seeded-random.js';
 
 export type Fault = 'none' | 'throttle' | 'error500' | 'reset' | 'reset_after' | 'slow';
 

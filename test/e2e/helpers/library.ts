@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeJpeg } from './exif-jpeg.js';
+import { seededRandom } from '../../../src/util/seeded-random.js';
 
 /** Demo-catalog anchor events: venue centre and UTC start (see the catalog's anchor table). */
 export const ANCHORS = [
@@ -13,18 +14,6 @@ export const ANCHORS = [
   { event: 7, lat: -33.9035, lon: 18.4112, start: '2022-02-19T13:00:00Z', shown: false }, // hidden
   { event: 8, lat: 48.8386, lon: 2.3786, start: '2024-10-26T18:00:00Z', shown: true },
 ] as const;
-
-/** Deterministic PRNG (mulberry32), so a seed gives the same library every time. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface LibraryOptions {
   dir: string;

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMatcher, createReferenceMatcher, destinationPoint } from '../../../src/service/matching/index.js';
 import { build, event, venue, type Raw } from '../catalog/build.js';
-
-/** mulberry32, so a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from '../../../src/util/seeded-random.js';
 
 // Dense clusters where geofences overlap and windows crowd: a city, the antimeridian, near a pole.
 const CLUSTERS: [number, number, string][] = [

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Catalog, CatalogEvent } from '../../../src/service/catalog/types.js';
 import { buildTimelines } from '../../../src/service/matching/timelines.js';
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from '../../../src/util/seeded-random.js';
 
 /** A catalog of bare events (venues and performers do not matter to the layout). */
 function catalogOf(events: CatalogEvent[]): Catalog {
