@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../src/service/catalog/load.js';
+import { seededRandom } from '../src/util/seeded-random.js';
 
 export const DEFAULT_SEED = 20240712;
 const FIRST_DAY = Date.UTC(2015, 0, 1);
@@ -78,16 +79,9 @@ interface OutEvent {
 /** The catalog as written to JSON. */
 export interface DemoCatalog { venues: OutVenue[]; performers: OutPerformer[]; events: OutEvent[] }
 
-/** mulberry32: a small, well-known seeded PRNG; deterministic across platforms. */
+/** Seeded helpers over mulberry32, deterministic across platforms. */
 function createRandom(seed: number) {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1));
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   return { next, int, pick, chance: (p: number): boolean => next() < p };
