@@ -124,10 +124,9 @@ export function openJournal(options: OpenJournalOptions): Journal {
     // NORMAL in WAL mode survives a process crash (kill -9); only power loss may drop the last commit.
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
-    // Ids are random, so each batch dirties pages all over the outcome table: a 16 MiB page
-    // cache and a checkpoint (which syncs the file) every ~40 MiB of WAL rather than every
-    // ~4 MiB keep a large first sync from paying for them again and again.
-    db.pragma('cache_size = -16384');
+    // Ids are random, so each batch dirties pages all over the outcome table: a checkpoint
+    // (which syncs the file) every ~40 MiB of WAL rather than every ~4 MiB keeps a large first
+    // sync from paying for it again and again.
     db.pragma('wal_autocheckpoint = 10000');
     migrate(db, options.key);
   } catch (error) {
