@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseCatalog } from '../src/service/catalog/index.js';
 import { createMatcher, createReferenceMatcher, destinationPoint, type MatchQuery } from '../src/service/matching/index.js';
+import { seededRandom as random } from '../src/util/seeded-random.js';
 
 export interface MatcherBenchOptions {
   venues?: number;
@@ -46,17 +47,6 @@ const ZONES: [number, string][] = [
   [55, 'Asia/Dubai'], [77, 'Asia/Kolkata'], [85, 'Asia/Kathmandu'], [100, 'Asia/Bangkok'], [116, 'Asia/Shanghai'],
   [139, 'Asia/Tokyo'], [151, 'Australia/Sydney'], [175, 'Pacific/Auckland'], [179, 'Pacific/Fiji'],
 ];
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 

@@ -17,6 +17,7 @@ import { createApp } from '../src/service/app.js';
 import { isVisibleEvent, loadCatalog, type Catalog } from '../src/service/catalog/index.js';
 import { openStore } from '../src/service/store/store.js';
 import { runMatcherBench } from './matcher.js';
+import { seededRandom as rng } from '../src/util/seeded-random.js';
 
 const KEY = 'sk_bench_key';
 const CLIENTS = 4;
@@ -24,18 +25,6 @@ const BATCH = 200;
 const BATCHES = 400; // 80,000 items per round
 /** Interleaved ingest rounds (service, then ceiling); the best of each is reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-
-/** Seeded PRNG so runs compare. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function visibleEvents(catalog: Catalog) {
   return [...catalog.events.values()].filter(isVisibleEvent);
