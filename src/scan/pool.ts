@@ -7,8 +7,6 @@ import type { WorkerTask } from './worker.js';
 export interface FilePool {
   run(files: string[], signal?: AbortSignal): Promise<FileResult[]>;
   close(): Promise<void>;
-  /** How many groups it works on at once. */
-  readonly threads: number;
 }
 
 export interface FilePoolOptions {
@@ -29,7 +27,6 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
       headBytes: extractor.HEAD_BYTES,
     });
     return {
-      threads: 1,
       async run(files) {
         const results: FileResult[] = [];
         for (const file of files) results.push(await reader(file));
@@ -55,7 +52,6 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
     resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
   });
   return {
-    threads: options.workers,
     run: (files, signal) => pool.run({ files }, signal ? { signal } : {}),
     close: () => pool.destroy(),
   };
