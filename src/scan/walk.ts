@@ -10,8 +10,7 @@ import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type Skip
 /** A media file found by the walk, with what the scan cache keys on. */
 export interface WalkFile {
   type: 'file';
-  root: string;
-  /** Relative to `root`, POSIX separators. */
+  /** Relative to the root it was found under, POSIX separators. */
   path: string;
   absPath: string;
   size: number;
@@ -183,7 +182,6 @@ export function walk(options: WalkOptions): AsyncIterable<WalkEvent> {
     } else if (stats.isFile()) {
       channel.pushNow({
         type: 'file',
-        root,
         path: entry.path,
         absPath,
         size: stats.size,
