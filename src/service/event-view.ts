@@ -1,27 +1,26 @@
 import type { Event } from '../contract/events.js';
 import { isVisibleEvent, toWireEvent, type Catalog } from './catalog/index.js';
-import type { MatchedMediaRow, Store } from './store/types.js';
+import type { MatchedMediaRow } from './store/types.js';
 
 /**
- * The user's view of one event: catalog data plus their complete media (taken_at
- * ascending). Null when the loaded catalog no longer shows that event.
+ * The user's view of one event: catalog data plus either their complete media (taken_at
+ * ascending, as the store reads it) or only its count. Null when the loaded catalog no
+ * longer shows that event.
  */
 export function userEventView(
-  deps: { store: Store; catalog: Catalog },
-  userId: string,
+  catalog: Catalog,
   eventId: number,
-  options: { includeMedia: boolean; mediaCount?: number; media?: MatchedMediaRow[] },
+  content: { media: MatchedMediaRow[] } | { mediaCount: number },
 ): Event | null {
-  const event = deps.catalog.events.get(eventId);
+  const event = catalog.events.get(eventId);
   if (event === undefined || !isVisibleEvent(event)) return null;
-  const wire = toWireEvent(event, deps.catalog);
-  if (options.includeMedia) {
+  const wire = toWireEvent(event, catalog);
+  if ('media' in content) {
     // The store reads media in the wire shape already (a thumbnail never sent is absent).
-    const media = options.media ?? deps.store.eventMedia(userId, eventId);
-    wire.media = media;
-    wire.media_count = media.length;
+    wire.media = content.media;
+    wire.media_count = content.media.length;
   } else {
-    wire.media_count = options.mediaCount ?? deps.store.eventMedia(userId, eventId).length;
+    wire.media_count = content.mediaCount;
   }
   return wire;
 }

@@ -35,11 +35,11 @@ export function registerHistoryRoutes(app: FastifyInstance, deps: ServiceDeps): 
       const media = includeMedia ? store.eventsMedia(user.id, page.map((row) => row.event_id)) : null;
       const events: Event[] = [];
       for (const row of page) {
-        const view = userEventView(deps, user.id, row.event_id, {
-          includeMedia,
-          mediaCount: row.media_count,
-          media: media?.get(row.event_id) ?? [],
-        });
+        const view = userEventView(
+          catalog,
+          row.event_id,
+          media ? { media: media.get(row.event_id) ?? [] } : { mediaCount: row.media_count },
+        );
         if (view) events.push(view);
       }
       const last = page[page.length - 1];

@@ -54,7 +54,7 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
       const media = store.eventsMedia(user.id, eventIds);
       const events: Event[] = [];
       for (const eventId of eventIds) {
-        const view = userEventView(deps, user.id, eventId, { includeMedia: true, media: media.get(eventId) ?? [] });
+        const view = userEventView(catalog, eventId, { media: media.get(eventId) ?? [] });
         if (view) events.push(view);
       }
       return {

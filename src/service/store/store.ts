@@ -90,12 +90,6 @@ export function openStore(options: { path: string }): Store {
     ),
     // Raw rows (arrays): a page reads hundreds of media rows, and building one keyed object
     // per row only to copy it into the wire shape doubled the cost of the query.
-    eventMedia: db
-      .prepare<[string, number], MediaColumns>(
-        `SELECT 0, media_id, taken_at, media_type, thumbnail_url FROM matches
-         WHERE user_id = ? AND event_id = ? ORDER BY taken_at_ms, media_id`,
-      )
-      .raw(true),
     eventsMedia: db
       .prepare<[string, string], MediaColumns>(
         `SELECT event_id, media_id, taken_at, media_type, thumbnail_url FROM matches
@@ -182,7 +176,6 @@ export function openStore(options: { path: string }): Store {
       if (starts === undefined) return;
       st.putUserEvent.run(userId, eventId, starts, n);
     },
-    eventMedia: (userId, eventId) => st.eventMedia.all(userId, eventId).map(toMatchedMedia),
     eventsMedia(userId, eventIds) {
       const byEvent = new Map<number, MatchedMediaRow[]>();
       if (eventIds.length === 0) return byEvent;

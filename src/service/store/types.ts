@@ -75,7 +75,6 @@ export interface Store {
   removeMatches(userId: string, mediaIds: readonly string[]): number[];
   /** Recomputes a user's entry for one event from its matches (drops it at zero media). */
   refreshUserEvent(userId: string, eventId: number, startsAtMs: number | null): void;
-  eventMedia(userId: string, eventId: number): MatchedMediaRow[];
   /** The media of several events in one query, each list in taken_at order. */
   eventsMedia(userId: string, eventIds: readonly number[]): Map<number, MatchedMediaRow[]>;
   pageEvents(userId: string, after: CursorPosition | null, limit: number): UserEventRow[];
