@@ -149,6 +149,17 @@ describe('scanLibrary', () => {
     expect(uncached.calls).toHaveLength(13);
   });
 
+  it('reads every file, with one warning, when the cache folder cannot be used', async () => {
+    const blocked = path.join(dir, 'not-a-folder');
+    fs.writeFileSync(blocked, 'a file where the cache folder should be');
+    const { extract, calls } = countingExtractor();
+    const events = await scan({ extract, cacheDir: blocked });
+    expect(calls).toHaveLength(12);
+    expect(records(events).every((r) => r.media !== null && !r.cached)).toBe(true);
+    const warnings = events.filter((e) => e.type === 'warning');
+    expect(warnings).toEqual([expect.objectContaining({ code: 'cache_unavailable', path: blocked })]);
+  });
+
   it('stops on abort, throws InterruptedError, and leaves a cache the next scan can use', async () => {
     const controller = new AbortController();
     const { extract } = countingExtractor();
