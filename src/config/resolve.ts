@@ -41,15 +41,17 @@ const nonEmpty = (value: string | undefined): string | undefined =>
 export function resolveSettings({ flags, env, store }: ResolveInput): ResolvedSettings {
   const flagProfile = nonEmpty(flags.profile);
   const envProfile = nonEmpty(env.CAMROLL_PROFILE);
+  // One read of the configuration file serves both the current profile and its values.
+  const config = store.read();
   let profile: Resolved<string | null>;
   if (flagProfile !== undefined) profile = { value: validateProfileName(flagProfile), source: 'flag' };
   else if (envProfile !== undefined) profile = { value: validateProfileName(envProfile), source: 'env' };
   else {
-    const current = store.currentProfile();
+    const current = config.current_profile;
     profile = current === null ? { value: null, source: 'none' } : { value: current, source: 'profile' };
   }
 
-  const stored = profile.value === null ? null : store.getProfile(profile.value);
+  const stored = profile.value === null ? null : (config.profiles[profile.value] ?? null);
   const storedUrl = stored?.base_url;
   const storedKey = stored?.api_key;
   const envUrl = nonEmpty(env.CAMROLL_BASE_URL);
