@@ -101,6 +101,21 @@ describe('camroll scan (real binary)', () => {
     expect(noDir.code).toBe(2);
   });
 
+  it('exits 2 for a bad --workers, an empty --exclude and a report file it cannot create', async () => {
+    for (const workers of ['0', '65', '1.5', 'many']) {
+      const run = await runCamroll(['scan', lib, '--workers', workers], { env: home.env });
+      expect(run.code, `--workers ${workers}`).toBe(2);
+      expect(run.stderr).toMatch(/--workers must be a whole number from 1 to 64/);
+      expect(run.stdout).toBe('');
+    }
+    const emptyGlob = await runCamroll(['scan', lib, '--exclude', ''], { env: home.env });
+    expect(emptyGlob.code).toBe(2);
+    const report = await runCamroll(['scan', lib, '--report', path.join(home.dir, 'no-such-folder', 'report.jsonl')], { env: home.env });
+    expect(report.code).toBe(2);
+    expect(report.stderr).toMatch(/cannot write the report file/);
+    expect(report.stdout).toBe('');
+  });
+
   it('exits 0 on a clean library and skips junk', async () => {
     const clean = path.join(home.dir, 'clean');
     writePhotoLibrary(clean, { count: 3, minBytes: 500, maxBytes: 900, seed: 9 });
