@@ -5,7 +5,7 @@ import type { Catalog } from './catalog/index.js';
 import { createCursorCodec } from './cursor.js';
 import type { ServiceDeps } from './deps.js';
 import { clientErrorHandler, installErrorHandling, sendError } from './errors-plugin.js';
-import { createKeyRing, type KeyEntry, type KeyRing } from './keys.js';
+import { createKeyRing, type KeyEntry } from './keys.js';
 import { createMatcher, type Matcher } from './matching/index.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerMediaRoutes } from './routes/media.js';
@@ -26,8 +26,8 @@ export interface AppLoggerOptions {
 export interface CreateAppOptions {
   store: Store;
   catalog: Catalog;
-  /** Validated keys file entries, or a ready key ring. */
-  keys: readonly KeyEntry[] | KeyRing;
+  /** Validated keys file entries. */
+  keys: readonly KeyEntry[];
   /** Milliseconds since the epoch (default Date.now). */
   clock?: () => number;
   /** Off by default; the API key header is always redacted. */
@@ -38,12 +38,11 @@ export interface CreateAppOptions {
 
 /** Builds the embedded partner service as a Fastify instance (not listening). */
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
-  const keys = Array.isArray(options.keys) ? createKeyRing(options.keys) : (options.keys as KeyRing);
+  const keys = createKeyRing(options.keys);
   const deps: ServiceDeps = {
     store: options.store,
     catalog: options.catalog,
     matcher: options.matcher ?? createMatcher(options.catalog),
-    keys,
     cursors: createCursorCodec(options.store.cursorSecret()),
     clock: options.clock ?? Date.now,
   };

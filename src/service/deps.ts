@@ -1,6 +1,6 @@
 import type { Catalog } from './catalog/index.js';
 import type { CursorCodec } from './cursor.js';
-import type { KeyRing, PartnerKey } from './keys.js';
+import type { PartnerKey } from './keys.js';
 import type { Matcher } from './matching/index.js';
 import type { Store } from './store/types.js';
 
@@ -9,7 +9,6 @@ export interface ServiceDeps {
   store: Store;
   catalog: Catalog;
   matcher: Matcher;
-  keys: KeyRing;
   cursors: CursorCodec;
   /** Milliseconds since the epoch; tests pass a fixed or stepping clock. */
   clock: () => number;

@@ -36,7 +36,6 @@ export interface PartnerKey {
 export interface KeyRing {
   /** The key matching `presented`, or null. Time does not depend on which key matched. */
   find(presented: string | undefined): PartnerKey | null;
-  readonly size: number;
 }
 
 const digestOf = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
@@ -57,7 +56,6 @@ export function createKeyRing(entries: readonly KeyEntry[]): KeyRing {
     seen.add(hex);
   }
   return {
-    size: keys.length,
     find(presented) {
       if (typeof presented !== 'string' || presented.length === 0) return null;
       // Hashing gives both sides a fixed length; every key is compared, no early exit.

@@ -202,9 +202,6 @@ export function openStore(options: { path: string }): Store {
       closed = true;
       db.close();
     },
-    get open() {
-      return !closed && db.open;
-    },
   };
   return store;
 }

@@ -81,5 +81,4 @@ export interface Store {
   countEvents(userId: string): number;
   eventIds(userId: string): number[];
   close(): void;
-  readonly open: boolean;
 }
