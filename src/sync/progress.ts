@@ -34,11 +34,6 @@ export function createProgress(options: ProgressOptions): ProgressView {
   return options.isTTY ? createBars(options) : createPlainLines(options);
 }
 
-/** Nothing at all (`--json` keeps stderr quiet only for errors). */
-export function silentProgress(): ProgressView {
-  return { update: () => undefined, log: () => undefined, stop: () => undefined };
-}
-
 function createBars(options: ProgressOptions): ProgressView {
   const now = options.now ?? Date.now;
   const started = now();
