@@ -1,6 +1,6 @@
 import envPaths from 'env-paths';
 
-/** Folders camroll keeps state in. Tests point them elsewhere through XDG_* variables or `home`. */
+/** Folders camroll keeps state in. Tests point them elsewhere through XDG_* variables. */
 export interface AppPaths {
   /** Embedded service database, local key, sync journals. */
   data: string;
