@@ -51,6 +51,10 @@ export const EventsPage = z.object({
 });
 export type EventsPage = z.infer<typeof EventsPage>;
 
+/** The page size parameter's bounds and default. */
+export const EVENTS_PAGE_DEFAULT = 20;
+export const EVENTS_PAGE_MAX = 100;
+
 /** Query of GET /users/{user_id}/events, as strings off the URL. */
 export const EventsQuery = z.object({
   cursor: z.string().min(1).optional(),
@@ -59,11 +63,7 @@ export const EventsQuery = z.object({
     .string()
     .regex(/^\d+$/, 'limit must be a whole number')
     .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
+    .pipe(z.number().int().min(1).max(EVENTS_PAGE_MAX))
     .optional(),
 });
 export type EventsQuery = z.infer<typeof EventsQuery>;
-
-/** The page size parameter's bounds and default. */
-export const EVENTS_PAGE_DEFAULT = 20;
-export const EVENTS_PAGE_MAX = 100;

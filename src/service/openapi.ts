@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ErrorEnvelope } from '../contract/errors.js';
-import { Event, EventMedia, EventsPage, Performer, Venue } from '../contract/events.js';
+import { Event, EventMedia, EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX, EventsPage, Performer, Venue } from '../contract/events.js';
 import { IngestResponse } from '../contract/ingest.js';
 import { MAX_BATCH_ITEMS, MediaMatch, MediaMetadata, RejectedMedia } from '../contract/media.js';
 import { API_KEY_HEADER, CONTRACT_VERSION, VERSION_PREFIX } from '../contract/paths.js';
@@ -20,11 +20,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const apiKey = registry.registerComponent('securitySchemes', 'PartnerApiKey', {
     type: 'apiKey',
     in: 'header',
-    name: 'X-PARTNER-API-KEY',
+    name: API_KEY_HEADER.toUpperCase(),
   });
   const security = [{ [apiKey.name]: [] }];
 
-  const error = ErrorEnvelope;
   // Name the contract's own schema objects in the generator's metadata registry, so every
   // use (nested ones too) becomes a $ref. `registry.register` would need `.openapi()`, which
   // zod 4 only gives schemas built after extendZodWithOpenApi: the contract's are built first.
@@ -37,12 +36,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   }
 
   const errors = (...statuses: number[]) =>
-    Object.fromEntries(statuses.map((status) => [status, { description: 'Error envelope', content: json(error) }]));
+    Object.fromEntries(statuses.map((status) => [status, { description: 'Error envelope', content: json(ErrorEnvelope) }]));
   const common = errors(401, 429, 500);
   const userParams = z.object({ user_id: z.uuid() });
   const IngestBody = z.object({ media: z.array(MediaMetadata).min(1).max(MAX_BATCH_ITEMS) });
   const EventsQueryDoc = z.object({
-    limit: z.number().int().min(1).max(100).optional().meta({ description: 'Page size, default 20' }),
+    limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).optional().meta({ description: `Page size, default ${EVENTS_PAGE_DEFAULT}` }),
     cursor: z.string().optional().meta({ description: 'Opaque; next_cursor of the previous page' }),
     include_media: z.enum(['true', 'false', '1', '0']).optional().meta({ description: 'false omits media' }),
   });
