@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fingerprintMedia, journalFileName, openJournal, type JournalKey } from '../../src/sync/journal.js';
 
@@ -71,5 +72,16 @@ describe('journal', () => {
     again.clear();
     expect(again.counts()).toEqual({ accepted: 0, rejected: 0, pending: 0 });
     again.close();
+  });
+
+  it('refuses a file that is not a journal, or one written by a newer camroll, with journal_error', () => {
+    writeFileSync(join(dir, journalFileName(key)), 'not a database, '.repeat(64));
+    expect(() => openJournal({ dir, key })).toThrow(expect.objectContaining({ code: 'journal_error', message: expect.stringContaining('not a database') }));
+
+    const newerKey = { ...key, userId: 'u2' };
+    const db = new Database(join(dir, journalFileName(newerKey)));
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => openJournal({ dir, key: newerKey })).toThrow(expect.objectContaining({ code: 'journal_error', message: expect.stringContaining('newer than this camroll') }));
   });
 });
