@@ -94,8 +94,12 @@ export function createScanSummary(): SummaryAccumulator {
   };
 }
 
+/** Warnings that lose nothing of the library: the scan read every file anyway. */
+const HARMLESS_WARNINGS: ReadonlySet<string> = new Set(['cache_unavailable']);
+
 /** Number of files that failed to read or parse, plus folders/files the walk could not read. */
 export function failureCount(summary: ScanSummary): number {
   const sum = (counts: Record<string, number>): number => Object.values(counts).reduce((a, b) => a + b, 0);
-  return sum(summary.errors) + sum(summary.warnings);
+  const unread = Object.entries(summary.warnings).filter(([code]) => !HARMLESS_WARNINGS.has(code));
+  return sum(summary.errors) + sum(Object.fromEntries(unread));
 }

@@ -66,4 +66,12 @@ describe('scan summary', () => {
     });
     expect(failureCount(result)).toBe(2);
   });
+
+  it('does not count an unusable scan cache as a failure: every file was still read', () => {
+    const summary = createScanSummary();
+    summary.add({ type: 'warning', code: 'cache_unavailable', path: '/cache', message: 'not a folder' });
+    expect(failureCount(summary.result())).toBe(0);
+    summary.add({ type: 'warning', code: 'unreadable_file', path: 'x.jpg', message: 'EIO' });
+    expect(failureCount(summary.result())).toBe(1);
+  });
 });
