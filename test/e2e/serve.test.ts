@@ -1,4 +1,5 @@
 import { statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { request } from 'undici';
@@ -56,6 +57,30 @@ describe('camroll serve (real binary)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/venues/);
     expect(result.stdout).not.toContain('listening on');
+  });
+
+  it('exits 1 with a message when the port is taken, and refuses a database from a newer camroll', async () => {
+    const home = tempHome();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as AddressInfo).port);
+      const busy = await collect(spawnCamroll(['serve', '--port', port, '--db', ':memory:'], { env: home.env }));
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toContain('EADDRINUSE');
+      expect(busy.stdout).not.toContain('listening on');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+
+    const db = join(home.dir, 'newer.db');
+    const newer = new Database(db);
+    newer.pragma('user_version = 99');
+    newer.close();
+    const refused = await collect(spawnCamroll(['serve', '--port', '0', '--db', db], { env: home.env }));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('newer than this camroll');
+    expect(refused.stdout).not.toContain('listening on');
   });
 
   it('survives SIGKILL in the middle of concurrent ingest with a consistent database', async () => {
