@@ -193,7 +193,13 @@ export function resolveScanRoots(roots: string[], cwd: string): string[] {
     resolved.push(absolute);
   }
   const sorted = [...new Set(resolved)].sort();
-  return sorted.filter((root, i) => !sorted.slice(0, i).some((outer) => root.startsWith(outer + path.sep)));
+  return sorted.filter((root, i) => !sorted.slice(0, i).some((outer) => isInside(outer, root)));
+}
+
+/** Whether `inner` lies below `outer` (also when `outer` is the file-system root). */
+function isInside(outer: string, inner: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative !== '' && relative.split(path.sep)[0] !== '..' && !path.isAbsolute(relative);
 }
 
 /** Paths shown for one root are relative to it; with several roots, relative to the cwd. */

@@ -195,6 +195,8 @@ describe('scanLibrary', () => {
     expect(() => resolveScanRoots([path.join(dir, 'nope')], dir)).toThrow(UsageError);
     expect(() => resolveScanRoots([path.join(lib, 'roll-0000', 'IMG_000000.JPG')], dir)).toThrow(UsageError);
     expect(resolveScanRoots(['library/roll-0001', 'library', 'library/'], dir)).toEqual([lib]);
+    // A folder below the file-system root is walked once, as part of the root.
+    expect(resolveScanRoots([lib, '/'], dir)).toEqual(['/']);
   });
 
   it('shows paths relative to the working folder when scanning several roots', async () => {
