@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MediaMetadata, Stats } from '../../src/contract/index.js';
+import type { SyncInput } from '../../src/sync/pipeline.js';
+import { runSync, type SyncClient, type SyncRunOptions } from '../../src/sync/run.js';
+
+const USER = '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11';
+
+const media = (n: number): MediaMetadata => ({
+  id: `sha256:${n.toString(16).padStart(64, '0')}`,
+  taken_at: '2024-07-13T00:30:00.000Z',
+  latitude: 40.75,
+  longitude: -73.99,
+  media_type: 'photo',
+  filename: `IMG_${n}.jpg`,
+});
+
+async function* records(count: number): AsyncGenerator<SyncInput> {
+  for (let n = 1; n <= count; n += 1) yield { type: 'record', record: { path: `p/${n}.jpg`, media: media(n) as never, error: null } };
+}
+
+/** A fake service that accepts everything; `lastSyncAt` is what its stats say before a run. */
+function fakeClient(state: { lastSyncAt: string | null }): SyncClient & { sent: number } {
+  const client = {
+    sent: 0,
+    health: async () => ({ status: 'ok', partner_id: 'partner-1' }) as never,
+    createUser: async () => {
+      throw new Error('not used');
+    },
+    ingest: async (_user: string, batch: MediaMetadata[]) => {
+      client.sent += batch.length;
+      return {
+        accepted: batch.length,
+        matched: 0,
+        rejected: [],
+        matches: batch.map((m) => ({ media_id: m.id, matched: false, event_id: null, venue_id: null })),
+        events: [],
+        last_sync_at: '2024-01-01T00:00:00.000Z',
+      };
+    },
+    syncComplete: async () => ({}) as never,
+    allEvents: async function* () {},
+    stats: async () => ({ has_synced: state.lastSyncAt !== null, last_sync_at: state.lastSyncAt }) as Stats,
+  };
+  return client as SyncClient & { sent: number };
+}
+
+describe('runSync', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'camroll-run-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const options = (client: SyncClient, notices: string[]): SyncRunOptions => ({
+    identity: { userId: USER },
+    scan: () => records(5),
+    batchSize: 2,
+    concurrency: 2,
+    full: false,
+    signal: new AbortController().signal,
+    journalDir: dir,
+    connection: {
+      client,
+      target: { kind: 'remote', baseUrl: 'https://api.example.com/v1', identity: 'https://api.example.com/v1' },
+      users: { recall: () => null, remember: () => undefined },
+    },
+    notice: (line) => notices.push(line),
+  });
+
+  it('skips what the journal holds, and starts over when the service has received nothing for the user', async () => {
+    const state = { lastSyncAt: null as string | null };
+    const first = fakeClient(state);
+    expect(await runSync(options(first, []))).toMatchObject({ outcome: 'ok', pass: 'full', sent: 5, skipped_already_sent: 0 });
+
+    state.lastSyncAt = '2024-01-01T00:00:00.000Z';
+    const second = fakeClient(state);
+    const notices: string[] = [];
+    expect(await runSync(options(second, notices))).toMatchObject({ outcome: 'ok', pass: 'incremental', sent: 0, skipped_already_sent: 5 });
+    expect(notices.join('\n')).not.toMatch(/starting over|no local sync journal/);
+
+    // The service's database was reset: its stats say it never received anything.
+    state.lastSyncAt = null;
+    const third = fakeClient(state);
+    const after: string[] = [];
+    expect(await runSync(options(third, after))).toMatchObject({ outcome: 'ok', pass: 'full', sent: 5, skipped_already_sent: 0 });
+    expect(third.sent).toBe(5);
+    expect(after.join('\n')).toMatch(/does not match the service .*starting over/);
+  });
+});
