@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { EventsPage, IngestResponse, Stats, type Event } from '../../src/contract/index.js';
@@ -218,5 +220,35 @@ describe('history over HTTP', () => {
     const page = EventsPage.parse((await call('GET', `/users/${rich}/events?limit=100`)).json);
     expect(page.total).toBe(stats.total_events);
     expect(page.events.map((e) => e.id)).toEqual([5, 8, 1, 3, 2, 4]);
+  });
+});
+
+describe('requests too malformed to reach the router', () => {
+  /** Writes raw bytes on a fresh connection and returns everything the server sends back. */
+  async function raw(text: string): Promise<string> {
+    const { port } = new URL(baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.setEncoding('utf8');
+    let answer = '';
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    socket.write(text);
+    await once(socket, 'close');
+    return answer;
+  }
+  const envelopeOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+  it('answers oversized headers with 431 request_header_too_large and the envelope', async () => {
+    const answer = await raw(`GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain('Content-Type: application/json');
+    expect(envelopeOf(answer)).toEqual({ error: { code: 'request_header_too_large', message: expect.any(String) } });
+  });
+
+  it('answers a request line that is not HTTP with 400 invalid_request and the envelope', async () => {
+    const answer = await raw('NOT A REQUEST\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(envelopeOf(answer)).toEqual({ error: { code: 'invalid_request', message: expect.any(String) } });
   });
 });
