@@ -18,12 +18,6 @@ interface ProfileFlag {
   profile?: string;
 }
 
-/** Seams of the config command; main passes the real ones. */
-export interface ConfigCommandDeps {
-  store?: () => ConfigStore;
-  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
-}
-
 const SOURCE_LABEL: Record<Source, string> = {
   flag: 'from --profile/--base-url',
   env: 'from the environment',
@@ -32,8 +26,8 @@ const SOURCE_LABEL: Record<Source, string> = {
 };
 
 /** `camroll config`: profiles with a base URL and a key; the key is never shown or taken as a flag. */
-export function registerConfig(program: Command, ctx: CliContext, deps: ConfigCommandDeps = {}): void {
-  const openStore = deps.store ?? (() => createConfigStore());
+export function registerConfig(program: Command, ctx: CliContext): void {
+  const openStore = (): ConfigStore => createConfigStore();
   const config = program.command('config').description('Read and write the stored configuration (profiles, base URL, key)');
 
   /** The profile a write goes to: --profile, then CAMROLL_PROFILE, then the current one, then "default". */
@@ -58,8 +52,7 @@ export function registerConfig(program: Command, ctx: CliContext, deps: ConfigCo
     .action(async (flags: ProfileFlag) => {
       const store = openStore();
       const profile = writeTarget(store, flags.profile);
-      const input = (deps.stdin ?? process.stdin) as NodeJS.ReadableStream & { isTTY?: boolean };
-      const typed = await readSecret({ input: input as never, output: ctx.stderr, prompt: `API key for profile ${profile}: ` });
+      const typed = await readSecret({ input: process.stdin, output: ctx.stderr, prompt: `API key for profile ${profile}: ` });
       const key = typed ?? (ctx.env.CAMROLL_API_KEY?.trim() || null);
       if (key === null) {
         throw new UsageError('no key given: pipe it on stdin (e.g. `printf %s "$KEY" | camroll config set-key`) or set CAMROLL_API_KEY');
