@@ -1,33 +1,37 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { VERSION_PREFIX } from '../contract/paths.js';
 import { envelopeOf, ServiceError } from './service-error.js';
 
-/** Paths the service knows, with their one method: anything else on them is 405. */
-const KNOWN_PATHS: ReadonlyArray<{ pattern: RegExp; method: string }> = [
-  { pattern: /^\/ping$/, method: 'GET' },
-  { pattern: /^\/health$/, method: 'GET' },
-  { pattern: /^\/users$/, method: 'POST' },
-  { pattern: /^\/users\/[^/]+\/media$/, method: 'POST' },
-  { pattern: /^\/users\/[^/]+\/sync-complete$/, method: 'POST' },
-  { pattern: /^\/users\/[^/]+\/events$/, method: 'GET' },
-  { pattern: /^\/users\/[^/]+\/stats$/, method: 'GET' },
-];
-
-/** 405 for a known path asked with another method, else 404 (paths outside the prefix included). */
-export function routeMiss(method: string, url: string): ServiceError {
-  const path = url.split('?')[0] ?? '';
-  if (path.startsWith(`${VERSION_PREFIX}/`)) {
-    const rest = path.slice(VERSION_PREFIX.length);
-    const known = KNOWN_PATHS.find((entry) => entry.pattern.test(rest));
-    if (known) {
-      const allow = known.method === 'GET' ? 'GET, HEAD' : known.method;
-      return new ServiceError('method_not_allowed', `${method} is not allowed here; use ${known.method}`, {
-        headers: { allow },
-      });
-    }
-  }
-  return new ServiceError('not_found', 'no such path');
+/**
+ * The routes as they are registered (an onRoute hook), so a path the service knows, asked
+ * with another method, answers 405 with `Allow`: no second list of paths to keep in step.
+ */
+function createRouteTable(): { add(method: string | string[], url: string): void; miss(method: string, url: string): ServiceError } {
+  const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  return {
+    add(method, url) {
+      let route = routes.get(url);
+      if (!route) {
+        const source = url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+        route = { pattern: new RegExp(`^${source.join('/')}$`), methods: new Set() };
+        routes.set(url, route);
+      }
+      for (const m of Array.isArray(method) ? method : [method]) route.methods.add(m);
+    },
+    /** 405 for a known path asked with another method, else 404 (paths outside the prefix included). */
+    miss(method, url) {
+      const path = url.split('?')[0] ?? '';
+      for (const route of routes.values()) {
+        if (!route.pattern.test(path)) continue;
+        const methods = [...route.methods].sort();
+        const use = methods.filter((m) => m !== 'HEAD').join(', ');
+        return new ServiceError('method_not_allowed', `${method} is not allowed here; use ${use}`, {
+          headers: { allow: methods.join(', ') },
+        });
+      }
+      return new ServiceError('not_found', 'no such path');
+    },
+  };
 }
 
 /** Turns anything thrown into a ServiceError; unknown failures become a bare 500 with no detail. */
@@ -66,12 +70,15 @@ export function sendError(reply: FastifyReply, error: ServiceError): FastifyRepl
  * failure of any shape answers with the envelope and never a stack trace.
  */
 export function installErrorHandling(app: FastifyInstance): void {
+  const routes = createRouteTable();
+  // Installed before the routes are registered, so it sees every one of them.
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
   app.setErrorHandler((error, request, reply) => {
     // A bad body on a path that does not exist is still a missing path.
-    if (request.is404) return sendError(reply, routeMiss(request.method, request.url));
+    if (request.is404) return sendError(reply, routes.miss(request.method, request.url));
     return sendError(reply, toServiceError(error, request));
   });
-  app.setNotFoundHandler((request, reply) => sendError(reply, routeMiss(request.method, request.url)));
+  app.setNotFoundHandler((request, reply) => sendError(reply, routes.miss(request.method, request.url)));
 }
 
 /** Raw answer for requests too malformed to reach Fastify (bad HTTP, oversized headers). */
