@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, collect, ROOT, runCamroll, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { collect, ROOT, runCamroll, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
 import { startServe, type ServeHandle } from './helpers/serve.js';
 
 /*
@@ -30,13 +29,7 @@ let env: NodeJS.ProcessEnv;
 
 /** Runs the binary and keeps its output for the key check at the end. */
 async function camroll(args: string[], runEnv: NodeJS.ProcessEnv = env, stdin?: string): Promise<RunResult> {
-  let result: RunResult;
-  if (stdin === undefined) result = await runCamroll(args, { env: runEnv, timeoutMs: 90_000 });
-  else {
-    const child = spawn(process.execPath, [BIN, ...args], { env: runEnv, cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end(stdin);
-    result = await collect(child, 90_000);
-  }
+  const result = await runCamroll(args, { env: runEnv, stdin, timeoutMs: 90_000 });
   outputs.push(result);
   return result;
 }

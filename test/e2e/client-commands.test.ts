@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, collect, ROOT, runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
 import { startServe, type ServeHandle } from './helpers/serve.js';
 
 const KEY = 'sk_local_e2e_client_commands_secret_9f3a';
@@ -14,13 +13,7 @@ let env: NodeJS.ProcessEnv;
 
 /** Runs the binary and keeps its output for the key-leak check at the end. */
 async function camroll(args: string[], runEnv: NodeJS.ProcessEnv = env, stdin?: string): Promise<RunResult> {
-  let result: RunResult;
-  if (stdin === undefined) result = await runCamroll(args, { env: runEnv, timeoutMs: 60_000 });
-  else {
-    const child = spawn(process.execPath, [BIN, ...args], { env: runEnv, cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end(stdin);
-    result = await collect(child, 60_000);
-  }
+  const result = await runCamroll(args, { env: runEnv, stdin, timeoutMs: 60_000 });
   outputs.push(result);
   return result;
 }

@@ -30,9 +30,15 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Starts the binary; the caller may kill it. */
-export function spawnCamroll(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the binary; the caller may kill it. With `stdin`, that text is its standard input. */
+export function spawnCamroll(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; stdin?: string }): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: options.env,
+    cwd: options.cwd ?? ROOT,
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  return child;
 }
 
 /** Collects a started process's output until it exits (bounded by `timeoutMs`). */
@@ -55,6 +61,6 @@ export function collect(child: ChildProcess, timeoutMs = 120_000): Promise<RunRe
 }
 
 /** Runs the binary to completion. */
-export function runCamroll(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number }): Promise<RunResult> {
+export function runCamroll(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; stdin?: string; timeoutMs?: number }): Promise<RunResult> {
   return collect(spawnCamroll(args, options), options.timeoutMs);
 }
