@@ -101,16 +101,20 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     // counts() scans the whole outcome table: read it once (it is zero after a clear).
     const counts = journal.counts();
     let answered = counts.accepted + counts.rejected;
+    let resumedPending = journal.recovery.pendingItems;
+    let cleared = false;
     if (before.last_sync_at === null && counts.accepted > 0) {
       // The service has never received anything for this user, so the journal cannot be right.
       notice('sync journal does not match the service (it has received nothing for this user): starting over');
       journal.clear();
       answered = 0;
+      resumedPending = 0;
+      cleared = true;
     }
     const pass: PassKind = options.full || !before.has_synced ? 'full' : 'incremental';
-    const resumedPending = journal.recovery.pendingItems;
-    if (journal.recovery.interruptedPasses > 0 || resumedPending > 0) {
-      notice(`resuming an interrupted sync: ${answered} items already answered are skipped, ${resumedPending} pending items are sent again`);
+    if (!cleared && (journal.recovery.interruptedPasses > 0 || resumedPending > 0)) {
+      const answeredFate = options.full ? 'are sent again (--full)' : 'are skipped';
+      notice(`resuming an interrupted sync: ${answered} items already answered ${answeredFate}, ${resumedPending} pending items are sent again`);
     } else if (pass === 'incremental' && answered === 0) {
       notice('no local sync journal for this user on this machine: every item is sent once (re-sending is safe)');
     }
