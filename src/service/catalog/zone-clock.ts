@@ -1,10 +1,8 @@
 import { IANAZone } from 'luxon';
+import { EARLIEST_SHIFT_MS, LATEST_SHIFT_MS, wallClockToInstant } from '../../rules/wall-clock.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-/** Offsets on Earth lie within [-12 h, +14 h]: a wall-clock time maps into this span. */
-const EARLIEST_SHIFT_MS = 14 * 3_600_000;
-const LATEST_SHIFT_MS = 12 * 3_600_000;
 /**
  * Zone offsets are sampled at the edges of fortnight-long chunks and bisected to the minute
  * where they differ. Each sample costs microseconds (Intl), so a catalog with many zones
@@ -131,16 +129,8 @@ export function createZoneClock(): ZoneClock {
     if (chunk.changesAt.length === 0 && wallClockMs + LATEST_SHIFT_MS < (index + 1) * CHUNK_MS) {
       return wallClockMs - chunk.startOffsetMin * MINUTE_MS;
     }
-    const before = entryOffsetAt(entry, wallClockMs - EARLIEST_SHIFT_MS);
-    const after = entryOffsetAt(entry, wallClockMs + LATEST_SHIFT_MS);
-    const withBefore = wallClockMs - before * MINUTE_MS;
-    if (before === after) return withBefore;
-    // A change lies near this wall-clock time. The offset in force before it gives the
-    // earlier instant of an overlap, and for a gap moves the time forward by the gap.
-    if (entryOffsetAt(entry, withBefore) === before) return withBefore;
-    const withAfter = wallClockMs - after * MINUTE_MS;
-    if (entryOffsetAt(entry, withAfter) === after) return withAfter;
-    return withBefore;
+    // A change lies near this wall-clock time: the shared rule resolves the gap or overlap.
+    return wallClockToInstant(wallClockMs, (instantMs) => entryOffsetAt(entry, instantMs)).utcMs;
   }
 
   return { offsetAt, toInstant, converter };
