@@ -1,3 +1,4 @@
+import { missingForMatching, type MissingForMatching } from '../rules/rejection.js';
 import type { ScanEvent, ScannedMedia } from './types.js';
 import { createIdSet } from './id-set.js';
 
@@ -25,17 +26,14 @@ export interface ScanSummary {
   cached: number;
 }
 
-export type LocalRejection = 'missing_coordinates' | 'missing_taken_at';
+export type LocalRejection = MissingForMatching;
 
 /**
- * The rejection the service would give this media, or null. Coordinates are checked first,
- * then the capture time: the same order as the embedded service and `sync --dry-run`.
+ * The rejection the service would give this media, or null: the shared order of
+ * src/rules/rejection.ts (coordinates first, then the capture time).
  */
-export function wouldBeRejected(media: Pick<ScannedMedia, 'latitude' | 'longitude' | 'taken_at'>): LocalRejection | null {
-  if (media.latitude == null || media.longitude == null) return 'missing_coordinates';
-  if (media.taken_at == null) return 'missing_taken_at';
-  return null;
-}
+export const wouldBeRejected: (media: Pick<ScannedMedia, 'latitude' | 'longitude' | 'taken_at'>) => LocalRejection | null =
+  missingForMatching;
 
 /** A summary accumulator: feed it every scan event, read `result()` at any time. */
 export interface SummaryAccumulator {

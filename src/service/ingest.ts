@@ -1,4 +1,5 @@
 import { MAX_BATCH_ITEMS, MediaMetadata, type MediaMatch, type RejectedMedia } from '../contract/media.js';
+import { checkMatchingInputs } from '../rules/rejection.js';
 import type { Catalog } from './catalog/index.js';
 import type { Matcher } from './matching/index.js';
 import { isWellFormedMedia, type CheckedMedia } from './media-check.js';
@@ -60,27 +61,24 @@ export function evaluateBatch(body: unknown, matcher: Matcher, catalog: Catalog)
       }
       m = parsed.data;
     }
-    if (m.latitude == null || m.longitude == null) {
-      rejected.push({ id: m.id, reason: 'missing_coordinates' });
+    const inputs = checkMatchingInputs(m);
+    if (!inputs.ok) {
+      rejected.push({ id: m.id, reason: inputs.reason });
       continue;
     }
-    if (m.taken_at == null) {
-      rejected.push({ id: m.id, reason: 'missing_taken_at' });
-      continue;
-    }
-    const takenAtMs = Date.parse(m.taken_at);
+    const takenAtMs = Date.parse(inputs.takenAt);
     if (!Number.isFinite(takenAtMs)) {
       rejected.push({ id: m.id, reason: 'invalid' });
       continue;
     }
-    const outcome = matcher.match({ latitude: m.latitude, longitude: m.longitude, takenAtMs });
+    const outcome = matcher.match({ latitude: inputs.latitude, longitude: inputs.longitude, takenAtMs });
     if (outcome.kind === 'matched' && catalog.events.has(outcome.eventId)) {
       accepted.push({
         mediaId: m.id,
         stored: {
           media_id: m.id,
           event_id: outcome.eventId,
-          taken_at: m.taken_at,
+          taken_at: inputs.takenAt,
           taken_at_ms: takenAtMs,
           media_type: m.media_type ?? 'photo',
           thumbnail_url: m.thumbnail_url ?? null,
