@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createClient, type ApiClient, type ClientOptions, type RetryNotice } from '../client/index.js';
-import { createConfigStore, resolveSettings, validateBaseUrl, validateProfileName, type ConfigStore } from '../config/index.js';
+import { createConfigStore, decideTarget, resolveSettings, validateBaseUrl, validateProfileName, type ConfigStore } from '../config/index.js';
 import { CamrollError, ConfigError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import type { CliContext } from './context.js';
@@ -65,30 +65,13 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   const store = options.store ?? createConfigStore();
   const settings = resolveSettings({ flags, env: ctx.env, store });
   const profile = settings.profile.value;
-  if (profile !== null && !settings.profileExists) {
-    const message = `no profile named "${profile}"; create it with: camroll config set-url <url> --profile ${profile}`;
-    // Named by --profile it is a bad flag value (exit 2), whatever else is set: falling back to
-    // another host would be a surprise. Named by CAMROLL_PROFILE it is a configuration error,
-    // unless a base URL is set anyway.
-    if (settings.profile.source === 'flag') throw new UsageError(message);
-    if (settings.profile.source === 'env' && settings.baseUrl.value === null) throw new ConfigError('unknown_profile', message);
-  }
+  const decision = decideTarget(settings, { requireKey: options.requireKey !== false });
   const clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'> = {
     onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),
     ...options.client,
   };
-
-  const baseUrl = settings.baseUrl.value;
-  if (baseUrl !== null) {
-    const apiKey = settings.apiKey.value;
-    if (apiKey === null && options.requireKey !== false) {
-      const where = profile === null ? '' : ` --profile ${profile}`;
-      throw new ConfigError(
-        'missing_api_key',
-        `no API key for ${baseUrl}; store one with \`camroll config set-key${where}\` (reads it from stdin) or set CAMROLL_API_KEY`,
-      );
-    }
-    const client = createClient({ ...clientOptions, baseUrl, apiKey });
+  if (decision.kind === 'remote') {
+    const client = createClient({ ...clientOptions, baseUrl: decision.baseUrl, apiKey: decision.apiKey });
     return {
       client,
       target: { kind: 'remote', baseUrl: client.baseUrl, profile, identity: client.baseUrl },
@@ -96,6 +79,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
       close: () => client.close(),
     };
   }
+  if (decision.why !== null) ctx.stderr.write(`camroll: ${decision.why}\n`);
   return openEmbedded(ctx, store, profile, clientOptions);
 }
 

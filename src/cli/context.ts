@@ -1,7 +1,9 @@
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /** Everything a command needs from its surroundings, passed in so tests can run commands in-process. */
 export interface CliContext {
+  /** Standard input (`config set-key` reads the key from it); `isTTY` tells a terminal from a pipe. */
+  readonly stdin: Readable & { isTTY?: boolean };
   readonly stdout: Writable;
   readonly stderr: Writable;
   readonly env: NodeJS.ProcessEnv;

@@ -31,6 +31,7 @@ export async function main(argv: string[]): Promise<void> {
   process.stderr.on('error', ignoreClosedReader);
 
   const ctx: CliContext = {
+    stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,

@@ -6,14 +6,25 @@ export interface ReadSecretOptions {
   /** Where the prompt goes (stderr): stdout stays for machine output. */
   output: Writable;
   prompt: string;
+  /** Aborting it (SIGTERM, a second Ctrl-C) cancels the prompt. */
+  signal?: AbortSignal;
 }
 
 /**
- * Reads one line holding a secret. On a terminal it prompts and echoes nothing; from a pipe it
- * takes the first line. Returns null when nothing was given.
+ * What reading a secret gave: a value; nothing (an empty line, an empty pipe, end of input),
+ * with `interactive` telling a terminal from a pipe; or a cancel (Ctrl-C at the prompt).
  */
-export async function readSecret({ input, output, prompt }: ReadSecretOptions): Promise<string | null> {
-  if (input.isTTY) return promptHidden(input, output, prompt);
+export type SecretAnswer =
+  | { kind: 'value'; value: string }
+  | { kind: 'empty'; interactive: boolean }
+  | { kind: 'cancelled' };
+
+/**
+ * Reads one line holding a secret. On a terminal it prompts and echoes nothing; from a pipe it
+ * takes the first line.
+ */
+export async function readSecret({ input, output, prompt, signal }: ReadSecretOptions): Promise<SecretAnswer> {
+  if (input.isTTY) return promptHidden(input, output, prompt, signal);
   let text = '';
   for await (const chunk of input) {
     text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
@@ -21,25 +32,34 @@ export async function readSecret({ input, output, prompt }: ReadSecretOptions): 
     if (text.includes('\n')) break;
   }
   const line = text.split(/\r?\n/, 1)[0]?.trim() ?? '';
-  return line === '' ? null : line;
+  return line === '' ? { kind: 'empty', interactive: false } : { kind: 'value', value: line };
 }
 
-function promptHidden(input: Readable, output: Writable, prompt: string): Promise<string | null> {
+function promptHidden(input: Readable, output: Writable, prompt: string, signal?: AbortSignal): Promise<SecretAnswer> {
   output.write(prompt);
   // readline echoes what it reads into `output`; a sink that drops everything keeps the key off screen.
   const muted = new Writable({ write: (_chunk, _enc, done) => done() });
   const rl = createInterface({ input, output: muted, terminal: true });
   return new Promise((resolve) => {
-    let answered = false;
-    rl.once('line', (line) => {
-      answered = true;
+    let settled = false;
+    const settle = (answer: SecretAnswer): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
       rl.close();
       output.write('\n');
+      resolve(answer);
+    };
+    const onAbort = (): void => settle({ kind: 'cancelled' });
+    rl.once('line', (line) => {
       const value = line.trim();
-      resolve(value === '' ? null : value);
+      settle(value === '' ? { kind: 'empty', interactive: true } : { kind: 'value', value });
     });
-    rl.once('close', () => {
-      if (!answered) resolve(null);
-    });
+    // In raw mode Ctrl-C reaches readline as a key, not as a signal to the process.
+    rl.once('SIGINT', () => settle({ kind: 'cancelled' }));
+    // End of input (Ctrl-D) without a line: nothing typed.
+    rl.once('close', () => settle({ kind: 'empty', interactive: true }));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -1,3 +1,4 @@
+import { ConfigError, UsageError } from '../errors.js';
 import type { ConfigStore } from './store.js';
 import { validateBaseUrl, validateProfileName } from './schema.js';
 
@@ -35,8 +36,9 @@ const nonEmpty = (value: string | undefined): string | undefined =>
 /**
  * Resolves base URL, key and profile: flags > environment (`CAMROLL_BASE_URL`, `CAMROLL_API_KEY`,
  * `CAMROLL_PROFILE`) > stored profile. A profile named by the --profile flag is itself a flag:
- * its stored values then outrank the environment's, so `--profile production` never pairs the
- * production URL with a key left in the environment for another host.
+ * its URL and key are used together and never mixed with the environment's, so `--profile
+ * production` never pairs the production URL with a key left in the environment for another
+ * host (only `--base-url` outranks its URL).
  */
 export function resolveSettings({ flags, env, store }: ResolveInput): ResolvedSettings {
   const flagProfile = nonEmpty(flags.profile);
@@ -52,23 +54,76 @@ export function resolveSettings({ flags, env, store }: ResolveInput): ResolvedSe
   }
 
   const stored = profile.value === null ? null : (config.profiles[profile.value] ?? null);
-  const storedUrl = stored?.base_url;
-  const storedKey = stored?.api_key;
-  const envUrl = nonEmpty(env.CAMROLL_BASE_URL);
-  const envKey = nonEmpty(env.CAMROLL_API_KEY);
+  const fromProfile = (value: string | undefined): Resolved<string> | undefined =>
+    value === undefined ? undefined : { value, source: 'profile' };
+  const fromEnv = (value: string | undefined, check: (v: string) => string = (v) => v): Resolved<string> | undefined =>
+    value === undefined ? undefined : { value: check(value), source: 'env' };
   const flagUrl = nonEmpty(flags.baseUrl);
-  const profileFirst = profile.source === 'flag';
+  const flagBaseUrl: Resolved<string> | undefined =
+    flagUrl === undefined ? undefined : { value: validateBaseUrl(flagUrl), source: 'flag' };
+  const none: Resolved<null> = { value: null, source: 'none' };
 
-  let baseUrl: Resolved<string | null> = { value: null, source: 'none' };
-  if (flagUrl !== undefined) baseUrl = { value: validateBaseUrl(flagUrl), source: 'flag' };
-  else if (profileFirst && storedUrl !== undefined) baseUrl = { value: storedUrl, source: 'profile' };
-  else if (envUrl !== undefined) baseUrl = { value: validateBaseUrl(envUrl), source: 'env' };
-  else if (storedUrl !== undefined) baseUrl = { value: storedUrl, source: 'profile' };
+  if (profile.source === 'flag') {
+    return {
+      profile,
+      profileExists: stored !== null,
+      baseUrl: flagBaseUrl ?? fromProfile(stored?.base_url) ?? none,
+      apiKey: fromProfile(stored?.api_key) ?? none,
+    };
+  }
+  return {
+    profile,
+    profileExists: stored !== null,
+    baseUrl: flagBaseUrl ?? fromEnv(nonEmpty(env.CAMROLL_BASE_URL), validateBaseUrl) ?? fromProfile(stored?.base_url) ?? none,
+    apiKey: fromEnv(nonEmpty(env.CAMROLL_API_KEY)) ?? fromProfile(stored?.api_key) ?? none,
+  };
+}
 
-  let apiKey: Resolved<string | null> = { value: null, source: 'none' };
-  if (profileFirst && storedKey !== undefined) apiKey = { value: storedKey, source: 'profile' };
-  else if (envKey !== undefined) apiKey = { value: envKey, source: 'env' };
-  else if (storedKey !== undefined) apiKey = { value: storedKey, source: 'profile' };
+/** Where a command's requests go, once the settings are resolved. */
+export type TargetDecision =
+  | { kind: 'remote'; baseUrl: string; apiKey: string | null }
+  /** `why` names the reason when a profile is in effect but has no URL (said on stderr). */
+  | { kind: 'embedded'; why: string | null };
 
-  return { profile, profileExists: stored !== null, baseUrl, apiKey };
+const setUrlHint = (name: string): string => `camroll config set-url <url> --profile ${name}`;
+
+/**
+ * Decides the target from resolved settings, or throws the error that says what to set.
+ * A profile named by --profile or CAMROLL_PROFILE must exist and have a URL; one named by
+ * --profile must also hold its own key. A current profile with no URL (a file from an older
+ * camroll) leaves the embedded service in use, and `why` says so.
+ */
+export function decideTarget(settings: ResolvedSettings, options: { requireKey: boolean }): TargetDecision {
+  const { profile, baseUrl, apiKey } = settings;
+  const name = profile.value;
+  const named = profile.source === 'flag' || profile.source === 'env';
+  if (name !== null && named && !settings.profileExists) {
+    const message = `no profile named "${name}"; create it with: ${setUrlHint(name)}`;
+    // Named by --profile it is a bad flag value (exit 2), whatever else is set: falling back to
+    // another host would be a surprise. Named by CAMROLL_PROFILE it is a configuration error,
+    // unless a base URL is set anyway.
+    if (profile.source === 'flag') throw new UsageError(message);
+    if (baseUrl.value === null) throw new ConfigError('unknown_profile', message);
+  }
+  if (baseUrl.value === null) {
+    if (name === null || !settings.profileExists) return { kind: 'embedded', why: null };
+    if (named) {
+      throw new ConfigError(
+        'profile_without_url',
+        `profile "${name}" has no base URL; set one with \`${setUrlHint(name)}\`, or name no profile to use the embedded local service`,
+      );
+    }
+    return { kind: 'embedded', why: `the current profile "${name}" has no base URL (set one with \`${setUrlHint(name)}\`)` };
+  }
+  if (apiKey.value === null && options.requireKey) {
+    const where = name === null || profile.source === 'none' ? '' : ` --profile ${name}`;
+    const pairing =
+      profile.source === 'flag' ? `profile "${name}" holds no API key (a named profile's URL is only used with its own key); ` : '';
+    const fallback = profile.source === 'flag' ? '' : ' or set CAMROLL_API_KEY';
+    throw new ConfigError(
+      'missing_api_key',
+      `${pairing}no API key for ${baseUrl.value}; store one with \`camroll config set-key${where}\` (reads it from stdin)${fallback}`,
+    );
+  }
+  return { kind: 'remote', baseUrl: baseUrl.value, apiKey: apiKey.value };
 }

@@ -32,6 +32,7 @@ export interface ConfigStore {
   unsetApiKey(profile: string): boolean;
   /** Returns false when no such profile existed. */
   removeProfile(profile: string): boolean;
+  /** Makes a profile current; refuses one that does not exist or has no base URL. */
   useProfile(profile: string): void;
   rememberUser(memory: UserMemory & { userId: string }): void;
   recallUser(memory: UserMemory): string | null;
@@ -118,7 +119,9 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
       if (key === '' || /\s/.test(key)) throw new ConfigError('invalid_api_key', 'an API key is one word with no spaces');
       update((config) => {
         config.profiles[name] = { ...config.profiles[name], api_key: key };
-        config.current_profile ??= name;
+        // A profile without a URL never becomes current: commands would silently use the
+        // embedded service while `config list` showed this profile in use.
+        if (config.profiles[name]?.base_url !== undefined) config.current_profile ??= name;
       });
     },
     unsetApiKey: (profile) => {
@@ -143,8 +146,15 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
     },
     useProfile: (profile) => {
       update((config) => {
-        if (!(profile in config.profiles)) {
+        const entry = config.profiles[profile];
+        if (entry === undefined) {
           throw new ConfigError('unknown_profile', `no profile named "${profile}"; create it with: camroll config set-url <url> --profile ${profile}`);
+        }
+        if (entry.base_url === undefined) {
+          throw new ConfigError(
+            'profile_without_url',
+            `profile "${profile}" has no base URL, so it cannot be the current one; set one first with: camroll config set-url <url> --profile ${profile}`,
+          );
         }
         config.current_profile = profile;
       });

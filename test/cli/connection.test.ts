@@ -21,6 +21,7 @@ function setup(env: NodeJS.ProcessEnv = {}): { ctx: CliContext; store: ConfigSto
   let text = '';
   stderr.on('data', (c: Buffer) => (text += c.toString()));
   const ctx: CliContext = {
+    stdin: new PassThrough(),
     stdout: new PassThrough(),
     stderr,
     env,

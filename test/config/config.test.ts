@@ -99,7 +99,7 @@ describe('resolveSettings', () => {
     ['flag profile beats env profile', { profile: 'other' }, { CAMROLL_PROFILE: 'stored' }, 'other', 'flag', 'https://other.example.com/v1', 'profile', 'key_other_0000000', 'profile'],
     ['a flag-named profile outranks env values', { profile: 'other' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' }, 'other', 'flag', 'https://other.example.com/v1', 'profile', 'key_other_0000000', 'profile'],
     ['flag base URL still beats a flag-named profile', { profile: 'other', baseUrl: 'https://flag.example.com/v1' }, {}, 'other', 'flag', 'https://flag.example.com/v1', 'flag', 'key_other_0000000', 'profile'],
-    ['unknown profile falls back to env values', { profile: 'ghost' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1' }, 'ghost', 'flag', 'https://env.example.com/v1', 'env', null, 'none'],
+    ['a flag-named profile takes nothing from the environment, even when unknown', { profile: 'ghost' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' }, 'ghost', 'flag', null, 'none', null, 'none'],
     ['empty env values count as unset', {}, { CAMROLL_BASE_URL: '', CAMROLL_API_KEY: ' ' }, 'stored', 'profile', 'https://stored.example.com/v1', 'profile', 'key_stored_000000', 'profile'],
   ])('%s', (_name, flags, env, profile, profileSource, url, urlSource, key, keySource) => {
     const settings = resolveSettings({ flags, env, store: store() });
@@ -136,13 +136,13 @@ describe('readSecret', () => {
   it('takes the first line of a pipe, trimmed', async () => {
     const input = new PassThrough();
     input.end('  sk_piped_value \nsecond line\n');
-    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toBe('sk_piped_value');
+    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toEqual({ kind: 'value', value: 'sk_piped_value' });
   });
 
-  it('returns null for an empty pipe', async () => {
+  it('says an empty pipe gave nothing, and that it was not a terminal', async () => {
     const input = new PassThrough();
     input.end('');
-    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toBeNull();
+    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toEqual({ kind: 'empty', interactive: false });
   });
 
   it('prompts on a terminal without echoing the key', async () => {
@@ -152,8 +152,34 @@ describe('readSecret', () => {
     output.on('data', (c: Buffer) => (shown += c.toString()));
     const pending = readSecret({ input, output, prompt: 'API key: ' });
     input.write('sk_typed_secret\n');
-    await expect(pending).resolves.toBe('sk_typed_secret');
+    await expect(pending).resolves.toEqual({ kind: 'value', value: 'sk_typed_secret' });
     expect(shown).toContain('API key: ');
     expect(shown).not.toContain('sk_typed_secret');
+  });
+
+  it('tells Ctrl-C at the prompt (a cancel) from an empty answer', async () => {
+    const terminal = () => Object.assign(new PassThrough(), { isTTY: true });
+    const cancelled = terminal();
+    const pendingCancel = readSecret({ input: cancelled, output: new PassThrough(), prompt: 'API key: ' });
+    cancelled.write('sk_half_typed\u0003');
+    await expect(pendingCancel).resolves.toEqual({ kind: 'cancelled' });
+
+    const empty = terminal();
+    const pendingEmpty = readSecret({ input: empty, output: new PassThrough(), prompt: 'API key: ' });
+    empty.write('   \n');
+    await expect(pendingEmpty).resolves.toEqual({ kind: 'empty', interactive: true });
+
+    const ended = terminal();
+    const pendingEnd = readSecret({ input: ended, output: new PassThrough(), prompt: 'API key: ' });
+    ended.end();
+    await expect(pendingEnd).resolves.toEqual({ kind: 'empty', interactive: true });
+  });
+
+  it('is cancelled when the command is aborted while it waits', async () => {
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const controller = new AbortController();
+    const pending = readSecret({ input, output: new PassThrough(), prompt: 'API key: ', signal: controller.signal });
+    controller.abort();
+    await expect(pending).resolves.toEqual({ kind: 'cancelled' });
   });
 });

@@ -9,7 +9,7 @@ import {
   type ConfigStore,
   type Source,
 } from '../../config/index.js';
-import { ConfigError, UsageError } from '../../errors.js';
+import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
 import { jsonLine } from '../connection-args.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
@@ -45,18 +45,35 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       ctx.stdout.write(`profile ${profile}: base URL set to ${saved}\n`);
     });
 
+  /**
+   * The key when standard input gave none. The environment is a fallback only for a pipe that
+   * was empty (a script), never for a terminal where nothing was typed; it says so.
+   */
+  const keyFromEnvironment = (interactive: boolean): string => {
+    const fromEnv = ctx.env.CAMROLL_API_KEY?.trim() || null;
+    if (interactive) throw new UsageError('no key typed; nothing was stored');
+    if (fromEnv === null) {
+      throw new UsageError('no key given: pipe it on stdin (e.g. `printf %s "$KEY" | camroll config set-key`) or set CAMROLL_API_KEY');
+    }
+    ctx.stderr.write('camroll: standard input was empty; storing the key from CAMROLL_API_KEY\n');
+    return fromEnv;
+  };
+
   config
     .command('set-key')
-    .description('Store the API key of a profile, read from stdin (one line; prompted without echo on a terminal) or CAMROLL_API_KEY')
+    .description('Store the API key of a profile, read from stdin (one line; prompted without echo on a terminal); CAMROLL_API_KEY when piped stdin is empty')
     .option('--profile <name>', 'profile to change (default: the current one)')
     .action(async (flags: ProfileFlag) => {
       const store = openStore();
       const profile = writeTarget(store, flags.profile);
-      const typed = await readSecret({ input: process.stdin, output: ctx.stderr, prompt: `API key for profile ${profile}: ` });
-      const key = typed ?? (ctx.env.CAMROLL_API_KEY?.trim() || null);
-      if (key === null) {
-        throw new UsageError('no key given: pipe it on stdin (e.g. `printf %s "$KEY" | camroll config set-key`) or set CAMROLL_API_KEY');
-      }
+      const answer = await readSecret({
+        input: ctx.stdin,
+        output: ctx.stderr,
+        prompt: `API key for profile ${profile}: `,
+        signal: ctx.signal,
+      });
+      if (answer.kind === 'cancelled') throw new InterruptedError('cancelled; no key was stored');
+      const key = answer.kind === 'value' ? answer.value : keyFromEnvironment(answer.interactive);
       usage(() => store.setApiKey(profile, key));
       ctx.stdout.write(`profile ${profile}: API key stored (${maskKey(key)}) in ${store.path}\n`);
     });
@@ -174,7 +191,7 @@ function usage<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof ConfigError && ['invalid_base_url', 'invalid_profile', 'unknown_profile', 'invalid_api_key'].includes(error.code)) {
+    if (error instanceof ConfigError && ['invalid_base_url', 'invalid_profile', 'unknown_profile', 'profile_without_url', 'invalid_api_key'].includes(error.code)) {
       throw new UsageError(error.message);
     }
     throw error;
