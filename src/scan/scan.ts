@@ -205,7 +205,10 @@ function isInside(outer: string, inner: string): boolean {
 /** Paths shown for one root are relative to it; with several roots, relative to the cwd. */
 function pathShower(roots: string[], cwd: string): (absPath: string) => string {
   const base = roots.length === 1 ? roots[0]! : cwd;
-  return (absPath) => path.relative(base, absPath).split(path.sep).join('/');
+  // A root itself (an unreadable folder given on the command line) is named as the user would
+  // find it, never as an empty path.
+  const asGiven = (absPath: string): string => path.relative(cwd, absPath) || '.';
+  return (absPath) => (absPath === base ? asGiven(absPath) : path.relative(base, absPath)).split(path.sep).join('/');
 }
 
 /** The path a record is shown under (`--jsonl`, report): see pathShower. */

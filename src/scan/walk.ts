@@ -6,6 +6,7 @@ import fg from 'fast-glob';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 import { createChannel } from './channel.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
+import { describeFsError } from '../util/fs-error.js';
 
 /** A media file found by the walk, with what the scan cache keys on. */
 export interface WalkFile {
@@ -75,7 +76,7 @@ export function walk(options: WalkOptions): AsyncIterable<WalkEvent> {
   };
   const skip = (reason: SkipReason, absPath: string): void => channel.pushNow({ type: 'skipped', reason, absPath });
   const warn = (code: 'unreadable_folder' | 'unreadable_file', absPath: string, error: NodeJS.ErrnoException): void =>
-    channel.pushNow({ type: 'warning', code, absPath, message: error.code ? `${error.code}: ${error.message}` : error.message });
+    channel.pushNow({ type: 'warning', code, absPath, message: describeFsError(error) });
 
   const fingerprintSidecars = (dir: string, names: string[], done: () => void): void => {
     const parts: string[] = [];

@@ -149,6 +149,8 @@ describe('walk', () => {
     const warnings = events.filter((e) => e.type === 'warning');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ code: 'unreadable_folder', absPath: path.join(dir, 'locked') });
+    // The path is the event's; the message does not repeat it, nor the code twice.
+    expect(warnings[0]).toMatchObject({ message: 'permission denied (EACCES)' });
   });
 
   it('does not follow symlinked folders by default, reports broken links, keeps symlinked files', async () => {
