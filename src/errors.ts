@@ -8,6 +8,20 @@ export interface CamrollErrorOptions {
   details?: Record<string, unknown> | null;
 }
 
+/** The request a client error belongs to (never its headers: they hold the key). */
+export interface RequestInfo {
+  method: string;
+  /** The full URL called, query included. */
+  url: string;
+  /** The configured base URL it was built from (version prefix included). */
+  baseUrl: string;
+}
+
+/** Options of the errors that belong to a request. */
+export interface RequestErrorOptions extends CamrollErrorOptions {
+  request?: RequestInfo | null;
+}
+
 /** Base class: a stable machine-readable `code`, a message for humans, an optional cause. */
 export class CamrollError extends Error {
   readonly code: string;
@@ -60,30 +74,38 @@ export class ApiError extends CamrollError {
   readonly status: number;
   /** Seconds from a Retry-After header, when the service sent one. */
   readonly retryAfterSeconds: number | null;
+  readonly request: RequestInfo | null;
 
   constructor(
     status: number,
     code: string,
     message: string,
-    options: CamrollErrorOptions & { retryAfterSeconds?: number | null } = {},
+    options: RequestErrorOptions & { retryAfterSeconds?: number | null } = {},
   ) {
     super(code, message, options);
     this.status = status;
     this.retryAfterSeconds = options.retryAfterSeconds ?? null;
+    this.request = options.request ?? null;
   }
 }
 
-/** No answer: connection refused or reset, DNS failure, timeout. Retryable. */
+/** No answer: connection refused or reset, DNS failure, TLS failure, timeout. */
 export class NetworkError extends CamrollError {
-  constructor(code: string, message: string, options: CamrollErrorOptions = {}) {
+  readonly request: RequestInfo | null;
+
+  constructor(code: string, message: string, options: RequestErrorOptions = {}) {
     super(code, message, options);
+    this.request = options.request ?? null;
   }
 }
 
 /** The service answered, but the body breaks the contract (bad JSON, wrong shape). */
 export class ContractViolationError extends CamrollError {
-  constructor(message: string, options: CamrollErrorOptions = {}) {
+  readonly request: RequestInfo | null;
+
+  constructor(message: string, options: RequestErrorOptions = {}) {
     super('contract_violation', message, options);
+    this.request = options.request ?? null;
   }
 }
 

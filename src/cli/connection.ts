@@ -5,12 +5,21 @@ import { createConfigStore, decideTarget, resolveSettings, validateBaseUrl, vali
 import { CamrollError, ConfigError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import type { CliContext } from './context.js';
+import { wholeNumber } from './connection-args.js';
 
 /** The connection flags every client command takes. */
 export interface ConnectionFlags {
   baseUrl?: string;
   profile?: string;
+  /** Retries after the first attempt (`--retries`). */
+  retries?: number;
+  /** Seconds to wait for an answer, and for each silence within one (`--timeout`). */
+  timeout?: number;
 }
+
+/** Bounds of `--retries` and `--timeout` (seconds). */
+const MAX_RETRIES = 20;
+const MAX_TIMEOUT_SECONDS = 600; // 10 min
 
 export interface ConnectionTarget {
   kind: 'remote' | 'embedded';
@@ -45,11 +54,17 @@ export interface OpenConnectionOptions {
   store?: ConfigStore;
 }
 
-/** Adds `--base-url` and `--profile` to a client command. */
+/** Adds `--base-url`, `--profile`, `--retries` and `--timeout` to a client command. */
 export function addConnectionOptions(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', 'service base URL, used whole with its version prefix (e.g. https://host/v1)')
-    .option('--profile <name>', 'stored profile to use (see `camroll config list`)');
+    .option('--profile <name>', 'stored profile to use (see `camroll config list`)')
+    .option('--retries <n>', `retries of a failed request, 0 to ${MAX_RETRIES} (default 5)`, wholeNumber('--retries', 0, MAX_RETRIES))
+    .option(
+      '--timeout <seconds>',
+      `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30)`,
+      wholeNumber('--timeout', 1, MAX_TIMEOUT_SECONDS),
+    );
 }
 
 /**
@@ -68,6 +83,8 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   const decision = decideTarget(settings, { requireKey: options.requireKey !== false });
   const clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'> = {
     onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),
+    ...(flags.retries !== undefined ? { retry: { maxAttempts: flags.retries + 1 } } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
     ...options.client,
   };
   if (decision.kind === 'remote') {

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { CamrollError, InterruptedError, UsageError } from '../errors.js';
+import { nextStep } from './hints.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -25,4 +26,29 @@ export function describeError(error: unknown): string {
   if (error instanceof CamrollError) return `${error.message} [${error.code}]`;
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/** Commander's outcomes that are not failures, or whose output (help) is already printed. */
+function isQuietCommanderExit(error: CommanderError): boolean {
+  return ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code);
+}
+
+/**
+ * What a failed run prints on stderr, in one style for every error: `camroll: <what> [code]`,
+ * then any further lines (a suggestion, a next step). Commander's own errors ("error: unknown
+ * option …") come through here too, as usage errors with a pointer to the command's help.
+ * Returns null when nothing is to be printed (help and version output).
+ */
+export function describeFailure(error: unknown, command: string | undefined): string | null {
+  if (error instanceof CommanderError) {
+    if (isQuietCommanderExit(error)) return null;
+    const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n').filter((line) => line.trim() !== '');
+    const help = command === undefined || error.code === 'commander.unknownCommand' ? 'camroll --help' : `camroll ${command} --help`;
+    return [`camroll: ${first} [usage_error]`, ...rest.map((line) => `  ${line}`), `  see \`${help}\``].join('\n') + '\n';
+  }
+  const lines = [`camroll: ${describeError(error)}`];
+  const step = nextStep(error);
+  if (step !== null) lines.push(`  ${step}`);
+  if (error instanceof UsageError && command !== undefined) lines.push(`  see \`camroll ${command} --help\``);
+  return `${lines.join('\n')}\n`;
 }

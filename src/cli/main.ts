@@ -1,7 +1,6 @@
-import { CommanderError } from 'commander';
-import { createProgram } from './program.js';
+import { createProgram, requestedCommand } from './program.js';
 import type { CliContext } from './context.js';
-import { describeError, exitCodeFor, EXIT_INTERRUPTED } from './exit.js';
+import { describeFailure, exitCodeFor, EXIT_INTERRUPTED } from './exit.js';
 
 /** A repeated interrupt within this window is the same one, re-raised by a library. */
 const FORCE_EXIT_AFTER_MS = 500;
@@ -55,8 +54,9 @@ export async function run(ctx: CliContext, argv: string[]): Promise<number> {
     await (await createProgram(ctx, argv)).parseAsync(argv);
     return ctx.exitCode;
   } catch (error) {
-    // Commander has already printed its own usage message.
-    if (!(error instanceof CommanderError)) ctx.stderr.write(`camroll: ${describeError(error)}\n`);
+    // Every failure, commander's own included, is printed here in one style.
+    const message = describeFailure(error, requestedCommand(argv));
+    if (message !== null) ctx.stderr.write(message);
     return exitCodeFor(error);
   }
 }

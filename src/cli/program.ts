@@ -22,7 +22,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
 ];
 
 /** The command named on the command line (the first word that is not an option), if any. */
-function requestedCommand(argv: readonly string[]): string | undefined {
+export function requestedCommand(argv: readonly string[]): string | undefined {
   return argv.slice(2).find((arg) => !arg.startsWith('-'));
 }
 
@@ -33,15 +33,18 @@ function requestedCommand(argv: readonly string[]): string | undefined {
  */
 export async function createProgram(ctx: CliContext, argv: readonly string[] = []): Promise<Command> {
   const program = new Command();
+  const output = {
+    writeOut: (s: string) => ctx.stdout.write(s),
+    writeErr: (s: string) => ctx.stderr.write(s),
+    // Errors are printed once, in camroll's style, by run() (src/cli/main.ts).
+    outputError: () => undefined,
+  };
   program
     .name('camroll')
     .description('Scan a camera roll, match it to live events, and read the history and stats.')
     .version(VERSION)
     .showSuggestionAfterError()
-    .configureOutput({
-      writeOut: (s) => ctx.stdout.write(s),
-      writeErr: (s) => ctx.stderr.write(s),
-    })
+    .configureOutput(output)
     .exitOverride();
 
   const name = requestedCommand(argv);
@@ -54,10 +57,7 @@ export async function createProgram(ctx: CliContext, argv: readonly string[] = [
   // Subcommands inherit exitOverride and output settings only when set on each of them.
   const configure = (cmd: Command): void => {
     for (const sub of cmd.commands) {
-      sub.exitOverride().configureOutput({
-        writeOut: (s) => ctx.stdout.write(s),
-        writeErr: (s) => ctx.stderr.write(s),
-      });
+      sub.exitOverride().configureOutput(output);
       configure(sub);
     }
   };

@@ -114,9 +114,11 @@ export function createClient(options: ClientOptions): ApiClient {
   const ownDispatcher = options.dispatcher ? null : new Agent({ keepAliveTimeout: 10 * 1000, connections: 16 });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownDispatcher as Agent);
 
-  async function once<S extends z.ZodType>(call: Call<S>, endpoint: string): Promise<z.output<S>> {
+  async function once<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
     const url = new URL(baseUrl + call.path);
     for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
+    const requestInfo = { method: call.method, url: url.href, baseUrl };
+    const endpoint = `${call.method} ${url.href}`;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent };
     if (apiKey) headers[API_KEY_HEADER] = apiKey;
     let payload: string | undefined;
@@ -137,13 +139,14 @@ export function createClient(options: ClientOptions): ApiClient {
       });
       facts = {
         endpoint,
+        request: requestInfo,
         status: response.statusCode,
         headers: response.headers,
         bodyText: await response.body.text(),
       };
     } catch (error) {
       if (call.signal?.aborted) throw new InterruptedError();
-      throw networkErrorFrom(error, endpoint, apiKey);
+      throw networkErrorFrom(error, endpoint, apiKey, requestInfo);
     }
     if (facts.status < 200 || facts.status > 299) throw apiErrorFromResponse(facts, apiKey);
     return parseBody(call.schema, facts);
@@ -157,7 +160,7 @@ export function createClient(options: ClientOptions): ApiClient {
     for (let attempt = 1; ; attempt += 1) {
       if (call.signal?.aborted) throw new InterruptedError();
       try {
-        return await once(call, endpoint);
+        return await once(call);
       } catch (error) {
         const decision = decideRetry({ attempt, error, policy, random });
         if (!decision.retry) throw error;

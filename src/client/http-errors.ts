@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import { ErrorEnvelope } from '../contract/index.js';
-import { ApiError, ContractViolationError, NetworkError } from '../errors.js';
+import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
 import { parseRetryAfter } from './retry.js';
 
 /** What the error builders need to know about a response. */
 export interface ResponseFacts {
-  /** `METHOD /path` of the call, for messages. */
+  /** `METHOD <full URL>` of the call, for messages. */
   endpoint: string;
+  request: RequestInfo;
   status: number;
   headers: Record<string, string | string[] | undefined>;
   bodyText: string;
@@ -33,16 +34,17 @@ export function apiErrorFromResponse(facts: ResponseFacts, secret?: string | nul
   const envelope = ErrorEnvelope.safeParse(json);
   if (envelope.success) {
     const { code, message, details } = envelope.data.error;
-    return new ApiError(facts.status, code, redact(`${message} (${facts.endpoint}, HTTP ${facts.status})`, secret), {
+    return new ApiError(facts.status, code, redact(`${facts.endpoint} answered HTTP ${facts.status}: ${message}`, secret), {
       details: details ?? null,
       retryAfterSeconds,
+      request: facts.request,
     });
   }
   return new ApiError(
     facts.status,
     `http_${facts.status}`,
-    `${facts.endpoint} answered HTTP ${facts.status} without an error envelope`,
-    { retryAfterSeconds },
+    `${facts.endpoint} answered HTTP ${facts.status} without an error envelope${bodyHint(facts)}`,
+    { retryAfterSeconds, request: facts.request },
   );
 }
 
@@ -58,8 +60,9 @@ export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts):
   try {
     json = JSON.parse(facts.bodyText);
   } catch {
-    throw new ContractViolationError(`${facts.endpoint} answered HTTP ${facts.status} with a body that is not JSON`, {
-      details: { endpoint: facts.endpoint, status: facts.status },
+    throw new ContractViolationError(`${facts.endpoint} answered HTTP ${facts.status} with a body that is not JSON${bodyHint(facts)}`, {
+      details: { endpoint: facts.endpoint, status: facts.status, not_json: true },
+      request: facts.request,
     });
   }
   const result = schema.safeParse(json);
@@ -75,6 +78,7 @@ export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts):
         status: facts.status,
         issues: result.error.issues.slice(0, 5).map((i) => ({ path: i.path.map(String), message: i.message })),
       },
+      request: facts.request,
     },
   );
 }
@@ -83,7 +87,7 @@ export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts):
  * Wraps a transport failure. Only name, code and message of the original are kept: undici
  * errors can carry request options and headers, which hold the key.
  */
-export function networkErrorFrom(error: unknown, endpoint: string, secret?: string | null): NetworkError {
+export function networkErrorFrom(error: unknown, endpoint: string, secret?: string | null, request?: RequestInfo): NetworkError {
   const source = error as { code?: unknown; name?: unknown; message?: unknown; cause?: { code?: unknown } } | null;
   const code =
     typeof source?.code === 'string'
@@ -95,5 +99,15 @@ export function networkErrorFrom(error: unknown, endpoint: string, secret?: stri
   const message = redact(rawMessage, secret);
   const safeCause = new Error(message);
   safeCause.name = typeof source?.name === 'string' ? source.name : 'Error';
-  return new NetworkError(code, `${endpoint} failed: ${message}`, { cause: safeCause });
+  return new NetworkError(code, `${endpoint} failed: ${message}`, { cause: safeCause, request: request ?? null });
 }
+
+/** ` (text/html: "<!DOCTYPE html>…")`: what came back instead, so a login page or a proxy shows. */
+function bodyHint(facts: ResponseFacts): string {
+  const type = facts.headers['content-type'];
+  const contentType = (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim();
+  const start = facts.bodyText.replace(/\s+/g, ' ').trim().slice(0, 40);
+  if (start === '') return contentType ? ` (${contentType}, empty)` : '';
+  return ` (${contentType ?? 'no content type'}: ${JSON.stringify(start)}${facts.bodyText.length > 40 ? '…' : ''})`;
+}
+

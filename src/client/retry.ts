@@ -49,6 +49,26 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
 }
 
 /**
+ * Network failures that cannot heal by waiting: a host name that does not exist, and a
+ * certificate that is refused. (EAI_AGAIN, a resolver that did not answer, can heal.)
+ */
+const PERMANENT_NETWORK_CODES = new Set([
+  'ENOTFOUND',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Whether a network failure may heal on a later attempt. */
+export function isTransientNetworkCode(code: string): boolean {
+  return !PERMANENT_NETWORK_CODES.has(code);
+}
+
+/**
  * Decides whether a failed attempt is tried again and after how long. Pure: the contract's
  * handling rules (429 after Retry-After, 5xx and network failures with backoff, other 4xx
  * never) with bounded attempts.
@@ -69,6 +89,7 @@ export function decideRetry({ attempt, error, policy, random }: RetryInput): Ret
     return { retry: false };
   }
   if (error instanceof NetworkError) {
+    if (!isTransientNetworkCode(error.code)) return { retry: false };
     return { retry: true, delayMs: backoffDelay(attempt, policy, random) };
   }
   // Contract violations, interruptions and programming errors fail the same way again.

@@ -112,11 +112,12 @@ describe('createClient', () => {
     expect(server.seen).toHaveLength(4);
   });
 
-  it('reports a body that breaks the contract, naming the endpoint and path, without retrying', async () => {
+  it('reports a body that breaks the contract, naming the full URL and path, without retrying', async () => {
     const { client, server } = await setup((_req, res) => json(res, 200, { ...stats, total_events: 'many' }));
     const error = await client.stats(USER).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContractViolationError);
-    expect((error as Error).message).toContain(`GET /users/${USER}/stats`);
+    expect((error as Error).message).toContain(`GET ${server.origin}/v1/users/${USER}/stats`);
+    expect(error).toMatchObject({ request: { method: 'GET', url: `${server.origin}/v1/users/${USER}/stats`, baseUrl: `${server.origin}/v1` } });
     expect((error as Error).message).toContain('total_events');
     expect(server.seen).toHaveLength(1);
   });

@@ -2,15 +2,11 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
-import { UsageError } from '../../errors.js';
+import { flagsError, wholeNumber } from '../connection-args.js';
 
 const ServeFlags = z.object({
   host: z.string().min(1),
-  port: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(65535)),
+  port: z.number().int().min(0).max(65535),
   db: z.string().min(1).optional(),
   catalog: z.string().min(1).optional(),
   keys: z.string().min(1).optional(),
@@ -30,16 +26,13 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .command('serve')
     .description('Run the embedded partner service over HTTP (stops cleanly on Ctrl-C or SIGTERM).')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
+    .option('--port <port>', 'port to listen on, 0 to 65535 (0 picks a free one)', wholeNumber('--port', 0, 65535), 8787)
     .option('--db <file>', 'SQLite database file, or :memory: (default: service.db in the data folder)')
     .option('--catalog <file>', 'catalog JSON file (default: the bundled demo catalog)')
     .option('--keys <file>', 'keys JSON file (default: one local sandbox key)')
     .action(async (rawFlags: unknown) => {
       const parsed = ServeFlags.safeParse(rawFlags);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new UsageError(`invalid --${issue?.path.join('.')}: ${issue?.message}`);
-      }
+      if (!parsed.success) throw flagsError(parsed.error);
       const flags = parsed.data;
       // Loaded here so that every other command starts without Fastify and SQLite.
       const { startService } = await import('../../service/server.js');

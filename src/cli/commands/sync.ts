@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
 import { addConnectionOptions, openConnection } from '../connection.js';
-import { parseEmail, parseUserId } from '../connection-args.js';
+import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { appPaths } from '../../paths.js';
@@ -16,17 +16,22 @@ import { renderCounts, renderResult } from '../../sync/render.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
 import { createSummary } from '../../sync/summary.js';
 
+/** Requests in flight at most (`--concurrency`). */
+const MAX_CONCURRENCY = 32;
+
 const SyncFlags = z.object({
   user: z.string().min(1).optional(),
   email: z.string().min(1).optional(),
-  batchSize: z.coerce.number().int().min(MIN_BATCH_ITEMS).max(MAX_BATCH_ITEMS).default(MAX_BATCH_ITEMS),
-  concurrency: z.coerce.number().int().min(1).max(32).default(4),
+  batchSize: z.number().int().min(MIN_BATCH_ITEMS).max(MAX_BATCH_ITEMS).default(MAX_BATCH_ITEMS),
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(4),
   full: z.boolean().default(false),
   dryRun: z.boolean().default(false),
   report: z.string().min(1).optional(),
   json: z.boolean().default(false),
   baseUrl: z.string().optional(),
   profile: z.string().optional(),
+  retries: z.number().int().optional(),
+  timeout: z.number().int().optional(),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
 
@@ -43,18 +48,20 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .argument('<dir...>', 'folders to sync')
     .option('--user <uuid>', 'the service user id to sync for')
     .option('--email <email>', 'create or find the user by e-mail (the id is remembered)')
-    .option('--batch-size <n>', `items per request, ${MIN_BATCH_ITEMS} to ${MAX_BATCH_ITEMS}`, String(MAX_BATCH_ITEMS))
-    .option('--concurrency <n>', 'requests in flight at once', '4')
+    .option(
+      '--batch-size <n>',
+      `items per request, ${MIN_BATCH_ITEMS} to ${MAX_BATCH_ITEMS}`,
+      wholeNumber('--batch-size', MIN_BATCH_ITEMS, MAX_BATCH_ITEMS),
+      MAX_BATCH_ITEMS,
+    )
+    .option('--concurrency <n>', `requests in flight at once, 1 to ${MAX_CONCURRENCY}`, wholeNumber('--concurrency', 1, MAX_CONCURRENCY), 4)
     .option('--full', 'send everything again, ignoring the local journal')
     .option('--dry-run', 'scan and show what would be sent and rejected; no network')
     .option('--report <file>', 'write every rejected or failed item (and unreadable file) as JSON lines')
     .option('--json', 'print one JSON summary object on stdout');
   addConnectionOptions(cmd).action(async (dirs: string[], raw: unknown) => {
     const parsed = SyncFlags.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new UsageError(`invalid option --${String(issue?.path[0] ?? '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue?.message}`);
-    }
+    if (!parsed.success) throw flagsError(parsed.error);
     const flags = parsed.data;
     if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
     if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
@@ -98,7 +105,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     if (flags.dryRun) {
       result = await runDrySync({ scan, batchSize: flags.batchSize, signal: ctx.signal, onEvent, summary });
     } else {
-      const connection = await openConnection({ ctx, flags: { baseUrl: flags.baseUrl, profile: flags.profile } });
+      const connection = await openConnection({
+        ctx,
+        flags: { baseUrl: flags.baseUrl, profile: flags.profile, retries: flags.retries, timeout: flags.timeout },
+      });
       try {
         const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
         result = await runSync({

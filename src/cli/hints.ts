@@ -1,0 +1,71 @@
+import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
+
+/** A version segment such as `/v1` or `/v2beta` anywhere in a base URL's path. */
+const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
+
+const CERTIFICATE_CODES = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** `https://host/api/v1`, when the configured base URL lacks a version prefix. */
+export function versionPrefixSuggestion(baseUrl: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  if (VERSION_SEGMENT.test(url.pathname)) return null;
+  return `${baseUrl.replace(/\/+$/, '')}/v1`;
+}
+
+const KEY_HINT =
+  'check the key and the environment it belongs to (sandbox or production): `camroll config show` says which key is used and where it comes from, `camroll health` which partner and environment a working key belongs to';
+
+function forRequest(request: RequestInfo | null, hint: (request: RequestInfo) => string | null): string | null {
+  return request === null ? null : hint(request);
+}
+
+/**
+ * The next step for a failed call, where one exists: what to check, or the command to run.
+ * Presentation only; the decision is by status and code, never by message text.
+ */
+export function nextStep(error: unknown): string | null {
+  if (error instanceof ApiError) {
+    if (error.status === 401 || error.code === 'invalid_api_key') return KEY_HINT;
+    if (error.status === 404 && error.code !== 'user_not_found') {
+      const suggestion = forRequest(error.request, (r) => versionPrefixSuggestion(r.baseUrl));
+      if (suggestion !== null) return `the base URL has no version prefix: did you mean ${suggestion}?`;
+    }
+    if (error.code === 'user_not_found') {
+      return 'no such user under this key: users belong to the partner and environment (sandbox or production) of the key that created them';
+    }
+    if (error.status === 429) return 'the service is throttling this key; wait and run the command again';
+    if (error.status >= 500) return 'the service failed; run the command again later, and report the time and URL if it persists';
+    return null;
+  }
+  if (error instanceof ContractViolationError) {
+    const notJson = error.details?.not_json === true;
+    const suggestion = forRequest(error.request, (r) => versionPrefixSuggestion(r.baseUrl));
+    if (notJson && suggestion !== null) return `this is not the service's API: did you mean ${suggestion}?`;
+    if (notJson) return 'this URL does not answer like the service (a login page or a proxy?): check the base URL';
+    return 'the service answered outside the contract; report it with the URL and the time';
+  }
+  if (error instanceof NetworkError) {
+    const origin = forRequest(error.request, (r) => new URL(r.url).origin) ?? 'the host';
+    if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `the host name of ${origin} does not resolve: check the base URL`;
+    if (error.code === 'ECONNREFUSED') return `nothing accepts connections at ${origin}: is the service running, and is the base URL right?`;
+    if (CERTIFICATE_CODES.has(error.code)) {
+      return `the TLS certificate of ${origin} was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS`;
+    }
+    if (/TIMEOUT/i.test(error.code)) return `${origin} did not answer in time: check the network, or try again later`;
+    return `the connection to ${origin} failed: check the network and the base URL`;
+  }
+  return null;
+}
