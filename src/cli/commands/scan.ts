@@ -75,11 +75,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const summary = createScanSummary();
   let report: JsonLinesFile | null = null;
   if (flags.report) {
-    try {
-      report = await openJsonLinesFile(flags.report);
-    } catch (error) {
-      throw new UsageError(`cannot write the report file ${flags.report}: ${(error as Error).message}`);
-    }
+    report = await openJsonLinesFile(flags.report, { notice: (line) => ctx.stderr.write(`camroll: ${line}\n`) });
   }
   const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
   const started = Date.now();

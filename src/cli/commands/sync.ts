@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
 import { addConnectionOptions, openConnection } from '../connection.js';
+import { openJsonLinesFile } from '../output/lines.js';
+import { createSyncReport, type SyncReport } from '../output/sync-report.js';
 import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { InterruptedError, UsageError } from '../../errors.js';
@@ -11,7 +13,6 @@ import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
 import { createProgress } from '../../sync/progress.js';
-import { openReport, type ReportWriter } from '../../sync/report.js';
 import { renderCounts, renderResult } from '../../sync/render.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
 import { createSummary } from '../../sync/summary.js';
@@ -74,13 +75,10 @@ export function registerSync(program: Command, ctx: CliContext): void {
 }
 
 async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags): Promise<void> {
-  let report: ReportWriter | null = null;
+  let report: SyncReport | null = null;
   if (flags.report) {
-    try {
-      report = await openReport({ path: flags.report, predicted: flags.dryRun });
-    } catch (error) {
-      throw new UsageError(`cannot write the report file ${flags.report}: ${(error as Error).message}`);
-    }
+    const file = await openJsonLinesFile(flags.report, { notice: (line) => ctx.stderr.write(`camroll: ${line}\n`) });
+    report = createSyncReport(file, { predicted: flags.dryRun });
   }
   const progress = createProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY });
   let scanDone = false;
@@ -101,6 +99,8 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   };
 
   let result: SyncResult | DryRunResult;
+  // A report that could not be written fails the command, after the summary is printed.
+  let reportFailure: unknown = null;
   try {
     if (flags.dryRun) {
       result = await runDrySync({ scan, batchSize: flags.batchSize, signal: ctx.signal, onEvent, summary });
@@ -141,7 +141,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     throw error;
   } finally {
     progress.stop();
-    await report?.close();
+    await report?.close().catch((error: unknown) => (reportFailure = error));
   }
 
   if (result.outcome === 'interrupted') {
@@ -157,6 +157,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     ctx.stderr.write(`camroll: ${result.failed_batches} batches failed after retries; their ${result.pending} items stay pending: run sync again\n`);
     ctx.exitCode = EXIT_FAILURE;
   }
+  if (reportFailure !== null) throw reportFailure;
 }
 
 /** The scanner's stream, with paths shown as the user would see them. */

@@ -1,6 +1,9 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, fchmod, fstat, promises as fsp, type WriteStream } from 'node:fs';
+import { promisify } from 'node:util';
 import type { Writable } from 'node:stream';
+import { CamrollError, UsageError } from '../../errors.js';
+import { describeFsError } from '../../util/fs-error.js';
 
 /** Writes one line and waits when the stream is full, so a slow reader of stdout holds memory flat. */
 export async function writeLineWithBackpressure(stream: Writable, line: string): Promise<void> {
@@ -9,19 +12,63 @@ export async function writeLineWithBackpressure(stream: Writable, line: string):
 
 /** A JSON-lines file written as events arrive (`--report FILE`). */
 export interface JsonLinesFile {
+  readonly path: string;
+  /** Writes one value; waits while the file is behind. Rejects once a write has failed. */
   write(value: unknown): Promise<void>;
+  /** Flushes and closes; rejects with the first write failure, if any. */
   close(): Promise<void>;
 }
 
-/** Opens (truncates) a JSON-lines file; fails early when the file cannot be created. */
-export async function openJsonLinesFile(file: string): Promise<JsonLinesFile> {
-  const stream = createWriteStream(file, { flags: 'w' });
-  await once(stream, 'open');
+export interface OpenJsonLinesOptions {
+  /** Told when an existing file is overwritten (a line for stderr). */
+  notice?: (line: string) => void;
+}
+
+/**
+ * Opens (truncates) a JSON-lines file that may hold user data: mode 0600, also when the file
+ * existed with wider permissions. A file that cannot be created is a usage error at once; a
+ * write that fails later (a full disk, `/dev/full`) is a `report_write_failed` error.
+ */
+export async function openJsonLinesFile(file: string, options: OpenJsonLinesOptions = {}): Promise<JsonLinesFile> {
+  let existed = false;
+  try {
+    existed = (await fsp.stat(file)).isFile();
+  } catch {
+    existed = false;
+  }
+  const stream: WriteStream = createWriteStream(file, { flags: 'w', mode: 0o600 });
+  try {
+    const [fd] = (await once(stream, 'open')) as [number];
+    // The mode given to open() applies only to a new file; devices such as /dev/null are left alone.
+    if ((await promisify(fstat)(fd)).isFile()) await promisify(fchmod)(fd, 0o600);
+  } catch (error) {
+    stream.destroy();
+    throw new UsageError(`cannot write the report file ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
+  }
+  if (existed) options.notice?.(`overwriting ${file}`);
+  let failure: CamrollError | null = null;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    failure ??= new CamrollError('report_write_failed', `cannot write the report file ${file}: ${describeFsError(error)}`, {
+      cause: error,
+    });
+  });
+  const failed = (): Promise<never> => Promise.reject(failure);
   return {
-    write: (value) => writeLineWithBackpressure(stream, JSON.stringify(value)),
-    close: () =>
-      new Promise((resolve, reject) => {
-        stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
-      }),
+    path: file,
+    async write(value) {
+      if (failure) return failed();
+      if (!stream.write(`${JSON.stringify(value)}\n`)) {
+        // A failed write emits 'error' (kept in `failure` above) rather than 'drain'.
+        await Promise.race([once(stream, 'drain'), once(stream, 'close')]).catch(() => undefined);
+      }
+      if (failure) return failed();
+    },
+    async close() {
+      if (!stream.closed) {
+        stream.end();
+        await once(stream, 'close').catch(() => undefined);
+      }
+      if (failure) return failed();
+    },
   };
 }

@@ -1,29 +1,24 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
-import type { PipelineEvent } from './pipeline.js';
+import type { PipelineEvent } from '../../sync/pipeline.js';
+import type { JsonLinesFile } from './lines.js';
 
 /**
- * `--report FILE`: one JSON line per item that did not make it, with its reason:
+ * `sync --report FILE`: one JSON line per item that did not make it, with its reason:
  * `{"type":"scan_error","path","code","message"}`,
  * `{"type":"rejected","id","path","reason"}` (`"predicted":true` in a dry run),
  * `{"type":"failed","id","path","error":{"code","message"}}` (a batch that failed after retries).
  */
-export interface ReportWriter {
+export interface SyncReport {
   onEvent(event: PipelineEvent): void;
+  /** Closes the file; rejects with the first write failure. */
   close(): Promise<void>;
 }
 
-export interface ReportOptions {
-  path: string;
-  predicted?: boolean;
-}
-
-/** Opens the report file (truncating it) and returns a writer fed by pipeline events. */
-export async function openReport(options: ReportOptions): Promise<ReportWriter> {
-  const stream: WriteStream = createWriteStream(options.path, { flags: 'w', mode: 0o600 });
-  await once(stream, 'open');
+/** Feeds pipeline events to a JSON-lines file. Writes are not awaited per event (the pipeline does not wait); a failure surfaces at close. */
+export function createSyncReport(file: JsonLinesFile, options: { predicted: boolean }): SyncReport {
+  let writing: Promise<void> = Promise.resolve();
   const write = (line: object): void => {
-    stream.write(`${JSON.stringify(line)}\n`);
+    // Chained, so lines keep their order and a failed write stops the rest.
+    writing = writing.then(() => file.write(line));
   };
   return {
     onEvent(event) {
@@ -49,8 +44,11 @@ export async function openReport(options: ReportOptions): Promise<ReportWriter> 
       }
     },
     async close() {
-      stream.end();
-      await once(stream, 'close');
+      try {
+        await writing;
+      } finally {
+        await file.close();
+      }
     },
   };
 }
