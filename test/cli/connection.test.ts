@@ -45,7 +45,12 @@ describe('openConnection', () => {
       store.setApiKey('prod', 'sk_live_stored_key_1234');
       const connection = await openConnection({ ctx, flags: {}, store });
       try {
-        expect(connection.target).toEqual({ kind: 'remote', baseUrl: `${server.origin}/v1`, profile: 'prod', identity: `${server.origin}/v1` });
+        expect(connection.target).toEqual({
+          kind: 'remote',
+          baseUrl: `${server.origin}/v1`,
+          profile: 'prod',
+          identity: `${server.origin}/v1`,
+        });
         await expect(connection.client.health()).resolves.toMatchObject({ partner_id: 'acme', key: 'sk_live_stored_key_1234' });
         expect(server.seen[0]?.url).toBe('/v1/health');
       } finally {

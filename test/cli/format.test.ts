@@ -103,7 +103,7 @@ describe('describeHealth', () => {
     [{ enabled: true, limit: 100, window_seconds: 60 }, '100 requests per 60 s'],
     [{ rpm: 5 }, '{"rpm":5}'],
   ])('rate limit %j', (rateLimit, expected) => {
-    expect(describeHealth({ partner_id: 'acme', environment: 'production', rate_limit: rateLimit }, 'https://h/v1')).toContain(`rate limit   ${expected}`);
+    expect(describeHealth({ partner_id: 'acme', environment: 'production', rate_limit: rateLimit }, { kind: 'remote', baseUrl: 'https://h/v1' })).toContain(`rate limit   ${expected}`);
   });
 });
 

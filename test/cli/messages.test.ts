@@ -131,3 +131,17 @@ describe('messages never name the key', () => {
     );
   });
 });
+
+describe('the embedded service is never shown as a place to connect to', () => {
+  it('health and ping show no throwaway port, name the service and its data on stderr, and give no sandbox warning', async () => {
+    const health = await runCli(['health']);
+    expect(health.code).toBe(0);
+    expect(health.stdout).toMatch(/^partner {6}local\nenvironment  sandbox\nrate limit   not throttled\n$/);
+    expect(health.stderr).toMatch(/using the embedded local service \(data: .+service\.db\)/);
+    expect(health.stdout + health.stderr).not.toMatch(/127\.0\.0\.1:\d+/);
+    expect(health.stderr).not.toContain('real profiles');
+    const ping = await runCli(['ping']);
+    expect(ping.code).toBe(0);
+    expect(ping.stdout).toBe('ok: the in-process local service answered\n');
+  });
+});

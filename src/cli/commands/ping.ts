@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readRateLimit, type HealthResult } from '../../client/index.js';
-import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
+import { addConnectionOptions, withConnection, type ConnectionFlags, type ConnectionTarget } from '../connection.js';
 import { jsonLine } from '../connection-args.js';
 import type { CliContext } from '../context.js';
 
@@ -18,7 +18,8 @@ export function registerPing(program: Command, ctx: CliContext): void {
   addConnectionOptions(ping).action(async (flags: ConnectionFlags) => {
     await withConnection({ ctx, flags, requireKey: false }, async ({ client, target }) => {
       await client.ping({ signal: ctx.signal });
-      ctx.stdout.write(`ok: ${target.baseUrl} answered\n`);
+      // The embedded service was announced on stderr; its port is throwaway, so none is shown.
+      ctx.stdout.write(target.kind === 'remote' ? `ok: ${target.baseUrl} answered\n` : 'ok: the in-process local service answered\n');
     });
   });
 
@@ -30,18 +31,21 @@ export function registerPing(program: Command, ctx: CliContext): void {
     await withConnection({ ctx, flags }, async ({ client, target }) => {
       const result = await client.health({ signal: ctx.signal });
       if (flags.json) ctx.stdout.write(jsonLine(result));
-      else ctx.stdout.write(describeHealth(result, target.baseUrl));
-      if (result.environment === 'sandbox') ctx.stderr.write(`${SANDBOX_WARNING}\n`);
+      else ctx.stdout.write(describeHealth(result, target));
+      // The embedded service's sandbox key writes to a local database only.
+      if (result.environment === 'sandbox' && target.kind === 'remote') ctx.stderr.write(`${SANDBOX_WARNING}\n`);
     });
   });
 }
 
 /** Human lines for a health answer. */
-export function describeHealth(result: HealthResult, baseUrl: string): string {
+export function describeHealth(result: HealthResult, target: Pick<ConnectionTarget, 'kind' | 'baseUrl'>): string {
   const policy = readRateLimit(result.rate_limit);
   let limit: string;
   if (policy === null) limit = JSON.stringify(result.rate_limit ?? null);
   else if (!policy.enabled) limit = 'not throttled';
   else limit = `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
-  return [`base URL     ${baseUrl}`, `partner      ${result.partner_id}`, `environment  ${result.environment}`, `rate limit   ${limit}`, ''].join('\n');
+  // The embedded service is named on stderr when it starts; its throwaway port is no place to connect to.
+  const where = target.kind === 'remote' ? [`base URL     ${target.baseUrl}`] : [];
+  return [...where, `partner      ${result.partner_id}`, `environment  ${result.environment}`, `rate limit   ${limit}`, ''].join('\n');
 }
