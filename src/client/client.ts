@@ -14,6 +14,7 @@ import {
   type MediaMetadata,
 } from '../contract/index.js';
 import { CamrollError, ContractViolationError, InterruptedError } from '../errors.js';
+import { checkBaseUrl } from '../rules/base-url.js';
 import { VERSION } from '../version.js';
 import { apiErrorFromResponse, networkErrorFrom, parseBody, type ResponseFacts } from './http-errors.js';
 import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry.js';
@@ -77,20 +78,6 @@ export interface ApiClient {
 
 const DEFAULT_TIMEOUT_MS = 30 * 1000; // 30 s
 
-/** Drops trailing slashes and checks the URL; nothing is appended (the version is in it). */
-export function normalizeBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new CamrollError('invalid_base_url', `not a valid base URL: ${baseUrl}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new CamrollError('invalid_base_url', `the base URL must be http or https: ${baseUrl}`);
-  }
-  return baseUrl.trim().replace(/\/+$/, '');
-}
-
 interface Call<S extends z.ZodType> {
   method: 'GET' | 'POST';
   path: string;
@@ -104,7 +91,8 @@ interface Call<S extends z.ZodType> {
 
 /** Creates a client for one base URL and key. */
 export function createClient(options: ClientOptions): ApiClient {
-  const baseUrl = normalizeBaseUrl(options.baseUrl);
+  // The one base-URL rule (src/rules/base-url.ts): used whole, nothing appended.
+  const baseUrl = checkBaseUrl(options.baseUrl);
   const apiKey = options.apiKey;
   const policy = resolveRetryPolicy(options.retry);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -1,4 +1,4 @@
-export { createClient, normalizeBaseUrl } from './client.js';
+export { createClient } from './client.js';
 export type { ApiClient, CallOptions, ClientOptions, EventsOptions, RetryNotice } from './client.js';
 export { DEFAULT_RETRY_POLICY, backoffDelay, decideRetry, parseRetryAfter, resolveRetryPolicy } from './retry.js';
 export type { RetryDecision, RetryInput, RetryPolicy } from './retry.js';

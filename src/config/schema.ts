@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { checkBaseUrl } from '../rules/base-url.js';
 
 /** A profile name: short, no spaces or path characters (it may appear in a file name later). */
 export const ProfileName = z
@@ -22,29 +23,8 @@ export const StoredConfig = z.object({
 });
 export type StoredConfig = z.infer<typeof StoredConfig>;
 
-/**
- * Checks a base URL and returns it without trailing slashes. Nothing is appended: the
- * version prefix is part of what the user configures.
- */
-export function validateBaseUrl(value: string): string {
-  const text = value.trim();
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError('invalid_base_url', `not a valid URL: ${text}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError('invalid_base_url', `the base URL must start with http:// or https://: ${text}`);
-  }
-  if (url.username || url.password) {
-    throw new ConfigError('invalid_base_url', 'the base URL must not carry credentials');
-  }
-  if (url.search || url.hash) {
-    throw new ConfigError('invalid_base_url', `the base URL must not carry a query or fragment: ${text}`);
-  }
-  return text.replace(/\/+$/, '');
-}
+/** Checks a base URL (the one rule of src/rules/base-url.ts) and returns it without trailing slashes. */
+export const validateBaseUrl: (value: string) => string = checkBaseUrl;
 
 /** Checks a profile name, as a ConfigError naming the rule. */
 export function validateProfileName(name: string): string {

@@ -1,0 +1,27 @@
+import { ConfigError } from '../errors.js';
+
+/**
+ * The one rule for a base URL, wherever it comes from (flag, environment, stored profile, a
+ * client built in code): http or https, no credentials (a key goes in its header, never in a
+ * URL that shells and logs keep), no query or fragment (paths are appended to it), used whole
+ * with its version prefix. Returns it trimmed, without trailing slashes; nothing is appended.
+ */
+export function checkBaseUrl(value: string): string {
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError('invalid_base_url', `not a valid URL: ${text}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('invalid_base_url', `the base URL must start with http:// or https://: ${text}`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError('invalid_base_url', 'the base URL must not carry credentials');
+  }
+  if (url.search || url.hash) {
+    throw new ConfigError('invalid_base_url', `the base URL must not carry a query or fragment: ${text}`);
+  }
+  return text.replace(/\/+$/, '');
+}
