@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { FileProblem, ScannedMedia, SourceInfo } from './types.js';
+import { restrictToOwner } from '../util/private-file.js';
 
 /** Bump when the table changes: an older cache is dropped and rebuilt (it is only a cache). */
 const SCHEMA_VERSION = 2;
@@ -135,6 +136,8 @@ function openDatabase(file: string): Database.Database {
   const db = new Database(file, { timeout: 5000 }); // 5 s: another scan may be writing
   try {
     db.pragma('journal_mode = WAL');
+    // It holds paths, places and capture times: owner only, WAL and shared memory included.
+    restrictToOwner(file, `${file}-wal`, `${file}-shm`);
     // A crash may lose the last group of writes, never corrupt the file: fine for a cache.
     db.pragma('synchronous = NORMAL');
     const version = db.pragma('user_version', { simple: true }) as number;

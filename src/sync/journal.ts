@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RejectionReason } from '../contract/index.js';
 import { CamrollError } from '../errors.js';
+import { restrictToOwner } from '../util/private-file.js';
 
 /**
  * The sync journal: what one service (base URL + partner) already knows of one user's
@@ -121,6 +122,8 @@ export function openJournal(options: OpenJournalOptions): Journal {
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');
+    // It lists a user's files and ids: owner only, WAL and shared memory included.
+    restrictToOwner(path, `${path}-wal`, `${path}-shm`);
     // NORMAL in WAL mode survives a process crash (kill -9); only power loss may drop the last commit.
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { CursorPosition } from '../cursor.js';
 import { migrate } from './migrations.js';
 import type { MatchedMediaRow, NewUser, Scope, Store, UserEventRow, UserRow } from './types.js';
+import { restrictToOwner } from '../../util/private-file.js';
 
 export type * from './types.js';
 
@@ -26,6 +27,8 @@ export function openStore(options: { path: string }): Store {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path);
   db.pragma('journal_mode = WAL');
+  // Profiles (e-mails, names, phone numbers) and media metadata: owner only.
+  if (options.path !== ':memory:') restrictToOwner(options.path, `${options.path}-wal`, `${options.path}-shm`);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   // A second process on the same file (serve next to an in-process client) waits, not fails.

@@ -1,0 +1,31 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, useTempHome } from './helpers/run-cli.js';
+
+const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library');
+let home: ReturnType<typeof useTempHome>;
+beforeEach(() => {
+  home = useTempHome();
+});
+afterEach(() => home.cleanup());
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('files camroll writes that hold user data', () => {
+  it('are all mode 0600 after a sync: configuration, service database, local key, journal, scan cache', async () => {
+    const result = await runCli(['sync', LIBRARY, '--email', 'private-files@example.com']);
+    expect(result.code).toBe(0);
+    const written = filesUnder(home.home);
+    // the configuration (remembered user), the service database and key, a journal, the scan cache
+    expect(written.some((f) => f.endsWith('config.json'))).toBe(true);
+    expect(written.some((f) => f.endsWith('service.db'))).toBe(true);
+    expect(written.some((f) => f.includes(`${join('journals', '')}`))).toBe(true);
+    expect(written.some((f) => f.includes('scan-cache'))).toBe(true);
+    for (const file of written) expect({ file, mode: (statSync(file).mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });
+  });
+});
