@@ -9,10 +9,15 @@ export function parseUserId(value: string | undefined): string {
   return value;
 }
 
+/** Whether a text is an e-mail address (the rule `--email` is checked by). */
+export function isEmail(value: string): boolean {
+  return z.email().safeParse(value.trim()).success;
+}
+
 /** Checks an `--email` value. */
 export function parseEmail(value: string | undefined): string {
   if (value === undefined) throw new UsageError('--email <email> is required');
-  if (!z.email().safeParse(value.trim()).success) throw new UsageError(`not a valid e-mail address: ${value}`);
+  if (!isEmail(value)) throw new UsageError(`not a valid e-mail address: ${value}`);
   return value.trim();
 }
 

@@ -1,7 +1,16 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createClient, type ApiClient, type ClientOptions, type RetryNotice } from '../client/index.js';
-import { createConfigStore, decideTarget, resolveSettings, validateBaseUrl, validateProfileName, type ConfigStore } from '../config/index.js';
+import {
+  createConfigStore,
+  decideTarget,
+  openUserDirectory,
+  resolveSettings,
+  validateBaseUrl,
+  validateProfileName,
+  type ConfigStore,
+  type UserDirectory,
+} from '../config/index.js';
 import { CamrollError, ConfigError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import type { CliContext } from './context.js';
@@ -37,7 +46,7 @@ export interface ConnectionTarget {
 export interface Connection {
   client: ApiClient;
   target: ConnectionTarget;
-  /** The configuration store the settings came from (rememberUser / recallUser). */
+  /** The configuration store the settings came from. */
   store: ConfigStore;
   /** Closes the client and, when one was started, the embedded service. */
   close(): Promise<void>;
@@ -65,6 +74,31 @@ export function addConnectionOptions(cmd: Command): Command {
       `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30)`,
       wholeNumber('--timeout', 1, MAX_TIMEOUT_SECONDS),
     );
+}
+
+/** The embedded service's database file (its data lives there whatever port it gets). */
+function embeddedDbPath(): string {
+  return join(appPaths().data, 'service.db');
+}
+
+/**
+ * Where a command's requests would go, named as things kept between runs are keyed (journals,
+ * the user directory), without starting anything: the base URL, or `embedded:<database>`.
+ */
+export function targetIdentity(ctx: CliContext, flags: ConnectionFlags, store: ConfigStore = createConfigStore()): string {
+  if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
+  if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
+  const decision = decideTarget(resolveSettings({ flags, env: ctx.env, store }), { requireKey: false });
+  return decision.kind === 'remote' ? decision.baseUrl : `embedded:${embeddedDbPath()}`;
+}
+
+/** Opens the directory of users known on this machine (taking over ids an older camroll kept in config.json). */
+export function openDirectory(store: ConfigStore = createConfigStore()): UserDirectory {
+  return openUserDirectory({
+    path: join(appPaths().data, 'users.sqlite3'),
+    legacy: () => store.legacyUsers(),
+    legacyTaken: () => store.dropLegacyUsers(),
+  });
 }
 
 /**
@@ -107,7 +141,7 @@ async function openEmbedded(
   clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'>,
 ): Promise<Connection> {
   const dataDir = appPaths().data;
-  const dbPath = join(dataDir, 'service.db');
+  const dbPath = embeddedDbPath();
   // Loaded on demand: remote commands never pay for Fastify and SQLite.
   const { startService } = await import('../service/server.js');
   ctx.stderr.write(`camroll: no base URL configured; using the embedded local service (data: ${dbPath})\n`);

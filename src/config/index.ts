@@ -5,4 +5,6 @@ export { decideTarget, resolveSettings } from './resolve.js';
 export type { Resolved, ResolvedSettings, ResolveInput, SettingsFlags, Source, TargetDecision } from './resolve.js';
 export { normalizeEmail, ProfileName, StoredConfig, StoredProfile, validateBaseUrl, validateProfileName } from './schema.js';
 export { createConfigStore, DEFAULT_PROFILE } from './store.js';
-export type { ConfigStore, ConfigStoreOptions, UserMemory } from './store.js';
+export type { ConfigStore, ConfigStoreOptions } from './store.js';
+export { openUserDirectory } from './user-directory.js';
+export type { DirectoryEntry, EntrySource, RememberInput, UserDirectory } from './user-directory.js';

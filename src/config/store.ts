@@ -2,7 +2,7 @@ import { chmodSync } from 'node:fs';
 import Conf from 'conf';
 import { ConfigError } from '../errors.js';
 import { appPaths } from '../paths.js';
-import { normalizeEmail, StoredConfig, validateBaseUrl, validateProfileName, type StoredProfile } from './schema.js';
+import { StoredConfig, validateBaseUrl, validateProfileName, type StoredProfile } from './schema.js';
 
 /** The profile a write goes to when none is named and none is current. */
 export const DEFAULT_PROFILE = 'default';
@@ -10,12 +10,6 @@ export const DEFAULT_PROFILE = 'default';
 export interface ConfigStoreOptions {
   /** Folder of the configuration file; defaults to camroll's config folder (tests pass a temp one). */
   cwd?: string;
-}
-
-export interface UserMemory {
-  /** Where the user lives: `target.identity` of a connection (a base URL, or the embedded store). */
-  target: string;
-  email: string;
 }
 
 /** Profiles, the current profile, and remembered user ids, in one conf file of mode 0600. */
@@ -34,8 +28,10 @@ export interface ConfigStore {
   removeProfile(profile: string): boolean;
   /** Makes a profile current; refuses one that does not exist or has no base URL. */
   useProfile(profile: string): void;
-  rememberUser(memory: UserMemory & { userId: string }): void;
-  recallUser(memory: UserMemory): string | null;
+  /** User ids an older camroll kept here (target -> e-mail -> id); the user directory takes them over. */
+  legacyUsers(): Record<string, Record<string, string>>;
+  /** Drops those once the user directory holds them. */
+  dropLegacyUsers(): void;
 }
 
 /** Opens (lazily) the configuration file. Nothing is written until a setter runs. */
@@ -159,12 +155,10 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
         config.current_profile = profile;
       });
     },
-    rememberUser: ({ target, email, userId }) => {
-      update((config) => {
-        config.users[target] = { ...config.users[target], [normalizeEmail(email)]: userId };
-      });
-    },
-    recallUser: ({ target, email }) => read().users[target]?.[normalizeEmail(email)] ?? null,
+    legacyUsers: () => read().users,
+    dropLegacyUsers: () => update((config) => {
+      config.users = {};
+    }),
   };
 }
 

@@ -13,10 +13,11 @@ export type SyncIdentity = { userId: string } | { email: string };
 /** The API calls a sync makes (the real client satisfies it). */
 export type SyncClient = Pick<ApiClient, 'health' | 'createUser' | 'ingest' | 'syncComplete' | 'allEvents' | 'stats'>;
 
-/** Remembers user ids by (base URL, e-mail) so POST /users is not repeated for a known user. */
-export interface UserMemory {
-  recall(baseUrl: string, email: string): string | null | undefined;
-  remember(baseUrl: string, email: string, userId: string): void;
+/** The users known on this machine, by (target, e-mail), so POST /users is not repeated for a known user. */
+export interface KnownUsers {
+  recall(target: string, email: string): string | null | undefined;
+  /** `existing` is the service's answer: false when POST /users created a new profile. */
+  remember(target: string, email: string, userId: string, existing: boolean): void;
 }
 
 export interface SyncTarget {
@@ -37,7 +38,7 @@ export interface SyncRunOptions {
   signal: AbortSignal;
   /** Journals folder (`appPaths().data/journals`). */
   journalDir: string;
-  connection: { client: SyncClient; target: SyncTarget; users: UserMemory };
+  connection: { client: SyncClient; target: SyncTarget; users: KnownUsers };
   onEvent?: (event: PipelineEvent) => void;
   /** Counted into, so the caller can show live progress. */
   summary?: SummaryAccumulator;
@@ -64,7 +65,7 @@ export interface SyncResult extends SyncCounts {
 export async function resolveUser(
   identity: SyncIdentity,
   client: SyncClient,
-  users: UserMemory,
+  users: KnownUsers,
   baseUrl: string,
   signal: AbortSignal,
 ): Promise<{ userId: string; stats: Stats }> {
@@ -82,7 +83,7 @@ export async function resolveUser(
     }
   }
   const created = await client.createUser({ email: identity.email }, { signal });
-  users.remember(baseUrl, identity.email, created.user_id);
+  users.remember(baseUrl, identity.email, created.user_id, created.existing);
   return { userId: created.user_id, stats: await client.stats(created.user_id, { signal }) };
 }
 

@@ -17,12 +17,12 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('files camroll writes that hold user data', () => {
-  it('are all mode 0600 after a sync: configuration, service database, local key, journal, scan cache', async () => {
+  it('are all mode 0600 after a sync: user directory, service database, local key, journal, scan cache', async () => {
     const result = await runCli(['sync', LIBRARY, '--email', 'private-files@example.com']);
     expect(result.code).toBe(0);
     const written = filesUnder(home.home);
-    // the configuration (remembered user), the service database and key, a journal, the scan cache
-    expect(written.some((f) => f.endsWith('config.json'))).toBe(true);
+    // the user directory, the service database and key, a journal, the scan cache
+    expect(written.some((f) => f.endsWith('users.sqlite3'))).toBe(true);
     expect(written.some((f) => f.endsWith('service.db'))).toBe(true);
     expect(written.some((f) => f.includes(`${join('journals', '')}`))).toBe(true);
     expect(written.some((f) => f.includes('scan-cache'))).toBe(true);

@@ -56,13 +56,6 @@ describe('config store', () => {
     expect(() => store.setBaseUrl('bad name', 'https://h.example.com/v1')).toThrow(ConfigError);
   });
 
-  it('remembers user ids by target and normalized e-mail', () => {
-    const store = tempStore();
-    store.rememberUser({ target: 'https://api.example.com/v1', email: ' Someone@Example.com ', userId: 'u-1' });
-    expect(store.recallUser({ target: 'https://api.example.com/v1', email: 'someone@example.com' })).toBe('u-1');
-    expect(store.recallUser({ target: 'https://sandbox.example.com/v1', email: 'someone@example.com' })).toBeNull();
-  });
-
   it('reports an unreadable file as ConfigError naming it', () => {
     const store = tempStore();
     store.setBaseUrl('x', 'https://h.example.com/v1');

@@ -77,10 +77,19 @@ describe('camroll sync against camroll serve', () => {
     for (const text of [run.stdout, run.stderr, again.stdout, again.stderr, full.stdout, full.stderr, readFileSync(report, 'utf8')]) {
       expect(text).not.toContain(TEST_KEY);
     }
-    const config = join(env.clientEnv('').XDG_CONFIG_HOME!, 'camroll', 'config.json');
-    expect(existsSync(config)).toBe(true);
-    expect(statSync(config).mode & 0o777).toBe(0o600);
-    expect(readFileSync(config, 'utf8')).not.toContain(TEST_KEY);
+    // --email remembered the user in the directory; it, like every file the client wrote, is
+    // mode 0600 and holds no key.
+    const clientEnv = env.clientEnv('');
+    const directory = join(clientEnv.XDG_DATA_HOME!, 'camroll', 'users.sqlite3');
+    expect(existsSync(directory)).toBe(true);
+    for (const root of [clientEnv.XDG_CONFIG_HOME!, clientEnv.XDG_DATA_HOME!]) {
+      for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const file = join(entry.parentPath, entry.name);
+        expect({ file, mode: (statSync(file).mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });
+        expect(readFileSync(file).includes(TEST_KEY)).toBe(false);
+      }
+    }
   });
 
   it('--dry-run predicts rejections and makes no request', async () => {

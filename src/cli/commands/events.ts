@@ -2,12 +2,14 @@ import type { Command } from 'commander';
 import type { Event } from '../../contract/index.js';
 import { UsageError } from '../../errors.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
-import { jsonLine, parseLimit, parseUserId } from '../connection-args.js';
+import { jsonLine, parseLimit } from '../connection-args.js';
 import type { CliContext } from '../context.js';
 import { renderEventsTable } from '../format/events.js';
+import { userFromFlags } from './users.js';
 
 interface EventsFlags extends ConnectionFlags {
   user?: string;
+  email?: string;
   limit?: string;
   cursor?: string;
   all?: boolean;
@@ -20,14 +22,15 @@ export function registerEvents(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('events')
     .description("List a user's matched events, newest first")
-    .requiredOption('--user <uuid>', 'the user id')
+    .option('--user <uuid>', 'the user id')
+    .option('--email <email>', 'a user known on this machine (see `camroll users list`); never creates one')
     .option('--limit <n>', 'events per page, 1 to 100')
     .option('--cursor <cursor>', 'continue from the next_cursor of an earlier page')
     .option('--all', 'follow next_cursor to the last page')
     .option('--no-media', 'leave the media of each event out (lighter)')
     .option('--json', "print the service's page object ({events, total} with --all)");
   addConnectionOptions(cmd).action(async (flags: EventsFlags) => {
-    const userId = parseUserId(flags.user);
+    const userId = await userFromFlags(ctx, flags);
     const limit = parseLimit(flags.limit);
     if (flags.all && flags.cursor !== undefined) {
       // --all starts from the first page; a cursor would silently drop the newest events.

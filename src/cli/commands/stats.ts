@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
-import { jsonLine, parseUserId } from '../connection-args.js';
+import { jsonLine } from '../connection-args.js';
 import type { CliContext } from '../context.js';
 import { eventYear, renderStats } from '../format/stats.js';
+import { userFromFlags } from './users.js';
 
 interface StatsFlags extends ConnectionFlags {
   user?: string;
+  email?: string;
   json?: boolean;
 }
 
@@ -14,10 +16,11 @@ export function registerStats(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('stats')
     .description("Show a user's statistics")
-    .requiredOption('--user <uuid>', 'the user id')
+    .option('--user <uuid>', 'the user id')
+    .option('--email <email>', 'a user known on this machine (see `camroll users list`); never creates one')
     .option('--json', "print the service's stats object");
   addConnectionOptions(cmd).action(async (flags: StatsFlags) => {
-    const userId = parseUserId(flags.user);
+    const userId = await userFromFlags(ctx, flags);
     await withConnection({ ctx, flags }, async ({ client }) => {
       const stats = await client.stats(userId, { signal: ctx.signal });
       if (flags.json) {

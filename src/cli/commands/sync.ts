@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
-import { addConnectionOptions, openConnection } from '../connection.js';
+import { addConnectionOptions, openConnection, openDirectory } from '../connection.js';
+import { createdUserNotice } from './users.js';
 import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
 import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
@@ -105,9 +106,13 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     if (flags.dryRun) {
       result = await runDrySync({ scan, batchSize: flags.batchSize, signal: ctx.signal, onEvent, summary });
     } else {
+      const directory = openDirectory();
       const connection = await openConnection({
         ctx,
         flags: { baseUrl: flags.baseUrl, profile: flags.profile, retries: flags.retries, timeout: flags.timeout },
+      }).catch((error: unknown) => {
+        directory.close();
+        throw error;
       });
       try {
         const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
@@ -123,8 +128,11 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
             client: connection.client,
             target: connection.target,
             users: {
-              recall: (target, email) => connection.store.recallUser({ target, email }),
-              remember: (target, email, userId) => connection.store.rememberUser({ target, email, userId }),
+              recall: (target, email) => directory.lookup(target, email)?.userId,
+              remember: (target, email, userId, existing) => {
+                directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
+                if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind)}`);
+              },
             },
           },
           onEvent,
@@ -132,6 +140,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           notice: (line) => progress.log(`camroll: ${line}`),
         });
       } finally {
+        directory.close();
         await connection.close();
       }
     }

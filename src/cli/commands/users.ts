@@ -1,8 +1,15 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import type { UserCreateRequest } from '../../contract/index.js';
-import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
-import { jsonLine, parseEmail } from '../connection-args.js';
+import { UserId, type UserCreateRequest } from '../../contract/index.js';
+import type { DirectoryEntry, RememberInput, UserDirectory } from '../../config/index.js';
+import { CamrollError, UsageError } from '../../errors.js';
+import { describeFsError } from '../../util/fs-error.js';
+import { addConnectionOptions, openDirectory, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
+import { isEmail, jsonLine, parseEmail, parseUserId } from '../connection-args.js';
 import type { CliContext } from '../context.js';
+import { renderTable } from '../format/table.js';
+import { parseDirectoryLine } from '../user-import.js';
 
 interface CreateFlags extends ConnectionFlags {
   email?: string;
@@ -17,6 +24,9 @@ interface CreateFlags extends ConnectionFlags {
   json?: boolean;
 }
 
+/** Lines of a bad import shown one by one; the rest are counted. */
+const PRINTED_IMPORT_PROBLEMS = 20;
+
 /** Builds the POST /users body from the flags, leaving out what was not given. */
 export function userRequestFromFlags(flags: CreateFlags): UserCreateRequest {
   const body: UserCreateRequest = { email: parseEmail(flags.email) };
@@ -30,9 +40,45 @@ export function userRequestFromFlags(flags: CreateFlags): UserCreateRequest {
   return body;
 }
 
-/** `camroll users create`: POST /users (idempotent on e-mail). */
+/** The stderr line when POST /users made a new profile; a remote one is a real profile. */
+export function createdUserNotice(userId: string, email: string, kind: 'remote' | 'embedded'): string {
+  const real = kind === 'remote' ? ' (a real profile: the sandbox runs on the production dataset)' : '';
+  return `created user ${userId} for ${email}${real}`;
+}
+
+/** An entry as `--json` prints it (snake_case, like the service's objects). */
+const entryJson = (entry: DirectoryEntry) => ({
+  email: entry.email,
+  user_id: entry.userId,
+  target: entry.target,
+  first_seen: entry.firstSeen,
+  last_seen: entry.lastSeen,
+  source: entry.source,
+});
+
+const ENTRY_COLUMNS = [
+  { header: 'E-MAIL', value: (e: DirectoryEntry) => e.email },
+  { header: 'USER ID', value: (e: DirectoryEntry) => e.userId },
+  { header: 'TARGET', value: (e: DirectoryEntry) => e.target },
+  { header: 'FIRST SEEN', value: (e: DirectoryEntry) => e.firstSeen.slice(0, 16).replace('T', ' ') },
+  { header: 'LAST SEEN', value: (e: DirectoryEntry) => e.lastSeen.slice(0, 16).replace('T', ' ') },
+  { header: 'SOURCE', value: (e: DirectoryEntry) => e.source },
+];
+
+/** Runs `use` with the user directory open, and always closes it. */
+function withDirectory<T>(use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
+  const directory = openDirectory();
+  return Promise.resolve()
+    .then(() => use(directory))
+    .finally(() => directory.close());
+}
+
+/**
+ * `camroll users`: create a user on the service, and the directory of users known on this
+ * machine (list, show, import, forget), which `events`, `stats` and `sync` read for `--email`.
+ */
 export function registerUsers(program: Command, ctx: CliContext): void {
-  const users = program.command('users').description('Manage service users');
+  const users = program.command('users').description('Service users, and the directory of users known on this machine');
   const create = users
     .command('create')
     .description('Create the service user for an e-mail, or find the existing one')
@@ -48,16 +94,163 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     .option('--json', "print the service's response object");
   addConnectionOptions(create).action(async (flags: CreateFlags) => {
     const body = userRequestFromFlags(flags);
-    await withConnection({ ctx, flags }, async ({ client, store, target }) => {
-      const created = await client.createUser(body, { signal: ctx.signal });
-      // Remembered so `sync --email` does not need to create the user again.
-      store.rememberUser({ target: target.identity, email: body.email, userId: created.user_id });
+    await withDirectory((directory) =>
+      withConnection({ ctx, flags }, async ({ client, target }) => {
+        const created = await client.createUser(body, { signal: ctx.signal });
+        // Remembered so `--email` finds the user later without writing anything.
+        directory.remember({ target: target.identity, email: body.email, userId: created.user_id, source: created.existing ? 'found' : 'created' });
+        if (flags.json) {
+          ctx.stdout.write(jsonLine(created));
+          return;
+        }
+        const state = created.existing ? 'existing user' : 'created user';
+        ctx.stdout.write(`${state} ${created.user_id} (${body.email}, created ${created.created_at})\n`);
+      }),
+    );
+  });
+
+  users
+    .command('list')
+    .description('List the users known on this machine: e-mail, user id, target, first and last seen')
+    .option('--json', 'print one JSON array')
+    .action((flags: { json?: boolean }) =>
+      withDirectory((directory) => {
+        if (flags.json) {
+          // Streamed element by element: a support machine may hold an import of many users.
+          let first = true;
+          ctx.stdout.write('[');
+          for (const entry of directory.list()) {
+            ctx.stdout.write(`${first ? '\n' : ',\n'}  ${JSON.stringify(entryJson(entry))}`);
+            first = false;
+          }
+          ctx.stdout.write(first ? ']\n' : '\n]\n');
+          return;
+        }
+        const entries = [...directory.list()];
+        if (entries.length === 0) {
+          ctx.stdout.write('No users known on this machine. `users create`, `sync --email` and `users import FILE` add them.\n');
+          return;
+        }
+        ctx.stdout.write(renderTable(ENTRY_COLUMNS, entries));
+      }),
+    );
+
+  const show = users
+    .command('show')
+    .description('Show what this machine knows of an e-mail: its user id at each target')
+    .requiredOption('--email <email>', "the user's e-mail")
+    .option('--json', 'print one JSON array');
+  addConnectionOptions(show).action((flags: ConnectionFlags & { email?: string; json?: boolean }) => {
+    const email = parseEmail(flags.email);
+    const current = targetIdentity(ctx, flags);
+    return withDirectory((directory) => {
+      const entries = directory.find(email);
       if (flags.json) {
-        ctx.stdout.write(jsonLine(created));
+        ctx.stdout.write(jsonLine(entries.map((e) => ({ ...entryJson(e), current_target: e.target === current }))));
         return;
       }
-      const state = created.existing ? 'existing user' : 'created user';
-      ctx.stdout.write(`${state} ${created.user_id} (${body.email}, created ${created.created_at})\n`);
+      if (entries.length === 0) throw unknownEmail(email, current);
+      ctx.stdout.write(renderTable([...ENTRY_COLUMNS, { header: '', value: (e) => (e.target === current ? '(current target)' : '') }], entries));
+    });
+  });
+
+  const importCmd = users
+    .command('import')
+    .description('Add users to the directory for the current target, from a CSV (email,user_id) or JSON-lines file')
+    .argument('<file>', 'CSV with e-mail and user id columns (a header is optional), or JSON lines {"email","user_id"}');
+  addConnectionOptions(importCmd).action(async (file: string, flags: ConnectionFlags) => {
+    const target = targetIdentity(ctx, flags);
+    const problems: string[] = [];
+    const entries = await readImportFile(file, target, (problem) => problems.push(problem));
+    const counts = await withDirectory((directory) => directory.rememberAll(entries));
+    for (const problem of problems.slice(0, PRINTED_IMPORT_PROBLEMS)) ctx.stderr.write(`camroll: warning: ${problem}\n`);
+    if (problems.length > PRINTED_IMPORT_PROBLEMS) ctx.stderr.write(`camroll: … and ${problems.length - PRINTED_IMPORT_PROBLEMS} more\n`);
+    ctx.stdout.write(
+      `imported ${entries.length} users for ${target}: ${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged` +
+        `${problems.length > 0 ? `; ${problems.length} lines skipped` : ''}\n`,
+    );
+    if (problems.length > 0) ctx.exitCode = 1;
+  });
+
+  const forget = users
+    .command('forget')
+    .description('Remove an e-mail from the directory (the current target, or every one with --all-targets); the service is not touched')
+    .requiredOption('--email <email>', "the user's e-mail")
+    .option('--all-targets', 'forget it at every target');
+  addConnectionOptions(forget).action((flags: ConnectionFlags & { email?: string; allTargets?: boolean }) => {
+    const email = parseEmail(flags.email);
+    const target = flags.allTargets ? undefined : targetIdentity(ctx, flags);
+    return withDirectory((directory) => {
+      const removed = directory.forget(email, target);
+      ctx.stdout.write(`forgot ${email} at ${removed} ${removed === 1 ? 'target' : 'targets'}\n`);
     });
   });
 }
+
+/**
+ * The error for an e-mail the directory does not hold at a target: it names the ways on, and
+ * nothing is created (POST /users is not a lookup).
+ */
+export function unknownEmail(email: string, target: string): CamrollError {
+  return new CamrollError(
+    'unknown_email',
+    `no user with e-mail ${email} is known on this machine for ${target}; give --user <uuid>, ` +
+      "or add it with `camroll users import FILE` from the partner's records; " +
+      '`camroll users create --email` would create a profile if none exists',
+  );
+}
+
+/** Looks an `--email` up in the directory for a target: read-only, never creates a user. */
+export function userIdForEmail(email: string, target: string): Promise<string> {
+  return withDirectory((directory) => {
+    const entry = directory.lookup(target, email);
+    if (entry === null) throw unknownEmail(email, target);
+    return entry.userId;
+  });
+}
+
+/** Reads an import file line by line; bad lines are reported through `problem` and skipped. */
+async function readImportFile(file: string, target: string, problem: (text: string) => void): Promise<RememberInput[]> {
+  const entries: RememberInput[] = [];
+  const input = createReadStream(file, { encoding: 'utf8' });
+  const opened = new Promise<void>((resolve, reject) => {
+    input.once('open', () => resolve());
+    input.once('error', reject);
+  });
+  try {
+    await opened;
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
+  }
+  let lineNumber = 0;
+  let header: ReturnType<typeof parseDirectoryLine> | null = null;
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    lineNumber += 1;
+    const parsed = parseDirectoryLine(line, lineNumber === 1 ? null : header);
+    if (parsed.kind === 'blank') continue;
+    if (parsed.kind === 'header') {
+      header = parsed;
+      continue;
+    }
+    if (parsed.kind === 'bad') {
+      problem(`${file}:${lineNumber}: ${parsed.reason}`);
+      continue;
+    }
+    if (!isEmail(parsed.email)) problem(`${file}:${lineNumber}: not a valid e-mail address: ${parsed.email}`);
+    else if (!UserId.safeParse(parsed.userId).success) problem(`${file}:${lineNumber}: not a user id (a UUID): ${parsed.userId}`);
+    else entries.push({ target, email: parsed.email, userId: parsed.userId.toLowerCase(), source: 'import' });
+  }
+  return entries;
+}
+
+/**
+ * The user a read command is about: `--user` as given, or `--email` looked up in the
+ * directory for the command's target (read-only: never POST /users). Exactly one is needed.
+ */
+export async function userFromFlags(ctx: CliContext, flags: ConnectionFlags & { user?: string; email?: string }): Promise<string> {
+  if (flags.user !== undefined && flags.email !== undefined) throw new UsageError('give either --user or --email, not both');
+  if (flags.user !== undefined) return parseUserId(flags.user);
+  if (flags.email === undefined) throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');
+  return userIdForEmail(parseEmail(flags.email), targetIdentity(ctx, flags));
+}
+

@@ -1,0 +1,177 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { ConfigError } from '../errors.js';
+import { restrictToOwner } from '../util/private-file.js';
+import { normalizeEmail } from './schema.js';
+
+/** How an entry came to be known. */
+export type EntrySource = 'created' | 'found' | 'import';
+
+/** One user known on this machine: an e-mail's user id at one target. */
+export interface DirectoryEntry {
+  /** `target.identity` of a connection: a base URL, or `embedded:<database file>`. */
+  target: string;
+  /** Normalized (trimmed, lower case), as the service identifies users. */
+  email: string;
+  userId: string;
+  /** When this machine first and last learnt or used this entry (ISO 8601, UTC). */
+  firstSeen: string;
+  lastSeen: string;
+  source: EntrySource;
+}
+
+export interface RememberInput {
+  target: string;
+  email: string;
+  userId: string;
+  source: EntrySource;
+}
+
+/**
+ * The users known on this machine, per (target, e-mail): filled by `users create`,
+ * `sync --email` and `users import`, read by `--email` lookups that never create anything.
+ */
+export interface UserDirectory {
+  readonly path: string;
+  /** Adds or refreshes an entry (a changed id replaces the old one); returns it. */
+  remember(input: RememberInput): DirectoryEntry;
+  /** The entry of an e-mail at a target, or null. Marks it seen. */
+  lookup(target: string, email: string): DirectoryEntry | null;
+  /** Every entry of an e-mail, at any target, most recently seen first. */
+  find(email: string): DirectoryEntry[];
+  /** Every entry, by target then e-mail; streamed, never one big array. */
+  list(): IterableIterator<DirectoryEntry>;
+  /** Adds many entries in one transaction (an import); returns how many were new or changed. */
+  rememberAll(entries: Iterable<RememberInput>): { added: number; updated: number; unchanged: number };
+  /** Removes an e-mail at one target (or at every target); returns how many entries went. */
+  forget(email: string, target?: string): number;
+  close(): void;
+}
+
+export interface OpenUserDirectoryOptions {
+  path: string;
+  now?: () => Date;
+  /** Entries an older camroll kept in config.json (target -> e-mail -> id), taken over once. */
+  legacy?: () => Record<string, Record<string, string>>;
+  /** Called after the legacy entries were taken over, so they can be dropped from their old place. */
+  legacyTaken?: () => void;
+}
+
+const SCHEMA_VERSION = 1;
+
+interface Row {
+  target: string;
+  email: string;
+  user_id: string;
+  first_seen: string;
+  last_seen: string;
+  source: EntrySource;
+}
+
+const toEntry = (row: Row): DirectoryEntry => ({
+  target: row.target,
+  email: row.email,
+  userId: row.user_id,
+  firstSeen: row.first_seen,
+  lastSeen: row.last_seen,
+  source: row.source,
+});
+
+/** Opens (creating when needed) the user directory, a SQLite file of mode 0600. */
+export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirectory {
+  const now = (): string => (options.now ?? (() => new Date()))().toISOString();
+  mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+  let db: Database.Database;
+  try {
+    db = new Database(options.path, { timeout: 5000 }); // 5 s: another camroll may be writing
+    db.pragma('journal_mode = WAL');
+    restrictToOwner(options.path, `${options.path}-wal`, `${options.path}-shm`);
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new ConfigError('directory_too_new', `the user directory ${options.path} was written by a newer camroll; upgrade camroll`);
+    }
+    db.transaction(() => {
+      db.exec(`CREATE TABLE IF NOT EXISTS users (
+        target TEXT NOT NULL,
+        email TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        first_seen TEXT NOT NULL,
+        last_seen TEXT NOT NULL,
+        source TEXT NOT NULL,
+        PRIMARY KEY (target, email)
+      ) WITHOUT ROWID`);
+      db.exec('CREATE INDEX IF NOT EXISTS users_by_email ON users (email)');
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError('directory_unreadable', `cannot open the user directory ${options.path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+
+  const select = db.prepare<[string, string], Row>('SELECT * FROM users WHERE target = ? AND email = ?');
+  const byEmail = db.prepare<[string], Row>('SELECT * FROM users WHERE email = ? ORDER BY last_seen DESC, target');
+  const all = db.prepare<[], Row>('SELECT * FROM users ORDER BY target, email');
+  const insert = db.prepare<[string, string, string, string, string, string]>(
+    'INSERT INTO users (target, email, user_id, first_seen, last_seen, source) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const refresh = db.prepare<[string, string, string, string, string]>(
+    'UPDATE users SET user_id = ?, last_seen = ?, source = ? WHERE target = ? AND email = ?',
+  );
+  const touch = db.prepare<[string, string, string]>('UPDATE users SET last_seen = ? WHERE target = ? AND email = ?');
+  const removeOne = db.prepare<[string, string]>('DELETE FROM users WHERE email = ? AND target = ?');
+  const removeAll = db.prepare<[string]>('DELETE FROM users WHERE email = ?');
+
+  /** 'added' | 'updated' | 'unchanged', and the entry as stored. */
+  const upsert = (input: RememberInput, at: string): ['added' | 'updated' | 'unchanged', DirectoryEntry] => {
+    const email = normalizeEmail(input.email);
+    const existing = select.get(input.target, email);
+    if (existing === undefined) {
+      insert.run(input.target, email, input.userId, at, at, input.source);
+      return ['added', { target: input.target, email, userId: input.userId, firstSeen: at, lastSeen: at, source: input.source }];
+    }
+    const changed = existing.user_id !== input.userId;
+    // An import of what is already known only refreshes the date; a new id is a new fact.
+    const source = changed || input.source !== 'import' ? input.source : existing.source;
+    refresh.run(input.userId, at, source, input.target, email);
+    return [changed ? 'updated' : 'unchanged', { ...toEntry(existing), userId: input.userId, lastSeen: at, source }];
+  };
+
+  const rememberAll = db.transaction((entries: Iterable<RememberInput>) => {
+    const counts = { added: 0, updated: 0, unchanged: 0 };
+    const at = now();
+    for (const entry of entries) counts[upsert(entry, at)[0]] += 1;
+    return counts;
+  });
+
+  const legacy = options.legacy?.() ?? {};
+  const legacyEntries = Object.entries(legacy).flatMap(([target, emails]) =>
+    Object.entries(emails).map(([email, userId]) => ({ target, email, userId, source: 'found' as const })),
+  );
+  if (legacyEntries.length > 0) {
+    rememberAll(legacyEntries);
+    options.legacyTaken?.();
+  }
+
+  return {
+    path: options.path,
+    remember: (input) => upsert(input, now())[1],
+    lookup: (target, email) => {
+      const row = select.get(target, normalizeEmail(email));
+      if (row === undefined) return null;
+      const at = now();
+      touch.run(at, row.target, row.email);
+      return { ...toEntry(row), lastSeen: at };
+    },
+    find: (email) => byEmail.all(normalizeEmail(email)).map(toEntry),
+    *list() {
+      for (const row of all.iterate()) yield toEntry(row);
+    },
+    rememberAll: (entries) => rememberAll(entries),
+    forget: (email, target) =>
+      target === undefined ? removeAll.run(normalizeEmail(email)).changes : removeOne.run(normalizeEmail(email), target).changes,
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,99 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { json, startTestServer } from '../client/test-server.js';
+import { runCli, useTempHome } from './helpers/run-cli.js';
+
+const KEY = 'sk_test_directory_0001';
+const ID = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
+const STATS = {
+  total_events: 0, total_venues: 0, has_synced: false, sports_count: 0, concerts_count: 0,
+  first_attended: null, most_recently_attended: null, busiest_year: null, top_season: null,
+  top_artist: null, top_genre: null, top_team: null, top_league: null, unique_venues: [], last_sync_at: null,
+};
+
+let home: ReturnType<typeof useTempHome>;
+beforeEach(() => {
+  home = useTempHome();
+});
+afterEach(() => home.cleanup());
+
+describe('support: from an e-mail to a user, without creating one', () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer((req, res) => {
+      if (req.method === 'GET' && req.url === `/v1/users/${ID}/stats`) json(res, 200, STATS);
+      else json(res, 404, { error: { code: 'not_found', message: 'no' } });
+    });
+  });
+  afterAll(() => server.close());
+  const remote = (args: string[]) => runCli([...args, '--base-url', `${server.origin}/v1`], { env: { CAMROLL_API_KEY: KEY } });
+
+  it('an e-mail not in the directory is a clear error naming --user and users create; nothing is sent', async () => {
+    const before = server.seen.length;
+    const result = await remote(['stats', '--email', 'Nobody@Example.com']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`no user with e-mail Nobody@Example.com is known on this machine for ${server.origin}/v1`);
+    expect(result.stderr).toContain('--user <uuid>');
+    expect(result.stderr).toContain('camroll users create --email');
+    expect(result.stderr).toContain('[unknown_email]');
+    expect(server.seen.length).toBe(before);
+  });
+
+  it('users import fills the directory from a partner export; bad lines are named and skipped', async () => {
+    const file = join(home.home, 'export.csv');
+    writeFileSync(file, `user_id,email,plan\n${ID},Fan@Example.com,gold\nnot-a-uuid,x@example.com,free\n\n`);
+    const imported = await remote(['users', 'import', file]);
+    expect(imported.code).toBe(1);
+    expect(imported.stdout).toBe(`imported 1 users for ${server.origin}/v1: 1 added, 0 updated, 0 unchanged; 1 lines skipped\n`);
+    expect(imported.stderr).toBe(`camroll: warning: ${file}:3: not a user id (a UUID): not-a-uuid\n`);
+
+    const stats = await remote(['stats', '--email', 'fan@example.com', '--json']);
+    expect(stats.code).toBe(0);
+    expect(JSON.parse(stats.stdout)).toEqual(STATS);
+    expect(server.seen.at(-1)).toMatchObject({ method: 'GET', url: `/v1/users/${ID}/stats` });
+    expect(server.seen.some((r) => r.method === 'POST')).toBe(false);
+
+    const list = await runCli(['users', 'list', '--json']);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ email: 'fan@example.com', user_id: ID, target: `${server.origin}/v1`, source: 'import' }),
+    ]);
+    const show = await remote(['users', 'show', '--email', 'FAN@example.com']);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(new RegExp(`fan@example\\.com +${ID} +${server.origin}/v1 .*import +\\(current target\\)`));
+
+    const forget = await remote(['users', 'forget', '--email', 'fan@example.com']);
+    expect(forget.stdout).toBe('forgot fan@example.com at 1 target\n');
+    expect((await remote(['stats', '--email', 'fan@example.com'])).code).toBe(1);
+  });
+
+  it('--user and --email together, or neither, are usage errors', async () => {
+    expect((await remote(['events', '--user', ID, '--email', 'a@example.com'])).code).toBe(2);
+    const neither = await remote(['stats']);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('give --user <uuid>, or --email <email> of a user known on this machine');
+  });
+});
+
+describe('users created here are in the directory (embedded service)', () => {
+  it('users create, then events and stats by e-mail; list shows first and last seen', async () => {
+    const created = await runCli(['users', 'create', '--email', 'New.Fan@example.com', '--json']);
+    expect(created.code).toBe(0);
+    const userId = JSON.parse(created.stdout).user_id as string;
+    const stats = await runCli(['stats', '--email', 'new.fan@example.com', '--json']);
+    expect(stats.code).toBe(0);
+    expect(JSON.parse(stats.stdout)).toMatchObject({ total_events: 0, has_synced: false });
+    const events = await runCli(['events', '--email', 'new.fan@example.com', '--json']);
+    expect(events.code).toBe(0);
+    expect(JSON.parse(events.stdout)).toMatchObject({ events: [], has_more: false });
+    const list = await runCli(['users', 'list']);
+    expect(list.stdout).toMatch(/^E-MAIL +USER ID +TARGET +FIRST SEEN +LAST SEEN +SOURCE$/m);
+    expect(list.stdout).toMatch(new RegExp(`new\\.fan@example\\.com +${userId} +embedded:.+service\\.db +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +.+ created`));
+  });
+
+  it('an empty directory says how it is filled', async () => {
+    const list = await runCli(['users', 'list']);
+    expect(list.stdout).toContain('No users known on this machine');
+    expect((await runCli(['users', 'list', '--json'])).stdout).toBe('[]\n');
+  });
+});

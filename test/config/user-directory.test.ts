@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openUserDirectory, type UserDirectory } from '../../src/config/index.js';
+
+const dirs: string[] = [];
+const opened: UserDirectory[] = [];
+afterEach(() => {
+  while (opened.length > 0) opened.pop()?.close();
+  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
+});
+
+const PROD = 'https://api.example.com/v1';
+const SANDBOX = 'https://sandbox.example.com/v1';
+const ID_A = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
+const ID_B = '9b2d7c1e-0f3a-4e5b-8c6d-abcdefabcdef';
+
+function open(options: { legacy?: Record<string, Record<string, string>>; onTaken?: () => void; clock?: string[] } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'camroll-directory-'));
+  dirs.push(dir);
+  const times = options.clock ?? [];
+  let i = 0;
+  const directory = openUserDirectory({
+    path: join(dir, 'users.sqlite3'),
+    now: () => new Date(times[Math.min(i++, times.length - 1)] ?? '2026-11-24T10:00:00Z'),
+    ...(options.legacy ? { legacy: () => options.legacy!, legacyTaken: options.onTaken } : {}),
+  });
+  opened.push(directory);
+  return { directory, dir };
+}
+
+describe('the user directory', () => {
+  it('keeps an id per target and normalized e-mail; a lookup refreshes last seen', () => {
+    const { directory } = open({ clock: ['2026-01-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z'] });
+    directory.remember({ target: PROD, email: ' Someone@Example.com ', userId: ID_A, source: 'created' });
+    expect(directory.lookup(SANDBOX, 'someone@example.com')).toBeNull();
+    expect(directory.lookup(PROD, 'SOMEONE@example.com')).toEqual({
+      target: PROD,
+      email: 'someone@example.com',
+      userId: ID_A,
+      firstSeen: '2026-01-01T00:00:00.000Z',
+      lastSeen: '2026-02-01T00:00:00.000Z',
+      source: 'created',
+    });
+  });
+
+  it('finds an e-mail at every target, forgets it at one or all', () => {
+    const { directory } = open();
+    directory.remember({ target: PROD, email: 'a@example.com', userId: ID_A, source: 'found' });
+    directory.remember({ target: SANDBOX, email: 'a@example.com', userId: ID_B, source: 'created' });
+    expect(directory.find('A@example.com').map((e) => e.target).sort()).toEqual([PROD, SANDBOX]);
+    expect(directory.forget('a@example.com', SANDBOX)).toBe(1);
+    expect(directory.find('a@example.com').map((e) => e.target)).toEqual([PROD]);
+    expect(directory.forget('a@example.com')).toBe(1);
+    expect([...directory.list()]).toEqual([]);
+  });
+
+  it('imports many at once, counting what was new, changed or already known', () => {
+    const { directory } = open();
+    directory.remember({ target: PROD, email: 'known@example.com', userId: ID_A, source: 'created' });
+    directory.remember({ target: PROD, email: 'moved@example.com', userId: ID_A, source: 'created' });
+    const counts = directory.rememberAll([
+      { target: PROD, email: 'known@example.com', userId: ID_A, source: 'import' },
+      { target: PROD, email: 'moved@example.com', userId: ID_B, source: 'import' },
+      { target: PROD, email: 'new@example.com', userId: ID_B, source: 'import' },
+    ]);
+    expect(counts).toEqual({ added: 1, updated: 1, unchanged: 1 });
+    // What was already known keeps how it became known; a changed id is the import's.
+    expect(directory.lookup(PROD, 'known@example.com')?.source).toBe('created');
+    expect(directory.lookup(PROD, 'moved@example.com')).toMatchObject({ userId: ID_B, source: 'import' });
+  });
+
+  it('takes over the ids an older camroll kept in config.json, once', () => {
+    let taken = 0;
+    const { directory } = open({ legacy: { [PROD]: { 'old@example.com': ID_A } }, onTaken: () => (taken += 1) });
+    expect(directory.lookup(PROD, 'old@example.com')?.userId).toBe(ID_A);
+    expect(taken).toBe(1);
+  });
+
+  it('is a file of mode 0600', () => {
+    const { directory } = open();
+    directory.remember({ target: PROD, email: 'a@example.com', userId: ID_A, source: 'found' });
+    expect(statSync(directory.path).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a directory written by a newer camroll, saying to upgrade', () => {
+    const { directory } = open();
+    const path = directory.path;
+    directory.close();
+    opened.pop();
+    const db = new Database(path);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => openUserDirectory({ path })).toThrow(expect.objectContaining({ code: 'directory_too_new' }));
+  });
+});
