@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { createClient, type ApiClient, type ClientOptions, type RetryNotice } from '../client/index.js';
+import { createClient, type ApiClient, type ClientOptions, type RequestTrace, type RetryNotice } from '../client/index.js';
 import {
   createConfigStore,
   decideTarget,
@@ -24,6 +24,10 @@ export interface ConnectionFlags {
   retries?: number;
   /** Seconds to wait for an answer, and for each silence within one (`--timeout`). */
   timeout?: number;
+  /** One stderr line per request and per retry (`-v`). */
+  verbose?: boolean;
+  /** `--verbose` with the request and response bodies, cut at 2 KB (`--debug`). */
+  debug?: boolean;
 }
 
 /** Bounds of `--retries` and `--timeout` (seconds). */
@@ -73,7 +77,9 @@ export function addConnectionOptions(cmd: Command): Command {
       '--timeout <seconds>',
       `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30)`,
       wholeNumber('--timeout', 1, MAX_TIMEOUT_SECONDS),
-    );
+    )
+    .option('-v, --verbose', 'one line on stderr per request and per retry (never the key)')
+    .option('--debug', 'like --verbose, with request and response bodies cut at 2 KB');
 }
 
 /** The embedded service's database file (its data lives there whatever port it gets). */
@@ -119,6 +125,9 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),
     ...(flags.retries !== undefined ? { retry: { maxAttempts: flags.retries + 1 } } : {}),
     ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
+    ...(flags.verbose || flags.debug
+      ? { onRequest: (trace: RequestTrace) => ctx.stderr.write(describeTrace(trace)), traceBodies: flags.debug === true }
+      : {}),
     ...options.client,
   };
   if (decision.kind === 'remote') {
@@ -173,6 +182,16 @@ export async function withConnection<T>(options: OpenConnectionOptions, use: (co
   } finally {
     await connection.close();
   }
+}
+
+/** The stderr lines of one traced request: `camroll: GET <url> -> 200 (12 ms, attempt 1)`, and bodies with --debug. */
+export function describeTrace(trace: RequestTrace): string {
+  const outcome = trace.status === null ? 'no answer' : String(trace.status);
+  const code = trace.code === null ? '' : ` ${trace.code}`;
+  const lines = [`camroll: ${trace.method} ${trace.url} -> ${outcome}${code} (${Math.round(trace.durationMs)} ms, attempt ${trace.attempt})`];
+  if (trace.requestBody !== undefined) lines.push(`  request body: ${trace.requestBody}`);
+  if (trace.responseBody !== undefined) lines.push(`  response body: ${trace.responseBody}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** One line for stderr before a retry. */

@@ -16,7 +16,7 @@ import {
 import { CamrollError, ContractViolationError, InterruptedError } from '../errors.js';
 import { checkBaseUrl } from '../rules/base-url.js';
 import { VERSION } from '../version.js';
-import { apiErrorFromResponse, networkErrorFrom, parseBody, type ResponseFacts } from './http-errors.js';
+import { apiErrorFromResponse, networkErrorFrom, parseBody, redact, type ResponseFacts } from './http-errors.js';
 import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry.js';
 import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
@@ -29,6 +29,25 @@ export interface RetryNotice {
   delayMs: number;
   error: CamrollError;
 }
+
+/** One request as it went, for `--verbose` traces: never its headers (they hold the key). */
+export interface RequestTrace {
+  method: string;
+  url: string;
+  /** 1 for the first try. */
+  attempt: number;
+  /** Null when no answer came (a network failure). */
+  status: number | null;
+  /** The error code, for a failed request. */
+  code: string | null;
+  durationMs: number;
+  /** With `traceBodies`: the bodies, cut to 2 KB, the key scrubbed. */
+  requestBody?: string;
+  responseBody?: string;
+}
+
+/** Bodies in traces are cut to this many characters. */
+const TRACE_BODY_LIMIT = 2 * 1024;
 
 export interface ClientOptions {
   /** Used whole, version prefix included (`https://host/v1`); a trailing slash is ignored. */
@@ -44,6 +63,12 @@ export interface ClientOptions {
   sleep?: Sleep;
   random?: () => number;
   onRetry?: (notice: RetryNotice) => void;
+  /** Told after every request, answered or not (`--verbose`). */
+  onRequest?: (trace: RequestTrace) => void;
+  /** Adds the request and response bodies to traces (`--debug`). */
+  traceBodies?: boolean;
+  /** Milliseconds, for durations in traces (default performance.now). */
+  now?: () => number;
 }
 
 export interface CallOptions {
@@ -102,7 +127,24 @@ export function createClient(options: ClientOptions): ApiClient {
   const ownDispatcher = options.dispatcher ? null : new Agent({ keepAliveTimeout: 10 * 1000, connections: 16 });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownDispatcher as Agent);
 
-  async function once<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
+  const now = options.now ?? (() => performance.now());
+  const cut = (text: string | undefined): string | undefined =>
+    text === undefined ? undefined : redact(text.length > TRACE_BODY_LIMIT ? `${text.slice(0, TRACE_BODY_LIMIT)}…` : text, apiKey);
+
+  function trace(call: Call<z.ZodType>, url: URL, attempt: number, started: number, outcome: { status: number | null; code: string | null; requestBody?: string; responseBody?: string }): void {
+    if (options.onRequest === undefined) return;
+    options.onRequest({
+      method: call.method,
+      url: url.href,
+      attempt,
+      status: outcome.status,
+      code: outcome.code,
+      durationMs: now() - started,
+      ...(options.traceBodies ? { requestBody: cut(outcome.requestBody), responseBody: cut(outcome.responseBody) } : {}),
+    });
+  }
+
+  async function once<S extends z.ZodType>(call: Call<S>, attempt: number): Promise<z.output<S>> {
     const url = new URL(baseUrl + call.path);
     for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
     const requestInfo = { method: call.method, url: url.href, baseUrl };
@@ -115,6 +157,7 @@ export function createClient(options: ClientOptions): ApiClient {
       headers['content-type'] = 'application/json';
     }
     let facts: ResponseFacts;
+    const started = now();
     try {
       const response = await request(url, {
         method: call.method,
@@ -134,10 +177,24 @@ export function createClient(options: ClientOptions): ApiClient {
       };
     } catch (error) {
       if (call.signal?.aborted) throw new InterruptedError();
-      throw networkErrorFrom(error, endpoint, apiKey, requestInfo);
+      const failure = networkErrorFrom(error, endpoint, apiKey, requestInfo);
+      trace(call, url, attempt, started, { status: null, code: failure.code, requestBody: payload });
+      throw failure;
     }
-    if (facts.status < 200 || facts.status > 299) throw apiErrorFromResponse(facts, apiKey);
-    return parseBody(call.schema, facts);
+    const bodies = { requestBody: payload, responseBody: facts.bodyText };
+    if (facts.status < 200 || facts.status > 299) {
+      const failure = apiErrorFromResponse(facts, apiKey);
+      trace(call, url, attempt, started, { status: facts.status, code: failure.code, ...bodies });
+      throw failure;
+    }
+    try {
+      const body = parseBody(call.schema, facts);
+      trace(call, url, attempt, started, { status: facts.status, code: null, ...bodies });
+      return body;
+    } catch (error) {
+      trace(call, url, attempt, started, { status: facts.status, code: (error as CamrollError).code ?? 'contract_violation', ...bodies });
+      throw error;
+    }
   }
 
   async function send<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
@@ -148,7 +205,7 @@ export function createClient(options: ClientOptions): ApiClient {
     for (let attempt = 1; ; attempt += 1) {
       if (call.signal?.aborted) throw new InterruptedError();
       try {
-        return await once(call);
+        return await once(call, attempt);
       } catch (error) {
         const decision = decideRetry({ attempt, error, policy, random });
         if (!decision.retry) throw error;

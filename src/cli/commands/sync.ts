@@ -34,6 +34,8 @@ const SyncFlags = z.object({
   profile: z.string().optional(),
   retries: z.number().int().optional(),
   timeout: z.number().int().optional(),
+  verbose: z.boolean().optional(),
+  debug: z.boolean().optional(),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
 
@@ -109,7 +111,14 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
       const directory = openDirectory();
       const connection = await openConnection({
         ctx,
-        flags: { baseUrl: flags.baseUrl, profile: flags.profile, retries: flags.retries, timeout: flags.timeout },
+        flags: {
+          baseUrl: flags.baseUrl,
+          profile: flags.profile,
+          retries: flags.retries,
+          timeout: flags.timeout,
+          verbose: flags.verbose,
+          debug: flags.debug,
+        },
       }).catch((error: unknown) => {
         directory.close();
         throw error;
