@@ -23,6 +23,17 @@ export interface AppLoggerOptions {
   stream: NodeJS.WritableStream;
 }
 
+/** One answered request, for `serve --log-requests`: never a header (the key is one). */
+export interface ServedRequest {
+  method: string;
+  /** Path and query as requested. */
+  path: string;
+  status: number;
+  /** The envelope's code for a failure, else null. */
+  code: string | null;
+  durationMs: number;
+}
+
 export interface CreateAppOptions {
   store: Store;
   catalog: Catalog;
@@ -34,6 +45,8 @@ export interface CreateAppOptions {
   logger?: AppLoggerOptions | false;
   /** Defaults to a matcher over `catalog` with the decided settings. */
   matcher?: Matcher;
+  /** Told after every answered request (request logs). */
+  onResponse?: (served: ServedRequest) => void;
 }
 
 /** Builds the embedded partner service as a Fastify instance (not listening). */
@@ -65,6 +78,19 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     },
   });
   app.decorateRequest('partnerKey', null);
+  app.decorateRequest('errorCode', null);
+  const onResponse = options.onResponse;
+  if (onResponse !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      onResponse({
+        method: request.method,
+        path: request.url,
+        status: reply.statusCode,
+        code: request.errorCode,
+        durationMs: reply.elapsedTime,
+      });
+    });
+  }
 
   // Only application/json; an empty body is "no body" (sync-complete takes none, and some
   // clients still send the content type). Malformed JSON and prototype poisoning are 400s.

@@ -18,6 +18,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated partner key (null on open routes). */
     partnerKey: PartnerKey | null;
+    /** The error code the request was answered with, for request logs (null on success). */
+    errorCode: string | null;
   }
   interface FastifyContextConfig {
     /** No key needed (GET /ping). */

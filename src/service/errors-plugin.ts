@@ -61,6 +61,7 @@ export function toServiceError(error: unknown, request: FastifyRequest): Service
 
 /** Sends the envelope for an error. */
 export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
+  reply.request.errorCode = error.code;
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(envelopeOf(error));
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { appPaths } from '../paths.js';
 import { VERSION_PREFIX } from '../contract/paths.js';
-import { createApp, type AppLoggerOptions } from './app.js';
+import { createApp, type AppLoggerOptions, type ServedRequest } from './app.js';
 import { loadCatalog } from './catalog/index.js';
 import { loadKeysFile, localKeyEntry, resolveLocalKey, type KeyEntry, type LocalKeySource } from './keys.js';
 import { openStore } from './store/store.js';
@@ -22,6 +22,8 @@ export interface StartServiceOptions {
   dataDir?: string;
   logger?: AppLoggerOptions | false;
   clock?: () => number;
+  /** Told after every answered request (`serve --log-requests`). */
+  onResponse?: (served: ServedRequest) => void;
 }
 
 export interface RunningService {
@@ -56,7 +58,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const store = openStore({ path: dbPath });
   let app;
   try {
-    app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock });
+    app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock, onResponse: options.onResponse });
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await app?.close().catch(() => undefined);

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import type { ServedRequest } from '../../service/app.js';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
@@ -10,7 +11,19 @@ const ServeFlags = z.object({
   db: z.string().min(1).optional(),
   catalog: z.string().min(1).optional(),
   keys: z.string().min(1).optional(),
+  logRequests: z.boolean().default(false),
+  logFormat: z.enum(['pretty', 'json']).default('pretty'),
 });
+
+/** One request log line: `GET /v1/ping 200 0.4 ms`, or a JSON object with the time. */
+export function describeServed(served: ServedRequest, format: 'pretty' | 'json', now: () => Date = () => new Date()): string {
+  const durationMs = Math.round(served.durationMs * 10) / 10;
+  if (format === 'json') {
+    const { method, path, status, code } = served;
+    return `${JSON.stringify({ time: now().toISOString(), method, path, status, code, duration_ms: durationMs })}\n`;
+  }
+  return `${served.method} ${served.path} ${served.status}${served.code === null ? '' : ` ${served.code}`} ${durationMs} ms\n`;
+}
 
 /** Resolves once the signal aborts (Ctrl-C or SIGTERM). */
 function untilAborted(signal: AbortSignal): Promise<void> {
@@ -30,6 +43,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--db <file>', 'SQLite database file, or :memory: (default: service.db in the data folder)')
     .option('--catalog <file>', 'catalog JSON file (default: the bundled demo catalog)')
     .option('--keys <file>', 'keys JSON file (default: one local sandbox key)')
+    .option('--log-requests', 'one line on stderr per answered request: method, path, status, error code, duration (never a header)')
+    .addOption(new Option('--log-format <format>', 'request log lines as readable text or JSON lines').choices(['pretty', 'json']).default('pretty'))
     .action(async (rawFlags: unknown) => {
       const parsed = ServeFlags.safeParse(rawFlags);
       if (!parsed.success) throw flagsError(parsed.error);
@@ -44,6 +59,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         keysPath: flags.keys,
         env: ctx.env,
         logger: { level: 'warn', stream: ctx.stderr },
+        ...(flags.logRequests ? { onResponse: (served: ServedRequest) => ctx.stderr.write(describeServed(served, flags.logFormat)) } : {}),
       });
       // A key the user supplied is never echoed; a generated one must be shown to be usable.
       if (service.localKeySource === 'env') writeLine(ctx.stdout, 'local key: (from CAMROLL_API_KEY)');
