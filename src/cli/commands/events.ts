@@ -7,7 +7,7 @@ import type { CliContext } from '../context.js';
 import { renderEventsTable } from '../format/events.js';
 import { userFromFlags } from './users.js';
 
-interface EventsFlags extends ConnectionFlags {
+export interface EventsFlags extends ConnectionFlags {
   user?: string;
   email?: string;
   limit?: string;
@@ -42,17 +42,36 @@ export function registerEvents(program: Command, ctx: CliContext): void {
         const events: Event[] = [];
         for await (const event of client.allEvents(userId, { limit, includeMedia, signal: ctx.signal })) events.push(event);
         if (flags.json) ctx.stdout.write(jsonLine({ events, total: events.length }));
-        else writeHuman(ctx, userId, events, events.length, null);
+        else writeHuman(ctx, events, events.length, null);
         return;
       }
       const page = await client.events(userId, { cursor: flags.cursor, limit, includeMedia, signal: ctx.signal });
       if (flags.json) ctx.stdout.write(jsonLine(page));
-      else writeHuman(ctx, userId, page.events, page.total ?? null, page.has_more ? page.next_cursor : null);
+      else writeHuman(ctx, page.events, page.total ?? null, page.has_more ? nextPageCommand(userId, page.next_cursor, flags) : null);
     });
   });
 }
 
-function writeHuman(ctx: CliContext, userId: string, events: Event[], total: number | null, nextCursor: string | null): void {
+/** Quotes a word for a POSIX shell when it needs it, so the hint pastes as is. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that fetches the next page: the same user, target and page shape, so it can be
+ * pasted as is. Null when there is no next page.
+ */
+export function nextPageCommand(userId: string, cursor: string | null, flags: EventsFlags): string | null {
+  if (cursor === null) return null;
+  const words = ['camroll', 'events', '--user', userId, '--cursor', cursor];
+  if (flags.baseUrl !== undefined) words.push('--base-url', flags.baseUrl);
+  if (flags.profile !== undefined) words.push('--profile', flags.profile);
+  if (flags.limit !== undefined) words.push('--limit', flags.limit);
+  if (!flags.media) words.push('--no-media');
+  return words.map(shellWord).join(' ');
+}
+
+function writeHuman(ctx: CliContext, events: Event[], total: number | null, nextCommand: string | null): void {
   if (events.length === 0) {
     ctx.stdout.write('No matched events.\n');
     return;
@@ -60,5 +79,5 @@ function writeHuman(ctx: CliContext, userId: string, events: Event[], total: num
   ctx.stdout.write(renderEventsTable(events));
   const of = total === null ? '' : ` of ${total}`;
   ctx.stdout.write(`\n${events.length}${of} event${events.length === 1 ? '' : 's'}\n`);
-  if (nextCursor !== null) ctx.stdout.write(`More: camroll events --user ${userId} --cursor ${nextCursor}  (or --all)\n`);
+  if (nextCommand !== null) ctx.stdout.write(`More: ${nextCommand}  (or --all)\n`);
 }
