@@ -9,7 +9,7 @@ import { EXTRACTOR_VERSION } from './extract/version.js';
 import { createFilePool, type FilePool } from './pool.js';
 import type { ExtractFn, FileResult } from './read-file.js';
 import type { ScanEvent, ScanRecord } from './types.js';
-import { walk, type WalkFile, type WalkFs } from './walk.js';
+import { sidecarFingerprintOf, walk, type WalkFile, type WalkFs } from './walk.js';
 
 export interface ScanOptions {
   /** Folders to scan (relative to `cwd`). A missing one is a UsageError. */
@@ -116,13 +116,31 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
       out.pushNow({ type: 'record', record });
     };
 
-    for await (const event of walk({
-      roots,
+    // Files named on the command line are read as they are; folders are walked.
+    const fileRoots: WalkFile[] = [];
+    const folderRoots: string[] = [];
+    for (const root of roots) {
+      const stats = fs.statSync(root);
+      if (!stats.isFile()) folderRoots.push(root);
+      else {
+        fileRoots.push({
+          type: 'file',
+          path: path.basename(root),
+          absPath: root,
+          size: stats.size,
+          mtimeMs: stats.mtimeMs,
+          ino: stats.ino,
+          sidecarFingerprint: sidecarFingerprintOf(path.dirname(root)),
+        });
+      }
+    }
+    for await (const event of chain(fileRoots, walk({
+      roots: folderRoots,
       exclude: options.exclude,
       followSymlinks: options.followSymlinks,
       signal: stop.signal,
       fs: options.walkFs,
-    })) {
+    }))) {
       if (stop.signal.aborted) break;
       if (event.type === 'skipped') {
         await out.push({ type: 'skipped', reason: event.reason, path: shownPath(event.absPath) });
@@ -175,8 +193,9 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
 }
 
 /**
- * Absolute, existing folders (UsageError otherwise); a folder inside another given folder
- * is dropped, so each file is walked once. The CLI calls it first to fail before any work.
+ * Absolute, existing folders or files (UsageError otherwise); a folder or file inside another
+ * given folder is dropped, so each file is read once. The CLI calls it first to fail before
+ * any work. A file is read whatever its name (support's "why didn't this photo match?").
  */
 export function resolveScanRoots(roots: string[], cwd: string): string[] {
   if (roots.length === 0) throw new UsageError('no folder to scan');
@@ -187,9 +206,9 @@ export function resolveScanRoots(roots: string[], cwd: string): string[] {
     try {
       stats = fs.statSync(absolute);
     } catch {
-      throw new UsageError(`no such folder: ${root}`);
+      throw new UsageError(`no such folder or file: ${root}`);
     }
-    if (!stats.isDirectory()) throw new UsageError(`not a folder: ${root}`);
+    if (!stats.isDirectory() && !stats.isFile()) throw new UsageError(`not a folder or a file: ${root}`);
     resolved.push(absolute);
   }
   const sorted = [...new Set(resolved)].sort();
@@ -229,3 +248,10 @@ function toRecord(file: WalkFile, result: Pick<FileResult, 'media' | 'source' | 
     cached,
   };
 }
+
+/** The given items, then those of the iterable. */
+async function* chain<T>(first: readonly T[], rest: AsyncIterable<T>): AsyncGenerator<T> {
+  yield* first;
+  yield* rest;
+}
+

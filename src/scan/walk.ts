@@ -27,6 +27,35 @@ export type WalkEvent =
   | { type: 'warning'; code: 'unreadable_folder' | 'unreadable_file'; absPath: string; message: string };
 
 /** The few file-system calls the walk makes; tests pass failing ones to simulate unreadable folders. */
+/** The fingerprint of a folder's sidecars from their `name:size:mtime` parts (any order). */
+function fingerprintOf(parts: string[]): string {
+  return createHash('sha1').update([...parts].sort().join('\n')).digest('base64url');
+}
+
+/**
+ * The sidecar fingerprint the walk gives files of `dir` ('' when it holds no sidecar), for a
+ * file named on its own: the scan cache keys entries by it.
+ */
+export function sidecarFingerprintOf(dir: string): string {
+  let names: string[];
+  try {
+    names = nodeFs.readdirSync(dir).filter((name) => isSidecarName(name) && !fileSkipReason(name));
+  } catch {
+    return '';
+  }
+  if (names.length === 0) return '';
+  return fingerprintOf(
+    names.map((name) => {
+      try {
+        const stats = nodeFs.statSync(path.join(dir, name));
+        return `${name}:${stats.size}:${stats.mtimeMs}`;
+      } catch {
+        return `${name}:?`;
+      }
+    }),
+  );
+}
+
 export interface WalkFs {
   readdir: typeof nodeFs.readdir;
   stat: typeof nodeFs.stat;
@@ -86,8 +115,7 @@ export function walk(options: WalkOptions): AsyncIterable<WalkEvent> {
         parts.push(error ? `${name}:?` : `${name}:${stats.size}:${stats.mtimeMs}`);
         left -= 1;
         if (left > 0) return;
-        parts.sort();
-        sidecarPrints.set(dir, createHash('sha1').update(parts.join('\n')).digest('base64url'));
+        sidecarPrints.set(dir, fingerprintOf(parts));
         done();
       });
     }

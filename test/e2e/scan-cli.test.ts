@@ -92,7 +92,7 @@ describe('camroll scan (real binary)', () => {
   it('exits 2 for a missing folder, an unknown flag, and --jsonl with --json', async () => {
     const missing = await runCamroll(['scan', path.join(home.dir, 'nowhere')], { env: home.env });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/no such folder/);
+    expect(missing.stderr).toMatch(/no such folder or file/);
     const badFlag = await runCamroll(['scan', lib, '--frobnicate'], { env: home.env });
     expect(badFlag.code).toBe(2);
     const both = await runCamroll(['scan', lib, '--jsonl', '--json'], { env: home.env });

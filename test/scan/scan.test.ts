@@ -191,9 +191,12 @@ describe('scanLibrary', () => {
     expect(true).toBe(true);
   });
 
-  it('refuses a missing folder or a file as a usage error, and walks nested roots once', () => {
+  it('refuses a missing path as a usage error, takes files, and reads nested roots once', () => {
     expect(() => resolveScanRoots([path.join(dir, 'nope')], dir)).toThrow(UsageError);
-    expect(() => resolveScanRoots([path.join(lib, 'roll-0000', 'IMG_000000.JPG')], dir)).toThrow(UsageError);
+    const file = path.join(lib, 'roll-0000', 'IMG_000000.JPG');
+    expect(resolveScanRoots([file], dir)).toEqual([file]);
+    // A file inside a folder also given is read as part of the folder.
+    expect(resolveScanRoots([file, lib], dir)).toEqual([lib]);
     expect(resolveScanRoots(['library/roll-0001', 'library', 'library/'], dir)).toEqual([lib]);
     // A folder below the file-system root is walked once, as part of the root.
     expect(resolveScanRoots([lib, '/'], dir)).toEqual(['/']);

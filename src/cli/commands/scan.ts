@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
+import { explainRecord, type ZoneNote } from '../format/explain.js';
 import type { CliContext } from '../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
@@ -51,7 +53,7 @@ export function registerScan(program: Command, ctx: CliContext): void {
   program
     .command('scan')
     .description('Walk folders, read capture time, place and device of every photo and video, and hash them. No network.')
-    .argument('<dir...>', 'folders to scan')
+    .argument('<dir...>', 'folders or files to scan (files alone: each value explained)')
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--exclude <glob>', 'leave out files or folders matching this glob (repeatable)', collect, [])
@@ -92,6 +94,10 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   };
   ctx.stdout.on('error', onStdoutError);
 
+  // Files named on their own (no folder) get an explanation of each value instead of a summary.
+  const explain = !flags.jsonl && !flags.json && roots.every((root) => statSync(root).isFile());
+  const explained: ScanRecord[] = [];
+
   const handle = async (event: ScanEvent): Promise<void> => {
     summary.add(event);
     if (event.type === 'warning') {
@@ -103,6 +109,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     if (event.type !== 'record') return;
     const { record } = event;
     progress?.tick(record.cached ? 0 : record.size);
+    if (explain) explained.push(record);
     const line = jsonlLine(record, shown(record));
     if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(line));
     if (!report) return;
@@ -139,7 +146,9 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
 
   const result = summary.result();
   const elapsedMs = Date.now() - started;
-  if (flags.json) {
+  if (explain) {
+    for (const record of explained) ctx.stdout.write(`${explainRecord(record, shown(record), await zoneNote(record))}\n`);
+  } else if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ ...result, elapsed_ms: elapsedMs, interrupted })}\n`);
   } else {
     const text = formatScanSummary(result, { elapsedMs, interrupted });
@@ -158,3 +167,16 @@ export function jsonlLine(record: ScanRecord, path: string): Record<string, unkn
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
+
+/** For a time placed by a zone lookup: the zone at the coordinates and its offset then. */
+async function zoneNote(record: ScanRecord): Promise<ZoneNote | null> {
+  const media = record.media;
+  if (record.source?.taken_at !== 'timezone_lookup' || media?.taken_at == null || media.latitude === null || media.longitude === null) {
+    return null;
+  }
+  const [{ loadDefaultZoneFinder }, { DateTime }] = await Promise.all([import('../../scan/extract/timezone.js'), import('luxon')]);
+  const zone = (await loadDefaultZoneFinder())(media.latitude, media.longitude)[0];
+  if (zone === undefined) return null;
+  return { zone, offset: DateTime.fromISO(media.taken_at, { zone }).toFormat('ZZ') };
+}
+
