@@ -49,6 +49,8 @@ export interface ConnectionTarget {
 
 export interface Connection {
   client: ApiClient;
+  /** The key requests carry, for raw probes (`doctor`); never printed. Null when none is configured. */
+  apiKey: string | null;
   target: ConnectionTarget;
   /** The configuration store the settings came from. */
   store: ConfigStore;
@@ -134,6 +136,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     const client = createClient({ ...clientOptions, baseUrl: decision.baseUrl, apiKey: decision.apiKey });
     return {
       client,
+      apiKey: decision.apiKey,
       target: { kind: 'remote', baseUrl: client.baseUrl, profile, identity: client.baseUrl },
       store,
       close: () => client.close(),
@@ -162,6 +165,7 @@ async function openEmbedded(
   const client = createClient({ ...clientOptions, baseUrl: service.baseUrl, apiKey: service.localKey });
   return {
     client,
+    apiKey: service.localKey,
     target: { kind: 'embedded', baseUrl: client.baseUrl, profile, identity: `embedded:${dbPath}` },
     store,
     close: async () => {

@@ -16,6 +16,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Re
   { names: ['events'], load: async () => (await import('./commands/events.js')).registerEvents },
   { names: ['stats'], load: async () => (await import('./commands/stats.js')).registerStats },
   { names: ['ping', 'health'], load: async () => (await import('./commands/ping.js')).registerPing },
+  { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctor },
   { names: ['serve'], load: async () => (await import('./commands/serve.js')).registerServe },
   { names: ['config'], load: async () => (await import('./commands/config.js')).registerConfig },
   { names: ['openapi'], load: async () => (await import('./commands/openapi.js')).registerOpenapi },

@@ -7,7 +7,7 @@ import { startServe, type ServeHandle } from './helpers/serve.js';
 const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
 const WRONG_KEY = 'sk_wrong_key_never_printed_0001';
 
-/** What a user sees when something goes wrong, from the real binary against a real `camroll serve`. */
+/** What a user sees when something goes right or wrong, from the real binary against a real `camroll serve`. */
 describe('errors as a user sees them', () => {
   const home = tempHome();
   let serve: ServeHandle;
@@ -38,5 +38,21 @@ describe('errors as a user sees them', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^camroll: GET ${origin}/users/${USER}/stats answered HTTP 404: .+ \\[not_found\\]\\n`));
     expect(result.stderr).toContain(`  the base URL has no version prefix: did you mean ${serve.baseUrl}?\n`);
+  });
+
+  it('doctor --round-trip against camroll serve: nothing fails, the key appears nowhere', async () => {
+    const key = 'sk_doctor_e2e_key_0042';
+    const own = await startServe({ env: { ...home.env, CAMROLL_API_KEY: key }, db: ':memory:' });
+    try {
+      const result = await runCamroll(['doctor', '--round-trip', '--base-url', own.baseUrl], { env: { ...home.env, CAMROLL_API_KEY: key } });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^roundtrip\.ingest +pass +4 sent: 3 rejected \(each reason once\), 1 accepted and unmatched; nothing retained$/m);
+      // serve's local key is a sandbox key: seen as a remote host, that is a warning, not a failure.
+      expect(result.stdout).toMatch(/^key\.environment +warn +sandbox$/m);
+      expect(result.stdout).toMatch(/^doctor ok: 12 pass, 1 warn, 0 fail, 0 skip$/m);
+      expect(result.stdout + result.stderr).not.toContain(key);
+    } finally {
+      await own.stop();
+    }
   });
 });

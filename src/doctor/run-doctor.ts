@@ -1,0 +1,179 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { HealthResult, PingResult, readRateLimit } from '../client/schemas.js';
+import { ErrorEnvelope } from '../contract/index.js';
+import type { Check } from './check.js';
+import { firstIssue } from './check.js';
+import { describeBody, probe, type ProbeOptions, type ProbeResult } from './probe.js';
+import { roundTrip } from './round-trip.js';
+
+/** Where the URL or key came from, as `camroll config show` names it. */
+export type SettingSource = 'flag' | 'env' | 'profile' | 'none' | 'embedded';
+
+export interface DoctorTarget {
+  kind: 'remote' | 'embedded';
+  baseUrl: string;
+  /** Used for requests only; never in a check's text. */
+  apiKey: string | null;
+  baseUrlSource: SettingSource;
+  apiKeySource: SettingSource;
+}
+
+export interface DoctorOptions {
+  target: DoctorTarget;
+  /** Also create (or reuse) the smoke profile and send one batch that retains nothing. */
+  roundTrip?: boolean;
+  /** Wall clock, ms since the epoch (compared with the server's Date header). */
+  now?: () => number;
+  /** Monotonic clock for latencies, ms. */
+  monotonic?: () => number;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+  /** Resolves a host name (throws like dns.lookup when it cannot). */
+  lookup?: (host: string) => Promise<unknown>;
+}
+
+const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+const CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
+const SOURCE_WORDS: Record<SettingSource, string> = {
+  flag: 'from a flag',
+  env: 'from the environment',
+  profile: 'from the stored profile',
+  none: 'not set',
+  embedded: 'the embedded local service',
+};
+/** Clock skew (s) beyond which a warning, then a failure: the match window is hours wide. */
+const SKEW_WARN_S = 60;
+const SKEW_FAIL_S = 3600;
+
+/** Runs the checks in order; a check whose prerequisite failed is skipped. */
+export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
+  const { target } = options;
+  const probeOptions: ProbeOptions = {
+    timeoutMs: options.timeoutMs ?? 10_000,
+    now: options.monotonic ?? (() => performance.now()),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+  };
+  const get = (path: string, key: string | null): Promise<ProbeResult> => probe('GET', `${target.baseUrl}${path}`, key, undefined, probeOptions);
+  const checks: Check[] = [];
+  const add = (check: Check): Check => {
+    checks.push(check);
+    return check;
+  };
+  const url = new URL(target.baseUrl);
+  const suggestion = VERSION_SEGMENT.test(url.pathname) ? null : `${target.baseUrl.replace(/\/+$/, '')}/v1`;
+
+  add({
+    name: 'config.base_url',
+    status: suggestion === null ? 'pass' : 'warn',
+    detail: `${target.kind === 'embedded' ? 'in-process, ' : ''}${target.baseUrl} (${SOURCE_WORDS[target.baseUrlSource]})`,
+    ...(suggestion === null ? {} : { hint: `no version prefix in the base URL: did you mean ${suggestion}?` }),
+  });
+  const loopback = LOOPBACK.has(url.hostname);
+  add(
+    url.protocol === 'https:' || loopback
+      ? { name: 'config.https', status: 'pass', detail: url.protocol === 'https:' ? 'https' : 'http on a loopback address' }
+      : { name: 'config.https', status: 'warn', detail: `http to ${url.hostname}`, hint: 'the key would cross the network in clear text: use the https URL' },
+  );
+  const keyCheck = add(
+    target.apiKey === null
+      ? { name: 'config.key', status: 'fail', detail: 'no API key', hint: 'store one with `camroll config set-key [--profile NAME]` (reads stdin) or set CAMROLL_API_KEY' }
+      : { name: 'config.key', status: 'pass', detail: `set (${SOURCE_WORDS[target.apiKeySource]})` },
+  );
+
+  if (loopback || isIP(url.hostname) !== 0) add({ name: 'reach.dns', status: 'pass', detail: 'no lookup needed' });
+  else {
+    try {
+      await (options.lookup ?? dnsLookup)(url.hostname);
+      add({ name: 'reach.dns', status: 'pass', detail: `${url.hostname} resolves` });
+    } catch (error) {
+      add({ name: 'reach.dns', status: 'fail', detail: `${url.hostname}: ${(error as { code?: string }).code ?? 'lookup failed'}`, hint: 'the host name does not resolve: check the base URL' });
+      return skipRest(checks, options);
+    }
+  }
+
+  const ping = await get('/ping', null);
+  const pingCheck = add(await judgePing(ping, suggestion, get));
+  if (pingCheck.status === 'fail') return skipRest(checks, options);
+  add(judgeClock(ping, (options.now ?? Date.now)()));
+
+  const anonymous = await get('/health', null);
+  add(judgeUnauthorized(anonymous));
+  if (keyCheck.status === 'fail') return skipRest(checks, options);
+  const health = await get('/health', target.apiKey);
+  const healthCheck = add(judgeHealth(health));
+  if (healthCheck.status === 'fail' || health.kind !== 'answer') return skipRest(checks, options);
+  const { partner_id: partnerId, environment } = health.json as HealthResult;
+  add(
+    environment === 'sandbox' && target.kind === 'remote'
+      ? { name: 'key.environment', status: 'warn', detail: 'sandbox', hint: 'sandbox users are real profiles: the sandbox runs on the production dataset' }
+      : { name: 'key.environment', status: 'pass', detail: target.kind === 'embedded' ? `${environment} (a local database)` : String(environment) },
+  );
+  if (options.roundTrip) checks.push(...(await roundTrip({ baseUrl: target.baseUrl, apiKey: target.apiKey as string, partnerId, probe: probeOptions })));
+  return checks;
+}
+
+/** Marks the checks that could not run once a prerequisite failed. */
+function skipRest(checks: Check[], options: DoctorOptions): Check[] {
+  const later = ['reach.ping', 'clock', 'contract.errors', 'key.health', 'key.environment', ...(options.roundTrip ? ['roundtrip'] : [])];
+  const seen = new Set(checks.map((c) => c.name));
+  for (const name of later) if (!seen.has(name)) checks.push({ name, status: 'skip', detail: 'not run: an earlier check failed' });
+  return checks;
+}
+
+async function judgePing(ping: ProbeResult, suggestion: string | null, get: (path: string, key: string | null) => Promise<ProbeResult>): Promise<Check> {
+  const name = 'reach.ping';
+  if (ping.kind === 'no_answer') {
+    if (ping.code === 'ECONNREFUSED') return { name, status: 'fail', detail: ping.code, hint: 'nothing accepts connections there: is the service running, and is the port right?' };
+    if (CERTIFICATE.test(ping.code)) return { name, status: 'fail', detail: ping.code, hint: 'the TLS certificate was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS' };
+    return { name, status: 'fail', detail: `${ping.code}: ${ping.message}`, hint: 'no answer: check the network and the base URL' };
+  }
+  if (ping.status === 404 && suggestion !== null) {
+    const versioned = await get('/v1/ping', null);
+    const answers = versioned.kind === 'answer' && versioned.status === 200;
+    return { name, status: 'fail', detail: 'GET /ping: 404', hint: `no version prefix: did you mean ${suggestion}? (${answers ? 'it answers /ping' : 'it does not answer either'})` };
+  }
+  if (ping.json === undefined) return { name, status: 'fail', detail: `GET /ping ${ping.status}: not JSON (${describeBody(ping)})`, hint: 'this is not the service (an HTML login page? a proxy?): check the base URL' };
+  if (ping.status !== 200) return { name, status: 'fail', detail: `GET /ping answered ${ping.status}, not 200`, hint: 'the contract says /ping answers 200 and needs no key' };
+  const parsed = PingResult.safeParse(ping.json);
+  if (!parsed.success) return { name, status: 'fail', detail: `GET /ping body breaks the contract at ${firstIssue(parsed.error)}` };
+  return { name, status: 'pass', detail: `200 in ${Math.round(ping.ms)} ms` };
+}
+
+function judgeClock(ping: ProbeResult, nowMs: number): Check {
+  const name = 'clock';
+  const serverMs = ping.kind === 'answer' && ping.date !== null ? Date.parse(ping.date) : Number.NaN;
+  if (Number.isNaN(serverMs)) return { name, status: 'warn', detail: 'the service sent no Date header', hint: 'the local clock could not be compared' };
+  const skewS = Math.round((nowMs - serverMs) / 1000);
+  const detail = `local clock ${Math.abs(skewS)} s ${skewS >= 0 ? 'ahead of' : 'behind'} the service`;
+  const hint = 'capture times are sent in UTC and matched within hours: set the clock right (NTP)';
+  if (Math.abs(skewS) >= SKEW_FAIL_S) return { name, status: 'fail', detail, hint };
+  if (Math.abs(skewS) > SKEW_WARN_S) return { name, status: 'warn', detail, hint };
+  return { name, status: 'pass', detail };
+}
+
+/** A request without a key must get 401 with the envelope and `invalid_api_key`. */
+function judgeUnauthorized(answer: ProbeResult): Check {
+  const name = 'contract.errors';
+  if (answer.kind !== 'answer') return { name, status: 'fail', detail: `GET /health without a key: ${answer.code}` };
+  const envelope = ErrorEnvelope.safeParse(answer.json);
+  if (answer.status !== 401) return { name, status: 'fail', detail: `GET /health without a key answered ${answer.status}, not 401`, hint: 'every endpoint but /ping needs the key' };
+  if (!envelope.success) return { name, status: 'fail', detail: `the 401 has no error envelope (${firstIssue(envelope.error)})` };
+  if (envelope.data.error.code !== 'invalid_api_key') return { name, status: 'fail', detail: `the 401's code is ${envelope.data.error.code}, not invalid_api_key` };
+  return { name, status: 'pass', detail: '401 invalid_api_key with the error envelope' };
+}
+
+function judgeHealth(health: ProbeResult): Check {
+  const name = 'key.health';
+  if (health.kind !== 'answer') return { name, status: 'fail', detail: health.code };
+  if (health.status === 401) return { name, status: 'fail', detail: '401 invalid_api_key', hint: 'the key is wrong, or belongs to the other environment (a sandbox key on the production host, or the reverse)' };
+  if (health.json === undefined) return { name, status: 'fail', detail: `GET /health ${health.status}: not JSON (${describeBody(health)})` };
+  if (health.status !== 200) return { name, status: 'fail', detail: `GET /health answered ${health.status}, not 200` };
+  const parsed = HealthResult.safeParse(health.json);
+  if (!parsed.success) return { name, status: 'fail', detail: `GET /health body breaks the contract at ${firstIssue(parsed.error)}` };
+  const policy = readRateLimit(parsed.data.rate_limit);
+  const limit = policy === null ? 'rate limit not described' : !policy.enabled ? 'not throttled' : `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
+  return { name, status: 'pass', detail: `partner ${parsed.data.partner_id}, environment ${parsed.data.environment}, ${limit}` };
+}

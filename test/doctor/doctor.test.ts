@@ -1,0 +1,182 @@
+import { createServer as createNetServer } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoctor, type DoctorTarget } from '../../src/doctor/run-doctor.js';
+import { judgeIngest, smokeBatch, smokeEmail } from '../../src/doctor/round-trip.js';
+import { startTestServer, type SeenRequest } from '../client/test-server.js';
+
+const KEY = 'sk_test_doctor_secret_1234';
+const HEALTH = { status: 'ok', partner_id: 'acme', environment: 'production', rate_limit: { enabled: false, limit: null, window_seconds: null } };
+
+/** A service stand-in whose answers a test breaks in one named way. */
+type Breakage = (req: SeenRequest, res: ServerResponse) => boolean;
+let breakage: Breakage = () => false;
+let server: Awaited<ReturnType<typeof startTestServer>>;
+beforeAll(async () => {
+  server = await startTestServer((req, res) => {
+    if (breakage(req, res)) return;
+    const send = (status: number, body: unknown): void => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.url === '/v1/ping') return send(200, { status: 'ok' });
+    if (req.url === '/v1/health') {
+      if (req.headers['x-partner-api-key'] !== KEY) return send(401, { error: { code: 'invalid_api_key', message: 'bad key' } });
+      return send(200, HEALTH);
+    }
+    return send(404, { error: { code: 'not_found', message: 'no route' } });
+  });
+});
+afterAll(() => server.close());
+
+const target = (overrides: Partial<DoctorTarget> = {}): DoctorTarget => ({
+  kind: 'remote',
+  baseUrl: `${server.origin}/v1`,
+  apiKey: KEY,
+  baseUrlSource: 'flag',
+  apiKeySource: 'env',
+  ...overrides,
+});
+const run = async (breaking: Breakage, overrides: Partial<DoctorTarget> = {}, now?: () => number) => {
+  breakage = breaking;
+  const checks = await runDoctor({ target: target(overrides), ...(now ? { now } : {}) });
+  return Object.fromEntries(checks.map((c) => [c.name, c]));
+};
+
+describe('camroll doctor against a service that keeps the contract', () => {
+  it('passes every check, names where settings came from, and never shows the key', async () => {
+    breakage = () => false;
+    const checks = await runDoctor({ target: target() });
+    expect(checks.map((c) => `${c.name} ${c.status}`)).toEqual([
+      'config.base_url pass',
+      'config.https pass',
+      'config.key pass',
+      'reach.dns pass',
+      'reach.ping pass',
+      'clock pass',
+      'contract.errors pass',
+      'key.health pass',
+      'key.environment pass',
+    ]);
+    expect(checks.find((c) => c.name === 'key.health')?.detail).toBe('partner acme, environment production, not throttled');
+    expect(checks.find((c) => c.name === 'config.key')?.detail).toBe('set (from the environment)');
+    expect(JSON.stringify(checks)).not.toContain(KEY);
+  });
+});
+
+describe('each broken promise fails its own check, with a hint', () => {
+  it('an HTML page instead of JSON', async () => {
+    const checks = await run((req, res) => {
+      if (req.url !== '/v1/ping') return false;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!DOCTYPE html><html><title>Sign in</title></html>');
+      return true;
+    });
+    expect(checks['reach.ping']).toMatchObject({ status: 'fail', detail: expect.stringContaining('not JSON (text/html: "<!DOCTYPE html>'), hint: expect.stringContaining('an HTML login page?') });
+    expect(checks['key.health']?.status).toBe('skip');
+  });
+
+  it('a member missing from /health', async () => {
+    const checks = await run((req, res) => {
+      if (req.url !== '/v1/health' || req.headers['x-partner-api-key'] !== KEY) return false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'ok', environment: 'production', rate_limit: null }));
+      return true;
+    });
+    expect(checks['key.health']).toMatchObject({ status: 'fail', detail: expect.stringContaining('breaks the contract at partner_id') });
+  });
+
+  it('a wrong status', async () => {
+    const checks = await run((req, res) => {
+      if (req.url !== '/v1/ping') return false;
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end('{}');
+      return true;
+    });
+    expect(checks['reach.ping']).toMatchObject({ status: 'fail', detail: 'GET /ping answered 201, not 200' });
+  });
+
+  it('a 401 without the envelope, or a key check that is not enforced', async () => {
+    const checks = await run((req, res) => {
+      if (req.url !== '/v1/health' || req.headers['x-partner-api-key'] === KEY) return false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(HEALTH));
+      return true;
+    });
+    expect(checks['contract.errors']).toMatchObject({ status: 'fail', detail: 'GET /health without a key answered 200, not 401' });
+  });
+
+  it('clock skew: minutes warn, hours fail', async () => {
+    const skewed = (ms: number) => () => Date.now() + ms;
+    expect((await run(() => false, {}, skewed(5 * 60_000)))['clock']).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^local clock 3\d\d s ahead of the service$/) });
+    expect((await run(() => false, {}, skewed(-3 * 3_600_000)))['clock']).toMatchObject({ status: 'fail', hint: expect.stringContaining('UTC') });
+  });
+
+  it('a base URL without /v1: a warning on the URL, a failure on ping saying the /v1 URL answers', async () => {
+    const checks = await run(() => false, { baseUrl: server.origin });
+    expect(checks['config.base_url']).toMatchObject({ status: 'warn', hint: `no version prefix in the base URL: did you mean ${server.origin}/v1?` });
+    expect(checks['reach.ping']).toMatchObject({ status: 'fail', hint: `no version prefix: did you mean ${server.origin}/v1? (it answers /ping)` });
+  });
+
+  it('a wrong key, or one from the other environment', async () => {
+    const checks = await run(() => false, { apiKey: 'sk_wrong_0000' });
+    expect(checks['key.health']).toMatchObject({ status: 'fail', hint: expect.stringContaining('belongs to the other environment') });
+    expect(JSON.stringify(checks)).not.toContain('sk_wrong_0000');
+  });
+
+  it('no key at all: the key checks are skipped, not guessed', async () => {
+    const checks = await run(() => false, { apiKey: null, apiKeySource: 'none' });
+    expect(checks['config.key']).toMatchObject({ status: 'fail', hint: expect.stringContaining('camroll config set-key') });
+    expect(checks['key.health']?.status).toBe('skip');
+  });
+
+  it('a sandbox key on a remote host warns that its users are real profiles', async () => {
+    const checks = await run((req, res) => {
+      if (req.url !== '/v1/health' || req.headers['x-partner-api-key'] !== KEY) return false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...HEALTH, environment: 'sandbox' }));
+      return true;
+    });
+    expect(checks['key.environment']).toMatchObject({ status: 'warn', hint: expect.stringContaining('real profiles') });
+  });
+
+  it('nothing listening, and a host name that does not resolve', async () => {
+    const probe = createNetServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const refused = Object.fromEntries((await runDoctor({ target: target({ baseUrl: `http://127.0.0.1:${port}/v1` }) })).map((c) => [c.name, c]));
+    expect(refused['reach.ping']).toMatchObject({ status: 'fail', detail: 'ECONNREFUSED', hint: expect.stringContaining('is the service running') });
+    const unresolved = await runDoctor({
+      target: target({ baseUrl: 'https://no-such-host.invalid/v1' }),
+      lookup: () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })),
+    });
+    expect(unresolved.find((c) => c.name === 'reach.dns')).toMatchObject({ status: 'fail', detail: 'no-such-host.invalid: ENOTFOUND' });
+    expect(unresolved.find((c) => c.name === 'reach.ping')?.status).toBe('skip');
+  });
+});
+
+describe('the round trip', () => {
+  it('uses one smoke address per partner that can never receive mail', () => {
+    expect(smokeEmail('Acme Corp')).toBe('camroll-doctor@acme-corp.invalid');
+    expect(smokeEmail('***')).toBe('camroll-doctor@partner.invalid');
+  });
+
+  it('checks the ingest invariants of the contract', () => {
+    const { media, expected } = smokeBatch();
+    const good = {
+      accepted: 1, matched: 0, events: [], last_sync_at: '2026-11-24T10:00:00Z',
+      rejected: [
+        { id: media[0]!.id, reason: 'missing_coordinates' },
+        { id: media[1]!.id, reason: 'missing_taken_at' },
+        { id: media[2]!.id, reason: 'invalid' },
+      ],
+      matches: [{ media_id: media[3]!.id, matched: false, event_id: null, venue_id: null }],
+    };
+    expect(judgeIngest(good, 4, expected).status).toBe('pass');
+    expect(judgeIngest({ ...good, accepted: 2 }, 4, expected).detail).toContain('accepted 2 is not sent 4 − rejected 3');
+    const mangled = { ...good, matches: [{ ...good.matches[0]!, media_id: 'doctor:unmatched ?' }] };
+    expect(judgeIngest(mangled, 4, expected).detail).toContain('ids not echoed exactly');
+    expect(judgeIngest({ ...good, rejected: good.rejected.map((r) => ({ ...r, reason: 'invalid' })) }, 4, expected).status).toBe('fail');
+  });
+});
