@@ -5,6 +5,7 @@ import { createBatcher } from './batcher.js';
 import { createSeenIds } from './dedupe.js';
 import { fingerprintMedia, type BatchOutcome, type Journal, type JournalItem } from './journal.js';
 import { createSummary, type SummaryAccumulator } from './summary.js';
+import { setMaxListeners } from 'node:events';
 
 /** What the pipeline reads: the scanner's event stream (records, skip notices, warnings). */
 export type SyncInput =
@@ -58,6 +59,10 @@ export interface PipelineResult {
  * already holds -> batches -> at most `concurrency` sends in flight. The scan is pulled
  * only while a send slot is free, so memory stays bounded by concurrency x batch size.
  */
+/** Node's default, and the abort listeners one send may hold (the request, a retry wait, its own). */
+const DEFAULT_MAX_LISTENERS = 10;
+const LISTENERS_PER_SEND = 4;
+
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
   const summary = options.summary ?? createSummary();
   const emit = options.onEvent ?? ((): void => undefined);
@@ -66,6 +71,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const inFlight = new Set<Promise<void>>();
   // Sends get their own controller so an interruption aborts them even mid-retry.
   const controller = new AbortController();
+  // Every request in flight (and every retry wait) listens on it: room for all of them, so
+  // a high --concurrency prints no MaxListenersExceededWarning, while a real leak still would.
+  setMaxListeners(Math.max(DEFAULT_MAX_LISTENERS, options.concurrency * LISTENERS_PER_SEND), controller.signal);
   const onAbort = (): void => controller.abort(options.signal.reason);
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });

@@ -159,4 +159,23 @@ describe('runPipeline', () => {
     expect(summary.counts.pending).toBeGreaterThanOrEqual(4);
     expect(journal.counts().accepted).toBe(0);
   });
+
+  it('runs 32 batches at once without a MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const svc = fakeService({ delayMs: 5 });
+      const { summary } = await run(Array.from({ length: 64 }, (_, i) => media(i + 1)), svc, { batchSize: 1, concurrency: 32 });
+      expect(summary.counts.sent).toBe(64);
+      expect(svc.maxActive()).toBeGreaterThan(10);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
