@@ -36,7 +36,8 @@ export async function main(argv: string[]): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     signal: controller.signal,
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    // TERM=dumb: a terminal that cannot redraw bars gets plain lines, like a pipe.
+    stderrIsTTY: Boolean(process.stderr.isTTY) && process.env.TERM !== 'dumb',
     exitCode: 0,
   };
   process.exitCode = await run(ctx, argv);

@@ -67,12 +67,14 @@ export function renderStats(stats: Stats): string[] {
 }
 
 /** The whole human report printed on stdout at the end of a sync. */
-export function renderResult(result: SyncResult | DryRunResult): string {
+export function renderResult(result: SyncResult | DryRunResult, options: { history?: boolean } = {}): string {
   if (result.dry_run) return [`dry run: nothing was sent`, ...renderCounts(result, true)].join('\n') + '\n';
   // The embedded service listens on a new port every run: its URL would mean nothing here.
   const where = result.target.kind === 'embedded' ? 'the embedded local service' : result.target.base_url;
   const out = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...renderCounts(result, false)];
-  out.push('', `events (${result.events.length}, newest first):`, ...renderEventsTable(result.events));
-  if (result.stats) out.push('', 'stats:', ...renderStats(result.stats));
+  if (options.history !== false) {
+    out.push('', `events (${result.events.length}, newest first):`, ...renderEventsTable(result.events));
+    if (result.stats) out.push('', 'stats:', ...renderStats(result.stats));
+  }
   return `${out.join('\n')}\n`;
 }

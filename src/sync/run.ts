@@ -39,6 +39,8 @@ export interface SyncRunOptions {
   /** Journals folder (`appPaths().data/journals`). */
   journalDir: string;
   connection: { client: SyncClient; target: SyncTarget; users: KnownUsers };
+  /** Read the user's events and stats at the end (default true; `--no-events` skips them). */
+  readHistory?: boolean;
   onEvent?: (event: PipelineEvent) => void;
   /** Counted into, so the caller can show live progress. */
   summary?: SummaryAccumulator;
@@ -143,7 +145,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     journal.finishPass(passId, outcome === 'ok' ? 'complete' : outcome);
     let events: Event[] = [];
     let stats: Stats | null = null;
-    if (outcome !== 'interrupted') {
+    if (outcome !== 'interrupted' && options.readHistory !== false) {
       for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal })) events.push(event);
       stats = await client.stats(userId, { signal });
     }

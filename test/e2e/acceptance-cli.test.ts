@@ -279,15 +279,15 @@ describe('--json output is the service’s own response object', () => {
 });
 
 describe('sync', () => {
-  it('scans, sends batches of --batch-size, calls sync-complete, then reads events and stats; --json is one line', async () => {
+  it('scans, sends batches of --batch-size, calls sync-complete, then reads events and stats; --json is one document, indented like every --json', async () => {
     const since = proxyA.seen.length;
     const report = join(homes[0]!, 'sync-report.jsonl');
     files.push(report);
     const result = await camroll(['sync', FIXTURES, '--email', 'batches@example.com', '--batch-size', '10', '--concurrency', '2', '--report', report, '--json']);
     expectExit(result, 0);
-    expect(result.stdout.endsWith('\n')).toBe(true);
-    expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stdout.endsWith('}\n')).toBe(true);
     const summary = JSON.parse(result.stdout) as { sent: number; batches: number; events: unknown[]; stats: { has_synced: boolean } };
+    expect(result.stdout).toBe(`${JSON.stringify(summary, null, 2)}\n`);
     expect(summary.stats.has_synced).toBe(true);
 
     const calls = proxyA.seen.slice(since);

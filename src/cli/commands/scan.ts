@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
+import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-options.js';
 import { explainRecord, type ZoneNote } from '../format/explain.js';
 import type { CliContext } from '../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
@@ -9,39 +10,21 @@ import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
 
-interface ScanFlags {
+interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
   json?: boolean;
-  exclude: string[];
-  followSymlinks?: boolean;
-  cache: boolean;
   report?: string;
-  workers?: number;
 }
 
-/**
- * Checks commander's flag values. By hand rather than with zod: loading zod took a third of
- * the scan command's start-up, and these are a handful of strings.
- */
+/** Checks commander's flag values (by hand rather than with zod, which would cost start-up time). */
 function parseScanFlags(raw: Record<string, unknown>): ScanFlags {
-  const invalid = (flag: string, message: string): UsageError => new UsageError(`invalid option: --${flag} ${message}`);
-  const exclude = (raw.exclude as string[] | undefined) ?? [];
-  if (exclude.some((glob) => glob.length === 0)) throw invalid('exclude', 'needs a non-empty glob');
   const report = raw.report as string | undefined;
-  if (report !== undefined && report.length === 0) throw invalid('report', 'needs a file name');
-  let workers: number | undefined;
-  if (raw.workers !== undefined) {
-    workers = Number(raw.workers);
-    if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw invalid('workers', 'must be a whole number from 1 to 64');
-  }
+  if (report !== undefined && report.length === 0) throw new UsageError('--report needs a file name');
   return {
+    ...scanOptionsFrom(raw),
     jsonl: raw.jsonl === true,
     json: raw.json === true,
-    exclude,
-    followSymlinks: raw.followSymlinks === true,
-    cache: raw.cache !== false,
     ...(report !== undefined ? { report } : {}),
-    ...(workers !== undefined ? { workers } : {}),
   };
 }
 
@@ -50,18 +33,14 @@ const PRINTED_WARNINGS = 20;
 
 /** `camroll scan <dir...>`: walk, extract and hash locally, print a summary or JSON lines. */
 export function registerScan(program: Command, ctx: CliContext): void {
-  program
+  const cmd = program
     .command('scan')
     .description('Walk folders, read capture time, place and device of every photo and video, and hash them. No network.')
     .argument('<dir...>', 'folders or files to scan (files alone: each value explained)')
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
-    .option('--exclude <glob>', 'leave out files or folders matching this glob (repeatable)', collect, [])
-    .option('--follow-symlinks', 'walk into symlinked folders (each real folder once)')
-    .option('--no-cache', 'read every file again instead of using the scan cache')
-    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines')
-    .addOption(new Option('--workers <n>', 'hashing threads (default: one per core, at most 4)'))
-    .action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
+    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines');
+  addScanOptions(cmd).action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
       const flags = parseScanFlags(rawFlags);
       if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
       // Loaded here, not at start-up: other commands need not pay for the extractor.
@@ -164,9 +143,6 @@ export function jsonlLine(record: ScanRecord, path: string): Record<string, unkn
   return { path, error: record.error ?? { code: 'internal_error', message: 'no media and no error' } };
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
 
 /** For a time placed by a zone lookup: the zone at the coordinates and its offset then. */
 async function zoneNote(record: ScanRecord): Promise<ZoneNote | null> {

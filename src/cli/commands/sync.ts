@@ -7,13 +7,14 @@ import { addConnectionOptions, openConnection, openDirectory } from '../connecti
 import { createdUserNotice } from './users.js';
 import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
-import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
+import { flagsError, jsonLine, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
-import { createProgress } from '../../sync/progress.js';
+import { createProgress, type ProgressView } from '../../sync/progress.js';
+import { addScanOptions, type ScanOptions } from '../scan-options.js';
 import { renderCounts, renderResult } from '../../sync/render.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
 import { createSummary } from '../../sync/summary.js';
@@ -36,6 +37,13 @@ const SyncFlags = z.object({
   timeout: z.number().int().optional(),
   verbose: z.boolean().optional(),
   debug: z.boolean().optional(),
+  exclude: z.array(z.string()).default([]),
+  followSymlinks: z.boolean().default(false),
+  cache: z.boolean().default(true),
+  workers: z.number().int().optional(),
+  quiet: z.boolean().default(false),
+  progress: z.boolean().default(true),
+  events: z.boolean().default(true),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
 
@@ -62,7 +70,11 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option('--full', 'send everything again, ignoring the local journal')
     .option('--dry-run', 'scan and show what would be sent and rejected; no network')
     .option('--report <file>', 'write every rejected or failed item (and unreadable file) as JSON lines')
-    .option('--json', 'print one JSON summary object on stdout');
+    .option('--json', 'print one JSON summary object on stdout')
+    .option('-q, --quiet', 'print the summary only: no progress, no notices (failures are still reported)')
+    .option('--no-progress', 'no progress display; notices and warnings as plain lines')
+    .option('--no-events', "skip reading and printing the user's events and stats at the end");
+  addScanOptions(cmd);
   addConnectionOptions(cmd).action(async (dirs: string[], raw: unknown) => {
     const parsed = SyncFlags.safeParse(raw);
     if (!parsed.success) throw flagsError(parsed.error);
@@ -83,16 +95,16 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     const file = await openJsonLinesFile(flags.report, { notice: (line) => ctx.stderr.write(`camroll: ${line}\n`) });
     report = createSyncReport(file, { predicted: flags.dryRun });
   }
-  const progress = createProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY });
+  const progress = progressFor(ctx, flags);
   let scanDone = false;
   let queued = 0;
   const summary = createSummary();
   let warnings = 0;
-  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, signal, () => (scanDone = true));
+  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, flags, signal, () => (scanDone = true));
   const onEvent = (event: PipelineEvent): void => {
     report?.onEvent(event);
     if (event.type === 'queued') queued += event.items;
-    if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
+    if (event.type === 'notice' && event.kind === 'warning' && !flags.quiet && warnings++ < PRINTED_WARNINGS) {
       progress.log(`camroll: warning: ${event.path}: ${event.message} [${event.code}]`);
     }
     if (event.type === 'failed') {
@@ -146,7 +158,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           },
           onEvent,
           summary,
-          notice: (line) => progress.log(`camroll: ${line}`),
+          readHistory: flags.events && !flags.quiet,
+          notice: (line) => {
+            if (!flags.quiet) progress.log(`camroll: ${line}`);
+          },
         });
       } finally {
         directory.close();
@@ -166,8 +181,8 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     ctx.stderr.write(`${renderCounts(result, result.dry_run).join('\n')}\n`);
     throw new InterruptedError(INTERRUPTED);
   }
-  ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : renderResult(result));
-  if (result.scan_errors > 0 && !flags.report) {
+  ctx.stdout.write(flags.json ? jsonLine(result) : renderResult(result, { history: flags.events && !flags.quiet }));
+  if (result.scan_errors > 0 && !flags.report && !flags.quiet) {
     const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
     ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
   }
@@ -179,8 +194,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
 }
 
 /** The scanner's stream, with paths shown as the user would see them. */
-async function* adaptScan(roots: string[], ctx: CliContext, signal: AbortSignal, onDone: () => void): AsyncGenerator<SyncInput> {
-  for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd })) {
+async function* adaptScan(roots: string[], ctx: CliContext, options: ScanOptions, signal: AbortSignal, onDone: () => void): AsyncGenerator<SyncInput> {
+  const { exclude, followSymlinks, cache, workers } = options;
+  for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...(workers ? { workers } : {}) })) {
     if (event.type === 'record') {
       yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
     } else {
@@ -188,4 +204,13 @@ async function* adaptScan(roots: string[], ctx: CliContext, signal: AbortSignal,
     }
   }
   onDone();
+}
+
+/**
+ * The progress display: bars or plain lines; with --no-progress or --quiet, none (lines
+ * still go out as plain lines; --quiet sends only failures and the created-user notice).
+ */
+function progressFor(ctx: CliContext, flags: SyncFlags): ProgressView {
+  if (!flags.quiet && flags.progress) return createProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY });
+  return { update: () => undefined, log: (line) => ctx.stderr.write(`${line}\n`), stop: () => undefined };
 }

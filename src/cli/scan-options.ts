@@ -1,0 +1,44 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { wholeNumber } from './connection-args.js';
+
+/** The options of the walk and the extraction, the same for `scan` and `sync`. */
+export interface ScanOptions {
+  exclude: string[];
+  followSymlinks: boolean;
+  cache: boolean;
+  workers?: number;
+}
+
+const MAX_WORKERS = 64;
+
+function collect(value: string, previous: string[]): string[] {
+  if (value.length === 0) throw new UsageError('--exclude needs a non-empty glob');
+  return [...previous, value];
+}
+
+/**
+ * Adds `--exclude` (repeatable), `--follow-symlinks`, `--no-cache` and `--workers`: a library
+ * previewed with `scan` is synced with the same filter.
+ */
+export function addScanOptions(cmd: Command): Command {
+  return cmd
+    .option('--exclude <glob>', 'leave out files or folders matching this glob (repeatable)', collect, [])
+    .option('--follow-symlinks', 'walk into symlinked folders (each real folder once)')
+    .option('--no-cache', 'read every file again instead of using the scan cache')
+    .addOption(
+      new Option('--workers <n>', `hashing threads, 1 to ${MAX_WORKERS} (default: one per core, at most 4)`).argParser(
+        wholeNumber('--workers', 1, MAX_WORKERS),
+      ),
+    );
+}
+
+/** Reads the scan options out of commander's values. */
+export function scanOptionsFrom(raw: Record<string, unknown>): ScanOptions {
+  return {
+    exclude: (raw.exclude as string[] | undefined) ?? [],
+    followSymlinks: raw.followSymlinks === true,
+    cache: raw.cache !== false,
+    ...(typeof raw.workers === 'number' ? { workers: raw.workers } : {}),
+  };
+}

@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, useTempHome } from './helpers/run-cli.js';
+
+const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library');
+let home: ReturnType<typeof useTempHome>;
+beforeEach(() => {
+  home = useTempHome();
+});
+afterEach(() => home.cleanup());
+
+const summaryOf = (stdout: string) => JSON.parse(stdout) as { sent: number; scan_errors: number; events: unknown[]; stats: unknown };
+
+describe('sync takes the scan options', () => {
+  it('--exclude leaves out what scan --exclude leaves out', async () => {
+    const all = summaryOf((await runCli(['sync', LIBRARY, '--dry-run', '--json'])).stdout);
+    const scanned = await runCli(['scan', LIBRARY, '--exclude', 'broken', '--exclude', 'travel/**', '--json']);
+    const synced = await runCli(['sync', LIBRARY, '--dry-run', '--json', '--exclude', 'broken', '--exclude', 'travel/**', '--no-cache', '--workers', '1']);
+    expect(synced.code).toBe(0);
+    const filtered = summaryOf(synced.stdout);
+    expect(filtered.scan_errors).toBe(0);
+    expect(all.scan_errors).toBeGreaterThan(0);
+    expect(filtered.sent).toBeLessThan(all.sent);
+    // The same filter: as many items as the scan found media (sync sends a duplicate once).
+    const scan = JSON.parse(scanned.stdout) as { duplicates: { distinct_ids: number } };
+    expect(filtered.sent).toBe(scan.duplicates.distinct_ids);
+  });
+
+  it('--workers is checked like scan checks it', async () => {
+    const result = await runCli(['sync', LIBRARY, '--dry-run', '--workers', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--workers must be a whole number from 1 to 64, not "0"');
+  });
+});
+
+describe('sync for automation', () => {
+  it('--json is one document, indented like every --json', async () => {
+    const result = await runCli(['sync', LIBRARY, '--dry-run', '--json']);
+    expect(result.stdout).toBe(`${JSON.stringify(JSON.parse(result.stdout), null, 2)}\n`);
+  });
+
+  it('--no-events skips reading and printing the history', async () => {
+    const result = await runCli(['sync', LIBRARY, '--email', 'no-events@example.com', '--no-events']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)$/m);
+    expect(result.stdout).not.toContain('events (');
+    expect(result.stdout).not.toContain('stats:');
+    const json = summaryOf((await runCli(['sync', LIBRARY, '--email', 'no-events@example.com', '--no-events', '--json'])).stdout);
+    expect(json).toMatchObject({ events: [], stats: null });
+  });
+
+  it('--quiet prints the summary only: no notices, no progress, no warnings; the created-user line stays', async () => {
+    const result = await runCli(['sync', LIBRARY, '--email', 'quiet@example.com', '--quiet']);
+    expect(result.code).toBe(0);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/^camroll: no base URL configured; using the embedded local service/),
+      expect.stringMatching(/^camroll: created user [0-9a-f-]{36} for quiet@example\.com$/),
+    ]);
+    expect(result.stdout).toMatch(/^user /);
+    expect(result.stdout).not.toContain('events (');
+  });
+
+  it('--no-progress keeps notices as plain lines', async () => {
+    const result = await runCli(['sync', LIBRARY, '--email', 'plain@example.com', '--no-progress']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^camroll: full pass for user /m);
+    expect(result.stderr).not.toMatch(/sent \d+\/|\d+ items\/s/);
+  });
+});
