@@ -13,9 +13,9 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
-import { createProgress, type ProgressView } from '../../sync/progress.js';
+import { createProgress, type ProgressView } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
-import { renderCounts, renderResult } from '../../sync/render.js';
+import { renderCounts, renderResult } from '../output/sync-result.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
 import { createSummary } from '../../sync/summary.js';
 

@@ -1,6 +1,6 @@
-import type { Event, Stats } from '../contract/index.js';
-import { totalRejected, type SyncCounts } from './summary.js';
-import type { DryRunResult, SyncResult } from './run.js';
+import type { Event, Stats } from '../../contract/index.js';
+import { totalRejected, type SyncCounts } from '../../sync/summary.js';
+import type { DryRunResult, SyncResult } from '../../sync/run.js';
 
 /** One summary line: labels padded so the values line up. */
 const row = (label: string, value: string | number): string => `${`${label}:`.padEnd(24)}${value}`;

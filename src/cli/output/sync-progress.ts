@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
-import { formatDuration } from '../cli/output/progress.js';
-import { totalRejected, type SyncCounts } from './summary.js';
+import { formatDuration } from './progress.js';
+import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
 /** Live numbers the progress display shows. */
 export interface ProgressSnapshot {
