@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { RejectionReason } from '../contract/index.js';
 import { CamrollError } from '../errors.js';
 import { restrictToOwner } from '../util/private-file.js';
+import { acquireLock, type ProcessLock } from '../util/process-lock.js';
 
 /**
  * The sync journal: what one service (base URL + partner) already knows of one user's
@@ -119,7 +120,15 @@ export function openJournal(options: OpenJournalOptions): Journal {
   mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   const path = join(options.dir, journalFileName(options.key));
   const now = (): string => (options.now ?? (() => new Date()))().toISOString();
-  const db = new Database(path);
+  // One sync per journal at a time: a second would mark the first one's pass interrupted.
+  const lock = acquireLock(`${path}.lock`, 'this user\'s sync journal for this target (another camroll sync)');
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (error) {
+    lock.release();
+    throw new CamrollError('journal_error', `cannot open sync journal ${path}: ${(error as Error).message}`, { cause: error });
+  }
   try {
     db.pragma('journal_mode = WAL');
     // It lists a user's files and ids: owner only, WAL and shared memory included.
@@ -134,11 +143,12 @@ export function openJournal(options: OpenJournalOptions): Journal {
     migrate(db, options.key);
   } catch (error) {
     db.close();
+    lock.release();
     throw new CamrollError('journal_error', `cannot open sync journal ${path}: ${(error as Error).message}`, {
       cause: error,
     });
   }
-  return createJournal(db, path, now);
+  return createJournal(db, path, now, lock);
 }
 
 function migrate(db: Database.Database, key: JournalKey): void {
@@ -181,7 +191,7 @@ function migrate(db: Database.Database, key: JournalKey): void {
   }
 }
 
-function createJournal(db: Database.Database, path: string, now: () => string): Journal {
+function createJournal(db: Database.Database, path: string, now: () => string, lock: ProcessLock): Journal {
   const stmts = {
     known: db.prepare<[string, Buffer], number>('SELECT 1 FROM outcomes WHERE id = ? AND fingerprint = ?').pluck(),
     insertBatch: db.prepare<[number, number]>("INSERT INTO batches (pass_id, status, items) VALUES (?, 'in_flight', ?)"),
@@ -260,6 +270,12 @@ function createJournal(db: Database.Database, path: string, now: () => string): 
         db.exec('DELETE FROM outcomes; DELETE FROM pending;');
       })();
     },
-    close: () => db.close(),
+    close: () => {
+      try {
+        db.close();
+      } finally {
+        lock.release();
+      }
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -84,4 +84,25 @@ describe('journal', () => {
     db.close();
     expect(() => openJournal({ dir, key: newerKey })).toThrow(expect.objectContaining({ code: 'journal_error', message: expect.stringContaining('newer than this camroll') }));
   });
+
+  it('is held by one sync at a time: a second open is refused, naming the holder', () => {
+    const first = openJournal({ dir, key });
+    try {
+      expect(() => openJournal({ dir, key })).toThrow(expect.objectContaining({ code: 'locked', message: expect.stringContaining(`process ${process.pid} on `) }));
+    } finally {
+      first.close();
+    }
+    // Released on close: the next sync opens it.
+    openJournal({ dir, key }).close();
+  });
+
+  it('takes over a lock whose process is gone, and refuses one held on another host', () => {
+    const lock = join(dir, `${journalFileName(key)}.lock`);
+    // A pid that no process has: beyond the kernel's pid range.
+    writeFileSync(lock, JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started_at: '2026-01-01T00:00:00Z' }));
+    openJournal({ dir, key }).close();
+    writeFileSync(lock, JSON.stringify({ pid: 4242, host: 'nas-backup-box', started_at: '2026-01-01T00:00:00Z' }));
+    expect(() => openJournal({ dir, key })).toThrow(/in use by process 4242 on nas-backup-box.*delete .*\.lock/);
+  });
 });
+
