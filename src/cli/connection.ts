@@ -127,10 +127,13 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),
     ...(flags.retries !== undefined ? { retry: { maxAttempts: flags.retries + 1 } } : {}),
     ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
-    ...(flags.verbose || flags.debug
-      ? { onRequest: (trace: RequestTrace) => ctx.stderr.write(describeTrace(trace)), traceBodies: flags.debug === true }
-      : {}),
     ...options.client,
+    // Both the verbose trace and the caller's own observer (sync's outage tracker) see every request.
+    onRequest: (trace: RequestTrace) => {
+      if (flags.verbose || flags.debug) ctx.stderr.write(describeTrace(trace));
+      options.client?.onRequest?.(trace);
+    },
+    traceBodies: flags.debug === true,
   };
   if (decision.kind === 'remote') {
     const client = createClient({ ...clientOptions, baseUrl: decision.baseUrl, apiKey: decision.apiKey });

@@ -1,11 +1,11 @@
+import { setMaxListeners } from 'node:events';
 import type { IngestResponse, MediaMetadata } from '../contract/index.js';
-import { toCamrollError, type CamrollError } from '../errors.js';
+import { InterruptedError, toCamrollError, type CamrollError } from '../errors.js';
 import type { ScanRecord } from '../scan/types.js';
 import { createBatcher } from './batcher.js';
 import { createSeenIds } from './dedupe.js';
 import { fingerprintMedia, type BatchOutcome, type Journal, type JournalItem } from './journal.js';
 import { createSummary, type SummaryAccumulator } from './summary.js';
-import { setMaxListeners } from 'node:events';
 
 /** What the pipeline reads: the scanner's event stream (records, skip notices, warnings). */
 export type SyncInput =
@@ -172,6 +172,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     }
     const last = batcher.flush();
     if (last) await dispatch(last);
+  } catch (error) {
+    // The scan stops with an InterruptedError when the run is aborted: an interruption with
+    // its counts (the caller prints the summary), not a failure.
+    if (!(controller.signal.aborted && error instanceof InterruptedError)) throw error;
   } finally {
     await Promise.allSettled([...inFlight]);
     options.signal.removeEventListener('abort', onAbort);

@@ -84,13 +84,14 @@ export function createSummary(): SummaryAccumulator {
   };
 }
 
-export type SyncOutcome = 'ok' | 'failed' | 'interrupted';
+/** `outage`: stopped because the host went away (decided by the caller, never by the counts). */
+export type SyncOutcome = 'ok' | 'failed' | 'interrupted' | 'outage';
 
 /**
  * How a run ended: interrupted wins (the user asked to stop), then any batch that failed
  * after retries; scan errors alone do not fail a sync (they are reported).
  */
-export function decideOutcome(counts: Pick<SyncCounts, 'failed_batches'>, interrupted: boolean): SyncOutcome {
+export function decideOutcome(counts: Pick<SyncCounts, 'failed_batches'>, interrupted: boolean): Exclude<SyncOutcome, 'outage'> {
   if (interrupted) return 'interrupted';
   if (counts.failed_batches > 0) return 'failed';
   return 'ok';

@@ -9,7 +9,9 @@ import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
 import { flagsError, jsonLine, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { CamrollError, InterruptedError, UsageError } from '../../errors.js';
+import type { RequestTrace } from '../../client/index.js';
+import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
 import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
@@ -44,6 +46,7 @@ const SyncFlags = z.object({
   quiet: z.boolean().default(false),
   progress: z.boolean().default(true),
   events: z.boolean().default(true),
+  maxConnectionFailures: z.number().int().default(DEFAULT_MAX_CONNECTION_FAILURES),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
 
@@ -73,7 +76,12 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option('--json', 'print one JSON summary object on stdout')
     .option('-q, --quiet', 'print the summary only: no progress, no notices (failures are still reported)')
     .option('--no-progress', 'no progress display; notices and warnings as plain lines')
-    .option('--no-events', "skip reading and printing the user's events and stats at the end");
+    .option('--no-events', "skip reading and printing the user's events and stats at the end")
+    .option(
+      '--max-connection-failures <n>',
+      `stop after this many connection failures in a row (the host went away), 1 to 100 (default ${DEFAULT_MAX_CONNECTION_FAILURES})`,
+      wholeNumber('--max-connection-failures', 1, 100),
+    );
   addScanOptions(cmd);
   addConnectionOptions(cmd).action(async (dirs: string[], raw: unknown) => {
     const parsed = SyncFlags.safeParse(raw);
@@ -113,12 +121,26 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     progress.update({ counts: summary.counts, queued, scanDone });
   };
 
+  // The host going away stops the sync (journal consistent, summary printed), as does a
+  // failure that waiting cannot heal; Ctrl-C stays an interruption.
+  const outage = new AbortController();
+  let outageReason: string | null = null;
+  const tracker = createOutageTracker(flags.maxConnectionFailures);
+  const observe = (attempt: RequestTrace): void => {
+    const verdict = tracker.observe(attempt);
+    if (verdict.stop && outageReason === null) {
+      outageReason = verdict.reason;
+      outage.abort();
+    }
+  };
+  const signal = AbortSignal.any([ctx.signal, outage.signal]);
+
   let result: SyncResult | DryRunResult;
   // A report that could not be written fails the command, after the summary is printed.
   let reportFailure: unknown = null;
   try {
     if (flags.dryRun) {
-      result = await runDrySync({ scan, batchSize: flags.batchSize, signal: ctx.signal, onEvent, summary });
+      result = await runDrySync({ scan, batchSize: flags.batchSize, signal, onEvent, summary });
     } else {
       const directory = openDirectory();
       const connection = await openConnection({
@@ -131,6 +153,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           verbose: flags.verbose,
           debug: flags.debug,
         },
+        client: { onRequest: observe },
       }).catch((error: unknown) => {
         directory.close();
         throw error;
@@ -143,7 +166,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           batchSize: flags.batchSize,
           concurrency: flags.concurrency,
           full: flags.full,
-          signal: ctx.signal,
+          signal,
           journalDir: join(appPaths().data, 'journals'),
           connection: {
             client: connection.client,
@@ -169,7 +192,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
       }
     }
   } catch (error) {
-    // Ctrl-C during start-up or the scan ends here rather than as an interrupted outcome.
+    // Ctrl-C (or the host going away) during start-up or the scan ends here rather than as an outcome.
+    if (error instanceof InterruptedError && outageReason !== null) {
+      throw new CamrollError('host_unreachable', `${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
+    }
     if (error instanceof InterruptedError) throw new InterruptedError(INTERRUPTED, { cause: error });
     throw error;
   } finally {
@@ -177,6 +203,15 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     await report?.close().catch((error: unknown) => (reportFailure = error));
   }
 
+  if (result.outcome === 'interrupted' && outageReason !== null && !ctx.signal.aborted) {
+    // The summary is printed as on success; the pending items are sent by the next run.
+    const stopped: SyncResult | DryRunResult = { ...result, outcome: 'outage' };
+    ctx.stdout.write(flags.json ? jsonLine(stopped) : renderResult(stopped, { history: false }));
+    throw new CamrollError(
+      'host_unreachable',
+      `sync stopped: ${outageReason}; ${result.pending} items stay pending and the journal is consistent: run the same command again to resume`,
+    );
+  }
   if (result.outcome === 'interrupted') {
     ctx.stderr.write(`${renderCounts(result, result.dry_run).join('\n')}\n`);
     throw new InterruptedError(INTERRUPTED);
