@@ -84,6 +84,7 @@ export interface Journal {
   /** Marks a batch abandoned by an interruption; its ids stay pending. */
   abandonBatch(batchId: number): void;
   beginPass(kind: PassKind): number;
+  /** Ends a pass; a complete one also clears what is still pending (files gone or changed). */
   finishPass(passId: number, status: Exclude<PassStatus, 'running'>): void;
   lastPass(): PassRecord | null;
   counts(): JournalCounts;
@@ -221,6 +222,13 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
     return { interruptedPasses: passes, interruptedBatches: batches, pendingItems: stmts.countPending.get() ?? 0 };
   })();
 
+  // A pass that completed read every file of the library and had every batch answered: what
+  // is still pending belongs to files that are gone or changed (a new id), never to resend.
+  const finishPass = db.transaction((passId: number, status: Exclude<PassStatus, 'running'>) => {
+    stmts.setPass.run(status, now(), passId);
+    if (status === 'complete') db.exec('DELETE FROM pending');
+  });
+
   const complete = db.transaction((batchId: number, outcome: BatchOutcome) => {
     const rows = [
       ...outcome.accepted.map((item) => [item.id, item.fingerprint.toString('hex'), OUTCOME_CODES.accepted]),
@@ -254,7 +262,7 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
       answersBeforePass = stmts.anyOutcome.get() === 1;
       return Number(stmts.insertPass.run(kind, now()).lastInsertRowid);
     },
-    finishPass: (passId, status) => void stmts.setPass.run(status, now(), passId),
+    finishPass: finishPass,
     lastPass: () => {
       const row = stmts.lastPass.get();
       return row

@@ -104,5 +104,31 @@ describe('journal', () => {
     writeFileSync(lock, JSON.stringify({ pid: 4242, host: 'nas-backup-box', started_at: '2026-01-01T00:00:00Z' }));
     expect(() => openJournal({ dir, key })).toThrow(/in use by process 4242 on nas-backup-box.*delete .*\.lock/);
   });
+
+  it('a pass that completes clears what is still pending: files gone or changed since they failed', () => {
+    const j = openJournal({ dir, key });
+    const first = j.beginPass('full');
+    j.failBatch(j.beginBatch(first, [item('deleted-later'), item('kept')]), 'ECONNREFUSED: refused');
+    j.finishPass(first, 'failed');
+    expect(j.counts().pending).toBe(2);
+    // The next pass resends what still exists; the deleted file is simply not there.
+    const second = j.beginPass('incremental');
+    j.completeBatch(j.beginBatch(second, [item('kept')]), { accepted: [item('kept')], rejected: [] });
+    j.finishPass(second, 'complete');
+    expect(j.counts().pending).toBe(0);
+    j.close();
+    const reopened = openJournal({ dir, key });
+    expect(reopened.recovery.pendingItems).toBe(0);
+    reopened.close();
+  });
+
+  it('a pass that fails or is interrupted keeps its pending items', () => {
+    const j = openJournal({ dir, key });
+    const pass = j.beginPass('full');
+    j.abandonBatch(j.beginBatch(pass, [item('a')]));
+    j.finishPass(pass, 'interrupted');
+    expect(j.counts().pending).toBe(1);
+    j.close();
+  });
 });
 
