@@ -41,6 +41,8 @@ export interface SyncRunOptions {
   connection: { client: SyncClient; target: SyncTarget; users: KnownUsers };
   /** Read the user's events and stats at the end (default true; `--no-events` skips them). */
   readHistory?: boolean;
+  /** A library with no media counts as examined (`--allow-empty`); otherwise it is an unmounted drive until shown otherwise. */
+  allowEmpty?: boolean;
   onEvent?: (event: PipelineEvent) => void;
   /** Counted into, so the caller can show live progress. */
   summary?: SummaryAccumulator;
@@ -59,6 +61,8 @@ export interface SyncResult extends SyncCounts {
   /** Items of batches left pending by an earlier interrupted run, found at start. */
   resumed_pending: number;
   outcome: SyncOutcome;
+  /** With outcome `not_examined`: why sync-complete was not called. */
+  not_examined?: string;
   events: Event[];
   stats: Stats | null;
 }
@@ -87,6 +91,20 @@ export async function resolveUser(
   const created = await client.createUser({ email: identity.email }, { signal });
   users.remember(baseUrl, identity.email, created.user_id, created.existing);
   return { userId: created.user_id, stats: await client.stats(created.user_id, { signal }) };
+}
+
+/** Scan warnings that mean a folder or file could not be read at all. */
+const UNREADABLE_WARNINGS = new Set(['unreadable_folder', 'unreadable_file']);
+
+/**
+ * Why a pass whose batches were all answered still did not examine the library, or null:
+ * nothing found (an unmounted drive looks like an empty folder) unless `allowEmpty`, or
+ * something that could not be read. Corrupt files were read: they do not count.
+ */
+export function whyNotExamined(files: number, unreadable: number, allowEmpty: boolean): string | null {
+  if (unreadable > 0) return `${unreadable} ${unreadable === 1 ? 'folder or file' : 'folders or files'} could not be read`;
+  if (files === 0 && !allowEmpty) return 'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library that is really empty';
+  return null;
 }
 
 /**
@@ -124,6 +142,13 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     notice(`${pass} pass for user ${userId}${options.full ? ' (--full: everything is sent again)' : ''}`);
 
     const passId = journal.beginPass(pass);
+    // What could not be read at all (a folder, or a file's bytes): the library was not examined.
+    let unreadable = 0;
+    const onEvent = (event: PipelineEvent): void => {
+      if (event.type === 'notice' && event.kind === 'warning' && UNREADABLE_WARNINGS.has(event.code)) unreadable += 1;
+      if (event.type === 'scan_error' && event.code === 'read_error') unreadable += 1;
+      options.onEvent?.(event);
+    };
     const { summary, interrupted } = await runPipeline({
       input: options.scan(signal),
       journal,
@@ -133,16 +158,18 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
       concurrency: options.concurrency,
       full: options.full,
       signal,
-      onEvent: options.onEvent,
+      onEvent,
       summary: options.summary,
     });
-    const outcome = decideOutcome(summary.counts, interrupted);
+    const decided = decideOutcome(summary.counts, interrupted);
+    const notExamined = decided !== 'ok' ? null : whyNotExamined(summary.counts.files, unreadable, options.allowEmpty === true);
+    const outcome: SyncOutcome = notExamined === null ? decided : 'not_examined';
     let syncComplete = false;
     if (outcome === 'ok') {
       await client.syncComplete(userId, { signal });
       syncComplete = true;
     }
-    journal.finishPass(passId, outcome === 'ok' ? 'complete' : outcome);
+    journal.finishPass(passId, outcome === 'ok' ? 'complete' : outcome === 'interrupted' ? 'interrupted' : 'failed');
     let events: Event[] = [];
     let stats: Stats | null = null;
     if (outcome !== 'interrupted' && options.readHistory !== false) {
@@ -157,6 +184,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
       sync_complete: syncComplete,
       resumed_pending: resumedPending,
       outcome,
+      ...(notExamined === null ? {} : { not_examined: notExamined }),
       ...summary.counts,
       events,
       stats,

@@ -84,14 +84,18 @@ export function createSummary(): SummaryAccumulator {
   };
 }
 
-/** `outage`: stopped because the host went away (decided by the caller, never by the counts). */
-export type SyncOutcome = 'ok' | 'failed' | 'interrupted' | 'outage';
+/**
+ * `outage`: stopped because the host went away (decided by the caller, never by the counts).
+ * `not_examined`: every batch was answered, but the library was not read whole (nothing
+ * found, or folders or files that could not be read), so sync-complete was not called.
+ */
+export type SyncOutcome = 'ok' | 'failed' | 'interrupted' | 'outage' | 'not_examined';
 
 /**
  * How a run ended: interrupted wins (the user asked to stop), then any batch that failed
  * after retries; scan errors alone do not fail a sync (they are reported).
  */
-export function decideOutcome(counts: Pick<SyncCounts, 'failed_batches'>, interrupted: boolean): Exclude<SyncOutcome, 'outage'> {
+export function decideOutcome(counts: Pick<SyncCounts, 'failed_batches'>, interrupted: boolean): 'ok' | 'failed' | 'interrupted' {
   if (interrupted) return 'interrupted';
   if (counts.failed_batches > 0) return 'failed';
   return 'ok';

@@ -24,8 +24,21 @@ describe('an empty library', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ files: 0, media: 0 });
   });
 
-  it('syncs nothing but still completes the pass, so the service knows the library was examined', async () => {
+  it('is taken for an unmounted drive: no sync-complete, exit 1, and the summary says why', async () => {
     const run = await runCamroll(['sync', lib, '--email', 'empty@example.com', '--json'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
+    expect(run.code).toBe(1);
+    const summary = JSON.parse(run.stdout) as { sent: number; sync_complete: boolean; outcome: string; not_examined: string; stats: { has_synced: boolean } };
+    expect(summary).toMatchObject({ sent: 0, sync_complete: false, outcome: 'not_examined' });
+    expect(summary.not_examined).toContain('no media file was found under the given folders (an unmounted drive or share?)');
+    expect(summary.stats).toMatchObject({ has_synced: false });
+    expect(run.stderr).toContain('camroll: sync-complete was not called: no media file was found');
+    expect(run.stderr).toContain('--allow-empty');
+  });
+
+  it('with --allow-empty, syncs nothing but completes the pass, so the service knows the library was examined', async () => {
+    const run = await runCamroll(['sync', lib, '--email', 'empty@example.com', '--json', '--allow-empty'], {
       env: env.clientEnv(env.serve.baseUrl),
     });
     expect(run.code, run.stderr).toBe(0);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { whyNotExamined } from '../../src/sync/run.js';
 import { createOutageTracker, type AttemptOutcome } from '../../src/sync/outage.js';
 
 const refused: AttemptOutcome = { status: null, code: 'ECONNREFUSED' };
@@ -29,5 +30,17 @@ describe('the outage tracker', () => {
     const tracker = createOutageTracker(1);
     expect(tracker.observe({ status: null, code: 'UND_ERR_BODY_TIMEOUT' }).stop).toBe(false);
     expect(tracker.observe({ status: 200, code: 'contract_violation' }).stop).toBe(false);
+  });
+});
+
+describe('whether a pass examined the library', () => {
+  it.each([
+    [10, 0, false, null],
+    [0, 0, true, null],
+    [0, 0, false, 'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library that is really empty'],
+    [10, 1, false, '1 folder or file could not be read'],
+    [10, 3, true, '3 folders or files could not be read'],
+  ])('%i files, %i unreadable, allowEmpty %s', (files, unreadable, allowEmpty, expected) => {
+    expect(whyNotExamined(files, unreadable, allowEmpty)).toBe(expected);
   });
 });

@@ -89,4 +89,23 @@ describe('runSync', () => {
     expect(third.sent).toBe(5);
     expect(after.join('\n')).toMatch(/does not match the service .*starting over/);
   });
+
+  it('does not call sync-complete when a folder could not be read, and says why', async () => {
+    let completed = 0;
+    const state = { lastSyncAt: null as string | null };
+    const client = { ...fakeClient(state), syncComplete: async () => ((completed += 1), {}) as never };
+    async function* withUnreadableFolder(): AsyncGenerator<SyncInput> {
+      yield* records(3);
+      yield { type: 'warning', code: 'unreadable_folder', path: 'NAS/2019', message: 'input/output error (EIO)' };
+    }
+    const result = await runSync({ ...options(client, []), scan: () => withUnreadableFolder() });
+    expect(result).toMatchObject({ outcome: 'not_examined', sync_complete: false, sent: 3, not_examined: '1 folder or file could not be read' });
+    expect(completed).toBe(0);
+    // What was sent is journaled: the next run skips it once the folder reads again.
+    state.lastSyncAt = '2024-01-01T00:00:00.000Z';
+    const again = await runSync({ ...options(client, []), scan: () => records(3) });
+    expect(again).toMatchObject({ outcome: 'ok', sync_complete: true, sent: 0 });
+    expect(completed).toBe(1);
+  });
 });
+

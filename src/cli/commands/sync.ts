@@ -47,6 +47,7 @@ const SyncFlags = z.object({
   progress: z.boolean().default(true),
   events: z.boolean().default(true),
   maxConnectionFailures: z.number().int().default(DEFAULT_MAX_CONNECTION_FAILURES),
+  allowEmpty: z.boolean().default(false),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
 
@@ -77,6 +78,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option('-q, --quiet', 'print the summary only: no progress, no notices (failures are still reported)')
     .option('--no-progress', 'no progress display; notices and warnings as plain lines')
     .option('--no-events', "skip reading and printing the user's events and stats at the end")
+    .option('--allow-empty', 'a library with no media file is complete (without it: an unmounted drive, and no sync-complete)')
     .option(
       '--max-connection-failures <n>',
       `stop after this many connection failures in a row (the host went away), 1 to 100 (default ${DEFAULT_MAX_CONNECTION_FAILURES})`,
@@ -182,6 +184,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           onEvent,
           summary,
           readHistory: flags.events && !flags.quiet,
+          allowEmpty: flags.allowEmpty,
           notice: (line) => {
             if (!flags.quiet) progress.log(`camroll: ${line}`);
           },
@@ -220,6 +223,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   if (result.scan_errors > 0 && !flags.report && !flags.quiet) {
     const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
     ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
+  }
+  if (result.outcome === 'not_examined' && !result.dry_run) {
+    ctx.stderr.write(`camroll: sync-complete was not called: ${result.not_examined ?? 'the library was not read whole'}; nothing is lost: fix it and run sync again\n`);
+    ctx.exitCode = EXIT_FAILURE;
   }
   if (result.outcome === 'failed') {
     ctx.stderr.write(`camroll: ${result.failed_batches} batches failed after retries; their ${result.pending} items stay pending: run sync again\n`);
