@@ -1,17 +1,9 @@
+import { CERTIFICATE_CODES } from '../client/network-codes.js';
 import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
 
 /** A version segment such as `/v1` or `/v2beta` anywhere in a base URL's path. */
 const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
 
-const CERTIFICATE_CODES = new Set([
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
 
 /** `https://host/api/v1`, when the configured base URL lacks a version prefix. */
 export function versionPrefixSuggestion(baseUrl: string): string | null {

@@ -1,4 +1,5 @@
 import { ApiError, NetworkError } from '../errors.js';
+import { PERMANENT_NETWORK_CODES } from './network-codes.js';
 
 /** How many times and how patiently a request is retried. */
 export interface RetryPolicy {
@@ -48,22 +49,8 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
   return Math.max(policy.minDelayMs, Math.floor(random() * ceiling));
 }
 
-/**
- * Network failures that cannot heal by waiting: a host name that does not exist, and a
- * certificate that is refused. (EAI_AGAIN, a resolver that did not answer, can heal.)
- */
-const PERMANENT_NETWORK_CODES = new Set([
-  'ENOTFOUND',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
 
-/** Whether a network failure may heal on a later attempt. */
+/** Whether a network failure may heal on a later attempt (not a bad name or certificate). */
 export function isTransientNetworkCode(code: string): boolean {
   return !PERMANENT_NETWORK_CODES.has(code);
 }

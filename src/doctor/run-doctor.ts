@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
+import { CERTIFICATE_CODES } from '../client/network-codes.js';
 import { HealthResult, PingResult, readRateLimit } from '../client/schemas.js';
 import { ErrorEnvelope } from '../contract/index.js';
 import type { Check } from './check.js';
@@ -36,7 +37,6 @@ export interface DoctorOptions {
 
 const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
-const CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 const SOURCE_WORDS: Record<SettingSource, string> = {
   flag: 'from a flag',
   env: 'from the environment',
@@ -127,7 +127,7 @@ async function judgePing(ping: ProbeResult, suggestion: string | null, get: (pat
   const name = 'reach.ping';
   if (ping.kind === 'no_answer') {
     if (ping.code === 'ECONNREFUSED') return { name, status: 'fail', detail: ping.code, hint: 'nothing accepts connections there: is the service running, and is the port right?' };
-    if (CERTIFICATE.test(ping.code)) return { name, status: 'fail', detail: ping.code, hint: 'the TLS certificate was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS' };
+    if (CERTIFICATE_CODES.has(ping.code)) return { name, status: 'fail', detail: ping.code, hint: 'the TLS certificate was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS' };
     return { name, status: 'fail', detail: `${ping.code}: ${ping.message}`, hint: 'no answer: check the network and the base URL' };
   }
   if (ping.status === 404 && suggestion !== null) {

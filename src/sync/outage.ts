@@ -1,36 +1,11 @@
+import { CONNECTION_CODES, PERMANENT_NETWORK_CODES } from '../client/network-codes.js';
+
 /**
  * Tells a host that went away from a passing hiccup, request by request: after `limit`
  * consecutive connection-level failures (nothing answered) the sync stops sending, and a
  * failure that waiting cannot heal (a name that does not resolve, a refused certificate, a
  * refused key) stops it at once. Pure: fed the outcome of every attempt.
  */
-
-/** Failures where no HTTP answer came back at all. */
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
-]);
-
-/** Failures that the next attempt would meet again. */
-const PERMANENT_CODES = new Set([
-  'ENOTFOUND',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
 
 /** The default number of consecutive connection failures that ends a sync. */
 export const DEFAULT_MAX_CONNECTION_FAILURES = 5;
@@ -56,7 +31,7 @@ export function createOutageTracker(limit: number = DEFAULT_MAX_CONNECTION_FAILU
         consecutive = 0;
         return { stop: false };
       }
-      if (code !== null && PERMANENT_CODES.has(code)) return { stop: true, reason: `${code}: waiting cannot heal it` };
+      if (code !== null && PERMANENT_NETWORK_CODES.has(code)) return { stop: true, reason: `${code}: waiting cannot heal it` };
       if (code === null || !CONNECTION_CODES.has(code)) return { stop: false };
       consecutive += 1;
       if (consecutive < limit) return { stop: false };

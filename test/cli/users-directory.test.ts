@@ -3,14 +3,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, startTestServer } from '../client/test-server.js';
 import { runCli, useTempHome } from './helpers/run-cli.js';
+import { FRESH_STATS } from './helpers/stats.js';
 
 const KEY = 'sk_test_directory_0001';
 const ID = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
-const STATS = {
-  total_events: 0, total_venues: 0, has_synced: false, sports_count: 0, concerts_count: 0,
-  first_attended: null, most_recently_attended: null, busiest_year: null, top_season: null,
-  top_artist: null, top_genre: null, top_team: null, top_league: null, unique_venues: [], last_sync_at: null,
-};
+const STATS = FRESH_STATS;
 
 let home: ReturnType<typeof useTempHome>;
 beforeEach(() => {
