@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFileProgress, formatDuration } from '../../../src/cli/output/progress.js';
 import { formatCounts } from '../../../src/cli/output/scan-summary.js';
 
@@ -24,7 +24,15 @@ describe('formatCounts', () => {
 });
 
 describe('plain progress lines (stderr is not a terminal)', () => {
-  it('prints rates and, once the walk is done, the total and an ETA', async () => {
+  // The display prints on an interval: fake timers step it, no real waiting.
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('prints rates and, once the walk is done, the total and an ETA', () => {
     const stream = new PassThrough();
     let output = '';
     stream.on('data', (d: Buffer) => (output += d.toString()));
@@ -32,15 +40,15 @@ describe('plain progress lines (stderr is not a terminal)', () => {
     const progress = createFileProgress({ stream, isTTY: false, label: 'scan', intervalMs: 5, now: () => now });
     now = 2000;
     for (let i = 0; i < 10; i++) progress.tick(1_000_000);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    vi.advanceTimersByTime(5);
     expect(output).toContain('scan: 10/? files, 5.0 files/s, 5.0 MB/s, ETA listing…');
     progress.setTotal(20);
     output = '';
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    vi.advanceTimersByTime(5);
     expect(output).toContain('scan: 10/20 files, 5.0 files/s, 5.0 MB/s, ETA 2s');
     progress.stop();
     output = '';
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    vi.advanceTimersByTime(50);
     expect(output).toBe('');
   });
 });
