@@ -68,3 +68,27 @@ describe('sync for automation', () => {
     expect(result.stderr).not.toMatch(/sent \d+\/|\d+ items\/s/);
   });
 });
+
+describe('sync --log-file', () => {
+  it('appends timestamped notices, progress and the outcome, in a file of mode 0600, never the key', async () => {
+    const { readFileSync, statSync, writeFileSync, chmodSync } = await import('node:fs');
+    const file = join(home.home, 'sync.log');
+    writeFileSync(file, 'an earlier run\n');
+    chmodSync(file, 0o644);
+    const result = await runCli(['sync', LIBRARY, '--email', 'logged@example.com', '--log-file', file, '--quiet'], {
+      env: { CAMROLL_API_KEY: 'sk_test_log_key_never_0001' },
+    });
+    expect(result.code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toBe('an earlier run');
+    const stamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
+    for (const line of lines.slice(1)) expect(line).toMatch(stamp);
+    // --quiet keeps the terminal quiet; the log still gets the notices.
+    expect(text).toMatch(/Z camroll: full pass for user [0-9a-f-]{36}\n/);
+    expect(text).toMatch(/Z camroll: sync ended: outcome ok\n/);
+    expect(text).toMatch(/Z sent: +45 in 1 batch\n/);
+    expect(text).not.toContain('sk_test_log_key_never_0001');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});

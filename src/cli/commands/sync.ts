@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
-import { addConnectionOptions, openConnection, openDirectory } from '../connection.js';
+import { addConnectionOptions, describeRetry, openConnection, openDirectory } from '../connection.js';
+import { openLogFile } from '../output/log-file.js';
 import { createdUserNotice } from './users.js';
 import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
@@ -48,6 +49,7 @@ const SyncFlags = z.object({
   events: z.boolean().default(true),
   maxConnectionFailures: z.number().int().default(DEFAULT_MAX_CONNECTION_FAILURES),
   allowEmpty: z.boolean().default(false),
+  logFile: z.string().min(1).optional(),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
 
@@ -78,6 +80,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option('-q, --quiet', 'print the summary only: no progress, no notices (failures are still reported)')
     .option('--no-progress', 'no progress display; notices and warnings as plain lines')
     .option('--no-events', "skip reading and printing the user's events and stats at the end")
+    .option('--log-file <file>', 'also write progress lines, notices and every retry to FILE, with timestamps (appended; never the key)')
     .option('--allow-empty', 'a library with no media file is complete (without it: an unmounted drive, and no sync-complete)')
     .option(
       '--max-connection-failures <n>',
@@ -105,7 +108,19 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     const file = await openJsonLinesFile(flags.report, { notice: (line) => ctx.stderr.write(`camroll: ${line}\n`) });
     report = createSyncReport(file, { predicted: flags.dryRun });
   }
-  const progress = progressFor(ctx, flags);
+  const log = flags.logFile === undefined ? null : await openLogFile(flags.logFile);
+  // The log gets plain progress lines every few seconds, whatever the terminal shows.
+  const terminal = progressFor(ctx, flags);
+  const logView = log === null ? null : createProgress({ stream: log.stream, isTTY: false });
+  const progress = logView === null ? terminal : teeProgress(terminal, logView);
+  /** A notice or warning: on the terminal unless --quiet, and always in the log file. */
+  const note = (line: string): void => {
+    if (!flags.quiet) terminal.log(line);
+    logView?.log(line);
+  };
+  const logLine = (line: string): void => {
+    log?.stream.write(`${line}\n`);
+  };
   let scanDone = false;
   let queued = 0;
   const summary = createSummary();
@@ -114,8 +129,8 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   const onEvent = (event: PipelineEvent): void => {
     report?.onEvent(event);
     if (event.type === 'queued') queued += event.items;
-    if (event.type === 'notice' && event.kind === 'warning' && !flags.quiet && warnings++ < PRINTED_WARNINGS) {
-      progress.log(`camroll: warning: ${event.path}: ${event.message} [${event.code}]`);
+    if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
+      note(`camroll: warning: ${event.path}: ${event.message} [${event.code}]`);
     }
     if (event.type === 'failed') {
       progress.log(`camroll: a batch of ${event.items.length} items failed: ${event.error.message} [${event.error.code}]; they stay pending`);
@@ -137,74 +152,86 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   };
   const signal = AbortSignal.any([ctx.signal, outage.signal]);
 
-  let result: SyncResult | DryRunResult;
   // A report that could not be written fails the command, after the summary is printed.
   let reportFailure: unknown = null;
-  try {
-    if (flags.dryRun) {
-      result = await runDrySync({ scan, batchSize: flags.batchSize, signal, onEvent, summary });
-    } else {
-      const directory = openDirectory();
-      const connection = await openConnection({
-        ctx,
-        flags: {
-          baseUrl: flags.baseUrl,
-          profile: flags.profile,
-          retries: flags.retries,
-          timeout: flags.timeout,
-          verbose: flags.verbose,
-          debug: flags.debug,
+  const runPass = async (): Promise<SyncResult | DryRunResult> => {
+    if (flags.dryRun) return runDrySync({ scan, batchSize: flags.batchSize, signal, onEvent, summary });
+    const directory = openDirectory();
+    const connection = await openConnection({
+      ctx,
+      flags: {
+        baseUrl: flags.baseUrl,
+        profile: flags.profile,
+        retries: flags.retries,
+        timeout: flags.timeout,
+        verbose: flags.verbose,
+        debug: flags.debug,
+      },
+      client: {
+        onRequest: observe,
+        onRetry: (notice) => {
+          ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`);
+          logLine(`camroll: ${describeRetry(notice)}`);
         },
-        client: { onRequest: observe },
-      }).catch((error: unknown) => {
-        directory.close();
-        throw error;
-      });
-      try {
-        const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
-        result = await runSync({
-          identity,
-          scan,
-          batchSize: flags.batchSize,
-          concurrency: flags.concurrency,
-          full: flags.full,
-          signal,
-          journalDir: join(appPaths().data, 'journals'),
-          connection: {
-            client: connection.client,
-            target: connection.target,
-            users: {
-              recall: (target, email) => directory.lookup(target, email)?.userId,
-              remember: (target, email, userId, existing) => {
-                directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
-                if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind)}`);
-              },
+      },
+    }).catch((error: unknown) => {
+      directory.close();
+      throw error;
+    });
+    try {
+      const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
+      return await runSync({
+        identity,
+        scan,
+        batchSize: flags.batchSize,
+        concurrency: flags.concurrency,
+        full: flags.full,
+        signal,
+        journalDir: join(appPaths().data, 'journals'),
+        connection: {
+          client: connection.client,
+          target: connection.target,
+          users: {
+            recall: (target, email) => directory.lookup(target, email)?.userId,
+            remember: (target, email, userId, existing) => {
+              directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
+              if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind)}`);
             },
           },
-          onEvent,
-          summary,
-          readHistory: flags.events && !flags.quiet,
-          allowEmpty: flags.allowEmpty,
-          notice: (line) => {
-            if (!flags.quiet) progress.log(`camroll: ${line}`);
-          },
-        });
-      } finally {
-        directory.close();
-        await connection.close();
-      }
+        },
+        onEvent,
+        summary,
+        readHistory: flags.events && !flags.quiet,
+        allowEmpty: flags.allowEmpty,
+        notice: (line) => note(`camroll: ${line}`),
+      });
+    } finally {
+      directory.close();
+      await connection.close();
     }
-  } catch (error) {
-    // Ctrl-C (or the host going away) during start-up or the scan ends here rather than as an outcome.
-    if (error instanceof InterruptedError && outageReason !== null) {
-      throw new CamrollError('host_unreachable', `${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
-    }
-    if (error instanceof InterruptedError) throw new InterruptedError(INTERRUPTED, { cause: error });
-    throw error;
-  } finally {
-    progress.stop();
-    await report?.close().catch((error: unknown) => (reportFailure = error));
+  };
+  // Ctrl-C (or the host going away) during start-up or the scan ends as an error rather than
+  // an outcome; it is thrown once the progress display and the files are closed.
+  const endedBy = (error: unknown): unknown => {
+    if (!(error instanceof InterruptedError)) return error;
+    if (outageReason === null) return new InterruptedError(INTERRUPTED, { cause: error });
+    return new CamrollError('host_unreachable', `${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
+  };
+  const settled: { value: SyncResult | DryRunResult } | { error: unknown } = await runPass().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error: endedBy(error) }),
+  );
+  progress.stop();
+  await report?.close().catch((error: unknown) => (reportFailure = error));
+  if ('error' in settled) {
+    logLine(`camroll: sync ended: ${settled.error instanceof Error ? settled.error.message : String(settled.error)}`);
+    await log?.close().catch(() => undefined);
+    throw settled.error;
   }
+  const result = settled.value;
+  logLine(`camroll: sync ended: outcome ${result.outcome}`);
+  for (const line of renderCounts(result, result.dry_run)) logLine(line);
+  await log?.close().catch((error: unknown) => (reportFailure ??= error));
 
   if (result.outcome === 'interrupted' && outageReason !== null && !ctx.signal.aborted) {
     // The summary is printed as on success; the pending items are sent by the next run.
@@ -252,6 +279,24 @@ async function* adaptScan(roots: string[], ctx: CliContext, options: ScanOptions
  * The progress display: bars or plain lines; with --no-progress or --quiet, none (lines
  * still go out as plain lines; --quiet sends only failures and the created-user notice).
  */
+/** One progress view that feeds two (the terminal and the log file). */
+function teeProgress(first: ProgressView, second: ProgressView): ProgressView {
+  return {
+    update: (snapshot) => {
+      first.update(snapshot);
+      second.update(snapshot);
+    },
+    log: (line) => {
+      first.log(line);
+      second.log(line);
+    },
+    stop: () => {
+      first.stop();
+      second.stop();
+    },
+  };
+}
+
 function progressFor(ctx: CliContext, flags: SyncFlags): ProgressView {
   if (!flags.quiet && flags.progress) return createProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY });
   return { update: () => undefined, log: (line) => ctx.stderr.write(`${line}\n`), stop: () => undefined };

@@ -1,0 +1,53 @@
+import { once } from 'node:events';
+import { createWriteStream, fchmod, fstat } from 'node:fs';
+import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
+import { CamrollError, UsageError } from '../../errors.js';
+import { describeFsError } from '../../util/fs-error.js';
+
+/** A log for unattended runs: every line it is given, stamped with the time. */
+export interface LogFile {
+  /** Takes whole lines (each ending in a newline) and stamps each one. */
+  readonly stream: Writable;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a log file for appending (mode 0600: its lines name files and users). Each line
+ * written to `stream` gets an ISO 8601 UTC time in front. A file that cannot be opened is
+ * a usage error; a write that fails later ends the command at close.
+ */
+export async function openLogFile(path: string, now: () => Date = () => new Date()): Promise<LogFile> {
+  const file = createWriteStream(path, { flags: 'a', mode: 0o600 });
+  try {
+    const [fd] = (await once(file, 'open')) as [number];
+    if ((await promisify(fstat)(fd)).isFile()) await promisify(fchmod)(fd, 0o600);
+  } catch (error) {
+    file.destroy();
+    throw new UsageError(`cannot write the log file ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`);
+  }
+  let failure: CamrollError | null = null;
+  file.on('error', (error: NodeJS.ErrnoException) => {
+    failure ??= new CamrollError('log_write_failed', `cannot write the log file ${path}: ${describeFsError(error)}`, { cause: error });
+  });
+  let partial = '';
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      const text = partial + chunk.toString();
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      const stamped = lines.map((line) => `${now().toISOString()} ${line}\n`).join('');
+      if (stamped === '' || file.write(stamped)) done();
+      else file.once('drain', () => done());
+    },
+  });
+  return {
+    stream,
+    close: async () => {
+      if (partial !== '') file.write(`${now().toISOString()} ${partial}\n`);
+      file.end();
+      await once(file, 'close').catch(() => undefined);
+      if (failure) throw failure;
+    },
+  };
+}
