@@ -3,6 +3,7 @@ import type { Event, IngestResponse, MediaMetadata, Stats } from '../contract/in
 import { UserId } from '../contract/index.js';
 import { ApiError, UsageError } from '../errors.js';
 import { openJournal, type Journal, type PassKind } from './journal.js';
+import type { JournalReader } from './journal-reader.js';
 import { runPipeline, type JournalPort, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { predictRejection } from './predict.js';
 import { decideOutcome, type SummaryAccumulator, type SyncCounts, type SyncOutcome } from './summary.js';
@@ -194,10 +195,20 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
   }
 }
 
-/** The result of `--dry-run`: predicted outcomes, no network. */
+/** What a real run would send, from the journal (a dry run that found one). */
+export interface SyncPlan {
+  new: number;
+  changed: number;
+  pending: number;
+  already_answered: number;
+}
+
+/** The result of `--dry-run`: predicted outcomes, no write anywhere. */
 export interface DryRunResult extends SyncCounts {
   dry_run: true;
   outcome: SyncOutcome;
+  /** Present when the user's journal was read: what a real run would send, and skip. */
+  plan?: SyncPlan;
 }
 
 const NO_JOURNAL: JournalPort = {
@@ -212,10 +223,27 @@ const NO_JOURNAL: JournalPort = {
  * `--dry-run`: the same pipeline with rejection predicted locally and no journal (which
  * is keyed by the service's partner id, unknown without a call); counts describe a full pass.
  */
-export async function runDrySync(options: Pick<SyncRunOptions, 'scan' | 'batchSize' | 'signal' | 'onEvent' | 'summary'>): Promise<DryRunResult> {
+export async function runDrySync(
+  options: Pick<SyncRunOptions, 'scan' | 'batchSize' | 'signal' | 'onEvent' | 'summary' | 'full'> & { journal?: JournalReader | null },
+): Promise<DryRunResult> {
+  const reader = options.journal ?? null;
+  const plan: SyncPlan = { new: 0, changed: 0, pending: 0, already_answered: 0 };
+  // With the user's journal, items it answered are skipped as a real run would skip them.
+  const journal: JournalPort =
+    reader === null
+      ? NO_JOURNAL
+      : {
+          ...NO_JOURNAL,
+          isKnown: (item) => {
+            const verdict = reader.plan(item.id, item.fingerprint);
+            if (verdict === 'answered') plan.already_answered += 1;
+            else plan[verdict] += 1;
+            return verdict === 'answered';
+          },
+        };
   const { summary, interrupted } = await runPipeline({
     input: options.scan(options.signal),
-    journal: NO_JOURNAL,
+    journal,
     passId: 0,
     send: async (media) => {
       const rejected = media.flatMap((m) => {
@@ -235,12 +263,13 @@ export async function runDrySync(options: Pick<SyncRunOptions, 'scan' | 'batchSi
     },
     batchSize: options.batchSize,
     concurrency: 1,
-    full: true,
+    full: reader === null || options.full === true,
     signal: options.signal,
     onEvent: options.onEvent,
     summary: options.summary,
   });
-  return { dry_run: true, outcome: decideOutcome(summary.counts, interrupted), ...summary.counts };
+  const outcome = decideOutcome(summary.counts, interrupted);
+  return { dry_run: true, outcome, ...summary.counts, ...(reader !== null && options.full !== true ? { plan } : {}) };
 }
 
 export type { Journal };

@@ -3,6 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findJournal, openJournalReader } from '../../src/sync/journal-reader.js';
 import { fingerprintMedia, journalFileName, openJournal, type JournalKey } from '../../src/sync/journal.js';
 
 const key: JournalKey = { baseUrl: 'http://127.0.0.1:1/v1', partnerId: 'local', userId: 'u1' };
@@ -129,6 +130,30 @@ describe('journal', () => {
     j.finishPass(pass, 'interrupted');
     expect(j.counts().pending).toBe(1);
     j.close();
+  });
+
+  it('reads read-only for a dry run: answered, changed, pending or new; found by key or by its own meta', () => {
+    const j = openJournal({ dir, key });
+    const pass = j.beginPass('full');
+    j.completeBatch(j.beginBatch(pass, [item('a'), item('b')]), { accepted: [item('a'), item('b')], rejected: [] });
+    j.failBatch(j.beginBatch(pass, [item('p')]), 'ECONNRESET: reset');
+    j.finishPass(pass, 'failed');
+    j.close();
+    const path = findJournal(dir, key);
+    expect(path).toBe(join(dir, journalFileName(key)));
+    expect(findJournal(dir, { ...key, partnerId: null })).toBe(path);
+    expect(findJournal(dir, { ...key, userId: 'someone-else', partnerId: null })).toBeNull();
+    const reader = openJournalReader(path as string);
+    try {
+      expect(reader.plan('a', item('a').fingerprint)).toBe('answered');
+      expect(reader.plan('b', item('b', 2).fingerprint)).toBe('changed');
+      expect(reader.plan('p', item('p').fingerprint)).toBe('pending');
+      expect(reader.plan('z', item('z').fingerprint)).toBe('new');
+    } finally {
+      reader.close();
+    }
+    // Read-only: no lock was taken, so a real sync can open it meanwhile.
+    openJournal({ dir, key }).close();
   });
 });
 

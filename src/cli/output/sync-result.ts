@@ -68,7 +68,16 @@ export function renderStats(stats: Stats): string[] {
 
 /** The whole human report printed on stdout at the end of a sync. */
 export function renderResult(result: SyncResult | DryRunResult, options: { history?: boolean } = {}): string {
-  if (result.dry_run) return [`dry run: nothing was sent`, ...renderCounts(result, true)].join('\n') + '\n';
+  if (result.dry_run) {
+    const plan = result.plan;
+    const planned = plan
+      ? [
+          row('already answered', `${plan.already_answered} (skipped, as a real run would)`),
+          row('to send', `${plan.new + plan.changed + plan.pending} (new ${plan.new}, changed ${plan.changed}, pending ${plan.pending})`),
+        ]
+      : [];
+    return [`dry run: nothing was sent`, ...renderCounts(result, true), ...planned].join('\n') + '\n';
+  }
   // The embedded service listens on a new port every run: its URL would mean nothing here.
   const where = result.target.kind === 'embedded' ? 'the embedded local service' : result.target.base_url;
   const out = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...renderCounts(result, false)];

@@ -1,0 +1,60 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { journalFileName, type JournalKey } from './journal.js';
+
+/** What a real run would do with an item, from the journal: skip it, or send it and why. */
+export type ItemPlan = 'answered' | 'changed' | 'pending' | 'new';
+
+/** A journal opened read-only (a dry run): no lock, no recovery, nothing written. */
+export interface JournalReader {
+  readonly path: string;
+  plan(id: string, fingerprint: Buffer): ItemPlan;
+  close(): void;
+}
+
+/**
+ * Finds a user's journal: by its exact key when the partner id is known (from /health), or
+ * else by the base URL and user id kept inside each journal (a dry run without the host).
+ */
+export function findJournal(dir: string, key: Omit<JournalKey, 'partnerId'> & { partnerId: string | null }): string | null {
+  if (key.partnerId !== null) {
+    const path = join(dir, journalFileName({ ...key, partnerId: key.partnerId }));
+    return existsSync(path) ? path : null;
+  }
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith('.sqlite'));
+  } catch {
+    return null;
+  }
+  const baseUrl = key.baseUrl.replace(/\/+$/, '');
+  for (const name of names) {
+    const db = new Database(join(dir, name), { readonly: true, fileMustExist: true });
+    try {
+      const meta = Object.fromEntries(db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
+      if (meta.user_id === key.userId && (meta.base_url ?? '').replace(/\/+$/, '') === baseUrl) return join(dir, name);
+    } catch {
+      // Not a journal this camroll can read: not the one.
+    } finally {
+      db.close();
+    }
+  }
+  return null;
+}
+
+/** Opens a journal read-only. */
+export function openJournalReader(path: string): JournalReader {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const outcome = db.prepare<[string], Buffer>('SELECT fingerprint FROM outcomes WHERE id = ?').pluck();
+  const pending = db.prepare<[string], number>('SELECT 1 FROM pending WHERE id = ?').pluck();
+  return {
+    path,
+    plan(id, fingerprint) {
+      const stored = outcome.get(id);
+      if (stored !== undefined) return Buffer.from(stored).equals(fingerprint) ? 'answered' : 'changed';
+      return pending.get(id) === undefined ? 'new' : 'pending';
+    },
+    close: () => db.close(),
+  };
+}
