@@ -10,6 +10,23 @@ export async function writeLineWithBackpressure(stream: Writable, line: string):
   if (!stream.write(`${line}\n`)) await once(stream, 'drain');
 }
 
+/**
+ * Opens a file camroll writes user data to (`w` truncates, `a` appends): mode 0600, also
+ * when it existed with wider permissions; a device such as /dev/null is left alone. A file
+ * that cannot be opened is a usage error naming it as `what`.
+ */
+export async function openPrivateStream(file: string, flags: 'w' | 'a', what: string): Promise<WriteStream> {
+  const stream = createWriteStream(file, { flags, mode: 0o600 });
+  try {
+    const [fd] = (await once(stream, 'open')) as [number];
+    if ((await promisify(fstat)(fd)).isFile()) await promisify(fchmod)(fd, 0o600);
+  } catch (error) {
+    stream.destroy();
+    throw new UsageError(`cannot write the ${what} ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
+  }
+  return stream;
+}
+
 /** A JSON-lines file written as events arrive (`--report FILE`). */
 export interface JsonLinesFile {
   readonly path: string;
@@ -36,15 +53,7 @@ export async function openJsonLinesFile(file: string, options: OpenJsonLinesOpti
   } catch {
     existed = false;
   }
-  const stream: WriteStream = createWriteStream(file, { flags: 'w', mode: 0o600 });
-  try {
-    const [fd] = (await once(stream, 'open')) as [number];
-    // The mode given to open() applies only to a new file; devices such as /dev/null are left alone.
-    if ((await promisify(fstat)(fd)).isFile()) await promisify(fchmod)(fd, 0o600);
-  } catch (error) {
-    stream.destroy();
-    throw new UsageError(`cannot write the report file ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
-  }
+  const stream = await openPrivateStream(file, 'w', 'report file');
   if (existed) options.notice?.(`overwriting ${file}`);
   let failure: CamrollError | null = null;
   stream.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,9 +1,8 @@
 import { once } from 'node:events';
-import { createWriteStream, fchmod, fstat } from 'node:fs';
 import { Writable } from 'node:stream';
-import { promisify } from 'node:util';
-import { CamrollError, UsageError } from '../../errors.js';
+import { CamrollError } from '../../errors.js';
 import { describeFsError } from '../../util/fs-error.js';
+import { openPrivateStream } from './lines.js';
 
 /** A log for unattended runs: every line it is given, stamped with the time. */
 export interface LogFile {
@@ -18,14 +17,7 @@ export interface LogFile {
  * a usage error; a write that fails later ends the command at close.
  */
 export async function openLogFile(path: string, now: () => Date = () => new Date()): Promise<LogFile> {
-  const file = createWriteStream(path, { flags: 'a', mode: 0o600 });
-  try {
-    const [fd] = (await once(file, 'open')) as [number];
-    if ((await promisify(fstat)(fd)).isFile()) await promisify(fchmod)(fd, 0o600);
-  } catch (error) {
-    file.destroy();
-    throw new UsageError(`cannot write the log file ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`);
-  }
+  const file = await openPrivateStream(path, 'a', 'log file');
   let failure: CamrollError | null = null;
   file.on('error', (error: NodeJS.ErrnoException) => {
     failure ??= new CamrollError('log_write_failed', `cannot write the log file ${path}: ${describeFsError(error)}`, { cause: error });
