@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { describeError, EXIT_FAILURE } from '../exit.js';
-import { addConnectionOptions, describeRetry, openConnection, openDirectory, targetIdentity, withConnection } from '../connection.js';
-import { findJournal, openJournalReader, type JournalReader } from '../../sync/journal-reader.js';
+import { EXIT_FAILURE } from '../exit.js';
+import { addConnectionOptions, describeRetry, openConnection, openDirectory } from '../connection.js';
 import { openLogFile } from '../output/log-file.js';
+import { dryRunJournal } from '../sync-plan.js';
 import { createdUserNotice } from './users.js';
 import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
@@ -17,7 +17,7 @@ import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync
 import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
-import { createProgress, type ProgressView } from '../output/sync-progress.js';
+import { createProgress, teeProgress, terminalProgress } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
 import { renderCounts, renderResult } from '../output/sync-result.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
@@ -111,7 +111,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   }
   const log = flags.logFile === undefined ? null : await openLogFile(flags.logFile);
   // The log gets plain progress lines every few seconds, whatever the terminal shows.
-  const terminal = progressFor(ctx, flags);
+  const terminal = terminalProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, show: !flags.quiet && flags.progress });
   const logView = log === null ? null : createProgress({ stream: log.stream, isTTY: false });
   const progress = logView === null ? terminal : teeProgress(terminal, logView);
   /** A notice or warning: on the terminal unless --quiet, and always in the log file. */
@@ -281,73 +281,4 @@ async function* adaptScan(roots: string[], ctx: CliContext, options: ScanOptions
     }
   }
   onDone();
-}
-
-/**
- * The progress display: bars or plain lines; with --no-progress or --quiet, none (lines
- * still go out as plain lines; --quiet sends only failures and the created-user notice).
- */
-/** One progress view that feeds two (the terminal and the log file). */
-function teeProgress(first: ProgressView, second: ProgressView): ProgressView {
-  return {
-    update: (snapshot) => {
-      first.update(snapshot);
-      second.update(snapshot);
-    },
-    log: (line) => {
-      first.log(line);
-      second.log(line);
-    },
-    stop: () => {
-      first.stop();
-      second.stop();
-    },
-  };
-}
-
-function progressFor(ctx: CliContext, flags: SyncFlags): ProgressView {
-  if (!flags.quiet && flags.progress) return createProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY });
-  return { update: () => undefined, log: (line) => ctx.stderr.write(`${line}\n`), stop: () => undefined };
-}
-
-/**
- * The user's journal for a dry run, read-only: found through /health (partner) and the
- * user's stats (whether a real run would be a full or an incremental pass), which are reads
- * only; without a reachable host, by the base URL and user id kept in each journal. An
- * e-mail is looked up in the directory only: a dry run never creates a user.
- */
-async function dryRunJournal(ctx: CliContext, flags: SyncFlags, note: (line: string) => void): Promise<JournalReader | null> {
-  if (flags.user === undefined && flags.email === undefined) return null;
-  const connectionFlags = { baseUrl: flags.baseUrl, profile: flags.profile, retries: flags.retries ?? 1, timeout: flags.timeout ?? 10 };
-  const target = targetIdentity(ctx, connectionFlags);
-  let userId = flags.user ?? null;
-  if (userId === null) {
-    const directory = openDirectory();
-    try {
-      userId = directory.lookup(target, flags.email as string)?.userId ?? null;
-    } finally {
-      directory.close();
-    }
-  }
-  if (userId === null) {
-    note(`camroll: dry run: ${flags.email} is not known on this machine for ${target}: a real run would create or find the user and send every item`);
-    return null;
-  }
-  let partnerId: string | null = null;
-  try {
-    await withConnection({ ctx, flags: connectionFlags }, async ({ client }) => {
-      partnerId = (await client.health({ signal: ctx.signal })).partner_id;
-      const stats = await client.stats(userId as string, { signal: ctx.signal });
-      note(`camroll: dry run: a real run would be ${flags.full || !stats.has_synced ? 'a full' : 'an incremental'} pass (has_synced ${stats.has_synced})`);
-    });
-  } catch (error) {
-    if (error instanceof InterruptedError) throw error;
-    note(`camroll: dry run: could not check with the service (${describeError(error)}); counting from the local journal alone`);
-  }
-  const path = findJournal(join(appPaths().data, 'journals'), { baseUrl: target, partnerId, userId });
-  if (path === null) {
-    note('camroll: dry run: no sync journal for this user and target on this machine: a real run would send every item');
-    return null;
-  }
-  return openJournalReader(path);
 }

@@ -125,3 +125,31 @@ function createPlainLines(options: ProgressOptions): ProgressView {
     },
   };
 }
+
+/**
+ * The terminal's view: bars or plain lines when `show`; otherwise (--no-progress, --quiet)
+ * no progress, and the lines it is given go out as plain lines.
+ */
+export function terminalProgress(options: ProgressOptions & { show: boolean }): ProgressView {
+  if (options.show) return createProgress(options);
+  return { update: () => undefined, log: (line) => options.stream.write(`${line}\n`), stop: () => undefined };
+}
+
+/** One progress view that feeds two (the terminal and the log file). */
+export function teeProgress(first: ProgressView, second: ProgressView): ProgressView {
+  return {
+    update: (snapshot) => {
+      first.update(snapshot);
+      second.update(snapshot);
+    },
+    log: (line) => {
+      first.log(line);
+      second.log(line);
+    },
+    stop: () => {
+      first.stop();
+      second.stop();
+    },
+  };
+}
+
