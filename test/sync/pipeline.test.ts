@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IngestResponse, MediaMetadata } from '../../src/contract/index.js';
+import type { ScannedMedia } from '../../src/scan/types.js';
 import { ApiError } from '../../src/errors.js';
 import { openJournal, type Journal } from '../../src/sync/journal.js';
 import { runPipeline, type PipelineEvent, type SyncInput } from '../../src/sync/pipeline.js';
@@ -17,13 +18,27 @@ const media = (n: number, extra: Partial<MediaMetadata> = {}): MediaMetadata => 
   ...extra,
 });
 
+/** What the scanner would give for an item: every member present, null where unknown. */
+const scanned = (m: MediaMetadata): ScannedMedia => ({
+  id: m.id,
+  taken_at: m.taken_at ?? null,
+  latitude: m.latitude ?? null,
+  longitude: m.longitude ?? null,
+  media_type: m.media_type ?? 'photo',
+  filename: m.filename ?? '',
+  duration_seconds: m.duration_seconds ?? null,
+  device_make: m.device_make ?? null,
+  device_model: m.device_model ?? null,
+  device_lens_model: m.device_lens_model ?? null,
+});
+
 async function* records(items: Array<MediaMetadata | null>): AsyncGenerator<SyncInput> {
   let i = 0;
   for (const m of items) {
     i += 1;
     yield {
       type: 'record',
-      record: { path: `p/${i}.jpg`, media: m as never, error: m ? null : { code: 'corrupt', message: 'bad jpeg' } },
+      record: { path: `p/${i}.jpg`, media: m ? scanned(m) : null, error: m ? null : { code: 'corrupt_file', message: 'bad jpeg' } },
     };
   }
 }

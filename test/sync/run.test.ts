@@ -2,30 +2,37 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HealthResult, SyncCompleteResult } from '../../src/client/index.js';
 import type { MediaMetadata, Stats } from '../../src/contract/index.js';
+import type { ScannedMedia } from '../../src/scan/types.js';
+import { FRESH_STATS } from '../cli/helpers/stats.js';
 import type { SyncInput } from '../../src/sync/pipeline.js';
 import { runSync, type SyncClient, type SyncRunOptions } from '../../src/sync/run.js';
 
 const USER = '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11';
 
-const media = (n: number): MediaMetadata => ({
+const media = (n: number): ScannedMedia => ({
   id: `sha256:${n.toString(16).padStart(64, '0')}`,
   taken_at: '2024-07-13T00:30:00.000Z',
   latitude: 40.75,
   longitude: -73.99,
   media_type: 'photo',
   filename: `IMG_${n}.jpg`,
+  duration_seconds: null,
+  device_make: null,
+  device_model: null,
+  device_lens_model: null,
 });
 
 async function* records(count: number): AsyncGenerator<SyncInput> {
-  for (let n = 1; n <= count; n += 1) yield { type: 'record', record: { path: `p/${n}.jpg`, media: media(n) as never, error: null } };
+  for (let n = 1; n <= count; n += 1) yield { type: 'record', record: { path: `p/${n}.jpg`, media: media(n), error: null } };
 }
 
 /** A fake service that accepts everything; `lastSyncAt` is what its stats say before a run. */
 function fakeClient(state: { lastSyncAt: string | null }): SyncClient & { sent: number } {
   const client = {
     sent: 0,
-    health: async () => ({ status: 'ok', partner_id: 'partner-1' }) as never,
+    health: async (): Promise<HealthResult> => ({ status: 'ok', partner_id: 'partner-1', environment: 'sandbox', rate_limit: null }),
     createUser: async () => {
       throw new Error('not used');
     },
@@ -40,9 +47,9 @@ function fakeClient(state: { lastSyncAt: string | null }): SyncClient & { sent: 
         last_sync_at: '2024-01-01T00:00:00.000Z',
       };
     },
-    syncComplete: async () => ({}) as never,
+    syncComplete: async (): Promise<SyncCompleteResult> => ({ has_synced: true, last_sync_at: '2024-01-01T00:00:00.000Z' }),
     allEvents: async function* () {},
-    stats: async () => ({ has_synced: state.lastSyncAt !== null, last_sync_at: state.lastSyncAt }) as Stats,
+    stats: async (): Promise<Stats> => ({ ...FRESH_STATS, has_synced: state.lastSyncAt !== null, last_sync_at: state.lastSyncAt }),
   };
   return client as SyncClient & { sent: number };
 }
@@ -93,7 +100,13 @@ describe('runSync', () => {
   it('does not call sync-complete when a folder could not be read, and says why', async () => {
     let completed = 0;
     const state = { lastSyncAt: null as string | null };
-    const client = { ...fakeClient(state), syncComplete: async () => ((completed += 1), {}) as never };
+    const client: SyncClient = {
+      ...fakeClient(state),
+      syncComplete: async () => {
+        completed += 1;
+        return { has_synced: true, last_sync_at: '2024-01-01T00:00:00.000Z' };
+      },
+    };
     async function* withUnreadableFolder(): AsyncGenerator<SyncInput> {
       yield* records(3);
       yield { type: 'warning', code: 'unreadable_folder', path: 'NAS/2019', message: 'input/output error (EIO)' };
