@@ -16,6 +16,12 @@ export type CoordinatesSource = 'takeout' | 'xmp' | 'exif_gps' | 'video_iso6709'
 export interface SourceInfo {
   taken_at: TakenAtSource | null;
   coordinates: CoordinatesSource | null;
+  /**
+   * Present only when the readers skipped part of the file (a bad EXIF entry, a JPEG segment
+   * of the wrong length, an unparsable XMP packet) and kept the rest: codes of
+   * `src/scan/extract/warnings.ts`.
+   */
+  warnings?: FileProblem[];
 }
 
 /** The MediaMetadata of one file, exactly as sync sends it (null where unknown). */

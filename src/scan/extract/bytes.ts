@@ -46,10 +46,7 @@ export function ascii(data: Uint8Array, start: number, end: number): string {
   return out;
 }
 
-/** UTF-8 text with NULs removed and whitespace trimmed; empty becomes null. */
-export function cleanText(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  // eslint-disable-next-line no-control-regex
-  const text = value.replace(/\u0000/g, '').trim();
-  return text === '' ? null : text;
+/** A ByteSource over bytes already in memory (an embedded EXIF block, a preview). */
+export function memorySource(data: Uint8Array): ByteSource {
+  return { size: data.length, head: data, read: async (offset, length) => data.subarray(offset, offset + length) };
 }

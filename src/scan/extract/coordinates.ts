@@ -1,5 +1,7 @@
 /** Pure conversions of the coordinate forms found in EXIF, XMP, QuickTime and Takeout. */
 
+import { cleanText } from './text.js';
+
 export interface Coordinates {
   latitude: number;
   longitude: number;
@@ -92,8 +94,7 @@ const ISO6709_RE = /^([+-])(\d+(?:\.\d*)?)([+-])(\d+(?:\.\d*)?)(?:[+-]\d+(?:\.\d
  */
 export function parseIso6709(text: unknown): Coordinates | null {
   if (typeof text !== 'string') return null;
-  // eslint-disable-next-line no-control-regex
-  const m = ISO6709_RE.exec(text.replace(/\u0000/g, '').trim());
+  const m = ISO6709_RE.exec(cleanText(text) ?? '');
   if (!m) return null;
   const lat = iso6709Part(m[1]!, m[2]!, 2);
   const lon = iso6709Part(m[3]!, m[4]!, 3);

@@ -4,6 +4,8 @@
  * would have if it were UTC (so arithmetic on it is plain subtraction).
  */
 
+import { cleanText } from './text.js';
+
 /** A wall-clock reading: `wallMs` is Date.UTC of its fields. */
 export interface LocalTime {
   wallMs: number;
@@ -37,8 +39,7 @@ const DATE_RE =
  */
 export function parseDateText(text: unknown): ParsedDate | null {
   if (typeof text !== 'string') return null;
-  // eslint-disable-next-line no-control-regex
-  const trimmed = text.replace(/\u0000/g, '').trim();
+  const trimmed = cleanText(text) ?? '';
   const m = DATE_RE.exec(trimmed);
   if (!m) return null;
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac, zone] = m;
@@ -70,8 +71,7 @@ export function localFromFields(
 /** "123" -> 123 ms, "5" -> 500 ms, "0504" -> 50 ms (truncated, not rounded). Non-digits give 0. */
 export function fractionToMillis(fraction: string | null | undefined): number {
   if (fraction === null || fraction === undefined) return 0;
-  // eslint-disable-next-line no-control-regex
-  const digits = fraction.replace(/\u0000/g, '').trim();
+  const digits = cleanText(fraction) ?? '';
   if (!/^\d+$/.test(digits)) return 0;
   return Number(digits.slice(0, 3).padEnd(3, '0'));
 }
@@ -82,8 +82,7 @@ export function fractionToMillis(fraction: string | null | undefined): number {
  */
 export function parseOffset(text: unknown): number | null {
   if (typeof text !== 'string') return null;
-  // eslint-disable-next-line no-control-regex
-  const t = text.replace(/\u0000/g, '').trim();
+  const t = cleanText(text) ?? '';
   if (/^z$/i.test(t)) return 0;
   const m = /^([+-])(\d{2})(?::?(\d{2}))?$/.exec(t);
   if (!m) return null;

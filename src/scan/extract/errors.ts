@@ -13,8 +13,10 @@ export const FILE_ERROR_CODES = {
   truncated_file: 'truncated_file',
   /** The file has no bytes at all. */
   empty_file: 'empty_file',
-  /** The operating system refused or failed a read. */
+  /** The operating system refused or failed a read (may pass on its own: never cached). */
   read_error: 'read_error',
+  /** A defect in camroll's readers met on this file (cached like any answer for the same bytes). */
+  internal_error: 'internal_error',
 } as const;
 
 export type FileErrorCode = keyof typeof FILE_ERROR_CODES;
@@ -33,4 +35,18 @@ export class ParseProblem extends Error {
     this.name = 'ParseProblem';
     this.code = code;
   }
+}
+
+/**
+ * The ScanError for anything a reader threw: its own ParseProblem keeps its code; a
+ * RangeError (a DataView or typed array sent past its end by inconsistent sizes) is the
+ * file's structure, `corrupt_file`; anything else is a defect of camroll, `internal_error`.
+ * Both are answers for these bytes, so the cache keeps them; only `read_error` is not.
+ */
+export function asFileError(error: unknown, path: string): ScanError {
+  if (error instanceof ScanError) return error;
+  if (error instanceof ParseProblem) return fileError(error.code, path, error.message, error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof RangeError) return fileError('corrupt_file', path, `inconsistent structure: ${message}`, error);
+  return fileError('internal_error', path, message, error);
 }

@@ -20,7 +20,8 @@ export type ContainerKind = 'jpeg' | 'tiff' | 'orf' | 'rw2' | 'png' | 'webp' | '
 export function sniffContainer(head: Uint8Array): ContainerKind {
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpeg';
   const four = ascii(head, 0, 4);
-  if (four === 'II*\u0000' || four === 'MM\u0000*') return 'tiff';
+  // Classic TIFF (42) and BigTIFF (43): tiff.ts reads both.
+  if (four === 'II*\u0000' || four === 'MM\u0000*' || four === 'II+\u0000' || four === 'MM\u0000+') return 'tiff';
   if (four === 'IIRO' || four === 'IIRS' || four === 'MMOR') return 'orf';
   if (four === 'IIU\u0000') return 'rw2';
   if (ascii(head, 0, 8) === '\u0089PNG\r\n\u001a\n') return 'png';

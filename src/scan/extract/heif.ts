@@ -1,12 +1,14 @@
 import type { ByteSource } from '../types.js';
 import type { Box } from './bmff.js';
 import { listBoxes, listBoxesIn, readPayload } from './bmff.js';
-import { ascii, readRange, viewOf } from './bytes.js';
+import { ascii, memorySource, readRange, viewOf } from './bytes.js';
 import { ParseProblem } from './errors.js';
 import type { ExifTags } from './exif.js';
-import { mergeTags, parseTiff } from './exif.js';
+import { mergeTags } from './exif.js';
 import type { PhotoFacts } from './photo.js';
-import { parseXmp } from './xmp.js';
+import { embeddedFacts } from './photo.js';
+import { readTiff } from './tiff.js';
+import type { ExtractionWarning } from './warnings.js';
 
 const MAX_META_BYTES = 4 * 1024 * 1024;
 const MAX_ITEM_BYTES = 4 * 1024 * 1024;
@@ -18,14 +20,14 @@ interface Extent { offset: number; length: number }
 /** HEIC/HEIF/AVIF: the `Exif` item (and an XMP `mime` item) located through `iinf` and `iloc`. */
 export async function readHeif(bytes: ByteSource, topLevel: Box[]): Promise<PhotoFacts> {
   const meta = topLevel.find((b) => b.type === 'meta');
-  if (!meta) return { tags: {}, xmp: null };
+  if (!meta) return { tags: {}, xmp: null, warnings: [] };
   const payload = await readPayload(bytes, meta, MAX_META_BYTES);
   const children = listBoxesIn(payload.subarray(4), meta.payloadStart + 4); // meta is a full box
   const body = (box: Box): Uint8Array => payload.subarray(box.payloadStart - meta.payloadStart, box.end - meta.payloadStart);
   const iinf = children.find((b) => b.type === 'iinf');
   const iloc = children.find((b) => b.type === 'iloc');
   const idat = children.find((b) => b.type === 'idat');
-  if (!iinf || !iloc) return { tags: {}, xmp: null };
+  if (!iinf || !iloc) return { tags: {}, xmp: null, warnings: [] };
   const infos = parseIinf(body(iinf), iinf.payloadStart);
   const locations = parseIloc(body(iloc));
   const readItem = async (id: number): Promise<Uint8Array | null> => {
@@ -44,17 +46,17 @@ export async function readHeif(bytes: ByteSource, topLevel: Box[]): Promise<Phot
     }
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   };
-  let tags: ExifTags = {};
+  let tiff: Uint8Array | null = null;
   const exifItem = infos.find((i) => i.type === 'Exif');
   const exif = exifItem ? await readItem(exifItem.id) : null;
   if (exif && exif.length > 4) {
     // The item starts with the offset of the TIFF header after these 4 bytes (usually past "Exif\0\0").
     const skip = 4 + viewOf(exif).getUint32(0);
-    if (skip < exif.length) tags = await parseTiff(exif.subarray(skip));
+    if (skip < exif.length) tiff = exif.subarray(skip);
   }
   const xmpItem = infos.find((i) => i.type === 'mime' && /rdf\+xml/i.test(i.contentType));
   const xmp = xmpItem ? await readItem(xmpItem.id) : null;
-  return { tags, xmp: xmp ? parseXmp(new TextDecoder().decode(xmp)) : null };
+  return embeddedFacts(tiff, xmp ? new TextDecoder().decode(xmp) : null);
 }
 
 /** `iinf` entries (`infe` version 2 and 3): item id, type and MIME content type. */
@@ -131,12 +133,15 @@ export async function readCr3(bytes: ByteSource, topLevel: Box[]): Promise<Photo
     const id = await readRange(bytes, child.payloadStart, 16);
     if (Buffer.from(id).toString('hex') !== CANON_UUID) continue;
     const sets: ExifTags[] = [];
+    const warnings: ExtractionWarning[] = [];
     for (const cmt of await listBoxes(bytes, child.payloadStart + 16, child.end)) {
       if (cmt.type === 'CMT1' || cmt.type === 'CMT2' || cmt.type === 'CMT4') {
-        sets.push(await parseTiff(await readPayload(bytes, cmt, MAX_META_BYTES)));
+        const read = await readTiff(memorySource(await readPayload(bytes, cmt, MAX_META_BYTES)));
+        sets.push(read.tags);
+        warnings.push(...read.warnings);
       }
     }
-    return { tags: mergeTags(...sets), xmp: null };
+    return { tags: mergeTags(...sets), xmp: null, warnings };
   }
-  return { tags: {}, xmp: null };
+  return { tags: {}, xmp: null, warnings: [] };
 }

@@ -1,12 +1,11 @@
 import { basename, extname } from 'node:path';
 import type { ByteSource, Extraction, SourceInfo } from '../types.js';
-import { cleanText } from './bytes.js';
+import { cleanText } from './text.js';
 import type { Coordinates } from './coordinates.js';
 import { exifCoordinates } from './coordinates.js';
 import type { ParsedDate } from './dates.js';
 import { fractionToMillis, parseDateText, parseOffset } from './dates.js';
-import type { FileErrorCode } from './errors.js';
-import { ParseProblem, fileError } from './errors.js';
+import { ParseProblem, asFileError } from './errors.js';
 import type { ExifTags } from './exif.js';
 import type { ContainerKind } from './formats.js';
 import { mediaTypeOf, sniffContainer } from './formats.js';
@@ -56,10 +55,9 @@ async function readFacts(kind: ContainerKind, bytes: ByteSource): Promise<FileFa
     case 'jpeg':
       return photo(readJpeg(bytes));
     case 'tiff':
-      return photo(readTiffBased(bytes, false));
     case 'orf':
     case 'rw2':
-      return photo(readTiffBased(bytes, true));
+      return photo(readTiffBased(bytes));
     case 'png':
       return photo(readPng(bytes));
     case 'webp':
@@ -72,7 +70,7 @@ async function readFacts(kind: ContainerKind, bytes: ByteSource): Promise<FileFa
       const brands = ftyp ? brandsOf(await readPayload(bytes, ftyp, 4096)) : [];
       if (brands.includes('crx ')) return photo(readCr3(bytes, top));
       if (top.some((b) => b.type === 'meta') && brands.some((b) => HEIF_BRANDS.has(b))) return photo(readHeif(bytes, top));
-      return { tags: {}, xmp: null, video: await readVideo(bytes, top) };
+      return { tags: {}, xmp: null, warnings: [], video: await readVideo(bytes, top) };
     }
     default:
       throw new ParseProblem('unsupported_format', 'the content is not an image or video format camroll reads');
@@ -108,16 +106,18 @@ function firstCoordinates(candidates: [Coordinates | null, SourceInfo['coordinat
  * metadata is not an error: it gives media with nulls.
  */
 export async function extractFile(input: ExtractInput): Promise<Extraction> {
-  const { absPath, bytes } = input;
-  if (bytes.size === 0) throw fileError('empty_file', absPath, 'the file is empty');
-  let facts: FileFacts;
-  let sidecars: Sidecars;
   try {
-    [facts, sidecars] = await Promise.all([readFacts(sniffContainer(bytes.head), bytes), input.sidecars.load(absPath)]);
+    return await extract(input);
   } catch (error) {
-    if (error instanceof ParseProblem) throw fileError(error.code as FileErrorCode, absPath, error.message, error);
-    throw fileError('read_error', absPath, error instanceof Error ? error.message : String(error), error);
+    // Nothing but a ScanError with a stable code leaves the extractor.
+    throw asFileError(error, input.absPath);
   }
+}
+
+async function extract(input: ExtractInput): Promise<Extraction> {
+  const { absPath, bytes } = input;
+  if (bytes.size === 0) throw new ParseProblem('empty_file', 'the file is empty');
+  const [facts, sidecars]: [FileFacts, Sidecars] = await Promise.all([readFacts(sniffContainer(bytes.head), bytes), input.sidecars.load(absPath)]);
   const { tags } = facts;
   const embedded = facts.xmp;
   const video = facts.video;
@@ -131,8 +131,8 @@ export async function extractFile(input: ExtractInput): Promise<Extraction> {
   const ownExif = exifDate(tags);
   const taken = await resolveTakenAt(
     {
-      // An embedded XMP packet speaks only when the file's EXIF has no date; a sidecar always wins.
-      xmp: sidecars.xmp?.date ?? (ownExif === null ? (embedded?.date ?? null) : null),
+      xmp: sidecars.xmp?.date ?? null,
+      embeddedXmp: embedded?.date ?? null,
       takeoutMs: sidecars.takeout?.takenMs ?? null,
       exif: ownExif,
       gpsMs: gpsUtcMs(tags.GPSDateStamp, tags.GPSTimeStamp),
@@ -155,6 +155,11 @@ export async function extractFile(input: ExtractInput): Promise<Extraction> {
       device_model: sidecars.xmp?.model ?? cleanText(tags.Model) ?? embedded?.model ?? video?.model ?? null,
       device_lens_model: sidecars.xmp?.lensModel ?? cleanText(tags.LensModel) ?? embedded?.lensModel ?? null,
     },
-    source: { taken_at: taken.source, coordinates: coordinatesSource },
+    source: {
+      taken_at: taken.source,
+      coordinates: coordinatesSource,
+      // Present only when something was skipped: what was read is kept, and the skip is said.
+      ...(facts.warnings.length > 0 ? { warnings: facts.warnings.map(({ code, message }) => ({ code, message })) } : {}),
+    },
   };
 }

@@ -1,38 +1,54 @@
 import type { ByteSource } from '../types.js';
-import { readRange } from './bytes.js';
+import { memorySource } from './bytes.js';
+import { ParseProblem } from './errors.js';
 import type { ExifTags } from './exif.js';
-import { parseTiff } from './exif.js';
 import { readJpegMetadata } from './jpeg.js';
-import { tiffMetadataSpan } from './tiff-span.js';
+import { readTiff } from './tiff.js';
+import type { ExtractionWarning } from './warnings.js';
+import { warning } from './warnings.js';
 import type { XmpData } from './xmp.js';
-import { parseXmp } from './xmp.js';
+import { parseXmpPacket } from './xmp.js';
 
-/** What a photo's own bytes say: EXIF tags and an embedded XMP packet. */
+/** What a photo's own bytes say: EXIF tags, an embedded XMP packet, and what was skipped. */
 export interface PhotoFacts {
   tags: ExifTags;
   xmp: XmpData | null;
+  warnings: ExtractionWarning[];
+}
+
+/** Whether an XMP packet gave anything camroll uses. */
+function saysSomething(xmp: XmpData | null): boolean {
+  return xmp !== null && Object.values(xmp).some((value) => value !== null);
+}
+
+/**
+ * Reads an embedded EXIF block (a TIFF structure in memory) and an XMP packet into facts.
+ * An EXIF block that cannot be read at all is `corrupt_file` only when the XMP packet gave
+ * nothing either: metadata already read is never lost to it, it becomes a warning.
+ */
+export async function embeddedFacts(tiff: Uint8Array | null, xmpText: string | null, warnings: ExtractionWarning[] = []): Promise<PhotoFacts> {
+  const xmp = xmpText === null ? null : parseXmpPacket(xmpText, warnings);
+  if (tiff === null) return { tags: {}, xmp, warnings };
+  try {
+    const read = await readTiff(memorySource(tiff));
+    return { tags: read.tags, xmp, warnings: [...warnings, ...read.warnings] };
+  } catch (error) {
+    if (!(error instanceof ParseProblem) || error.code === 'read_error' || !saysSomething(xmp)) throw error;
+    return { tags: {}, xmp, warnings: [...warnings, warning('skipped_ifd', `EXIF block skipped: ${error.message}`)] };
+  }
 }
 
 /** JPEG: APP1 Exif and XMP segments. */
 export async function readJpeg(bytes: ByteSource, start = 0, limit = bytes.size): Promise<PhotoFacts> {
   const found = await readJpegMetadata(bytes, start, limit);
-  return {
-    tags: found.tiff ? await parseTiff(found.tiff) : {},
-    xmp: found.xmp === null ? null : parseXmp(found.xmp),
-  };
+  return embeddedFacts(found.tiff, found.xmp, found.warnings);
 }
 
 /**
- * TIFF and TIFF-based raws (DNG, CR2, NEF, ARW, and ORF/RW2 whose magic number differs):
- * only the prefix holding the metadata IFDs is read and parsed.
+ * TIFF, BigTIFF and TIFF-based raws (DNG, CR2, NEF, ARW, and ORF/RW2 whose magic number
+ * differs): the metadata IFDs are read in place, entry by entry, never the image data.
  */
-export async function readTiffBased(bytes: ByteSource, patchMagic: boolean): Promise<PhotoFacts> {
-  const span = await tiffMetadataSpan(bytes);
-  let tiff = await readRange(bytes, 0, span);
-  if (patchMagic) {
-    // Olympus (IIRO/MMOR) and Panasonic (IIU\0) use TIFF layout under their own magic number.
-    tiff = Uint8Array.from(tiff);
-    if (tiff[0] === 0x49) { tiff[2] = 0x2a; tiff[3] = 0x00; } else { tiff[2] = 0x00; tiff[3] = 0x2a; }
-  }
-  return { tags: await parseTiff(tiff), xmp: null };
+export async function readTiffBased(bytes: ByteSource): Promise<PhotoFacts> {
+  const read = await readTiff(bytes, { wholeFile: true });
+  return { tags: read.tags, xmp: null, warnings: read.warnings };
 }

@@ -2,12 +2,8 @@ import { inflateSync } from 'node:zlib';
 import type { ByteSource } from '../types.js';
 import { ascii, readRange, viewOf } from './bytes.js';
 import { ParseProblem } from './errors.js';
-import type { ExifTags } from './exif.js';
-import { parseTiff } from './exif.js';
 import type { PhotoFacts } from './photo.js';
-import { readJpeg } from './photo.js';
-import type { XmpData } from './xmp.js';
-import { parseXmp } from './xmp.js';
+import { embeddedFacts, readJpeg } from './photo.js';
 
 const MAX_CHUNKS = 100_000;
 const MAX_TEXT_CHUNK = 4 * 1024 * 1024;
@@ -33,8 +29,8 @@ function rawProfile(text: string): Uint8Array | null {
  * "Raw profile type exif" in `tEXt`/`zTXt`. Only chunk headers are read for image data.
  */
 export async function readPng(bytes: ByteSource): Promise<PhotoFacts> {
-  let tags: ExifTags | null = null;
-  let xmp: XmpData | null = null;
+  let tiff: Uint8Array | null = null;
+  let xmp: string | null = null;
   let pos = 8;
   for (let n = 0; n < MAX_CHUNKS && pos + 8 <= bytes.size; n++) {
     const header = await readRange(bytes, pos, 8);
@@ -43,24 +39,24 @@ export async function readPng(bytes: ByteSource): Promise<PhotoFacts> {
     const dataStart = pos + 8;
     if (type === 'IEND') break;
     if (dataStart + length + 4 > bytes.size) throw new ParseProblem('truncated_file', `PNG chunk '${type}' runs past the end of the file`);
-    if (type === 'eXIf' && tags === null) tags = await parseTiff(tiffOf(await readRange(bytes, dataStart, length)));
+    if (type === 'eXIf' && tiff === null) tiff = tiffOf(await readRange(bytes, dataStart, length));
     else if ((type === 'iTXt' || type === 'tEXt' || type === 'zTXt') && length <= MAX_TEXT_CHUNK) {
       const data = await readRange(bytes, dataStart, length);
       const text = pngText(type, data);
       if (text) {
-        if (text.keyword === 'XML:com.adobe.xmp' && xmp === null) xmp = parseXmp(text.value);
-        else if (text.keyword === 'Raw profile type exif' && tags === null) {
+        if (text.keyword === 'XML:com.adobe.xmp' && xmp === null) xmp = text.value;
+        else if (text.keyword === 'Raw profile type exif' && tiff === null) {
           const raw = rawProfile(text.value);
-          if (raw) tags = await parseTiff(tiffOf(raw));
+          if (raw) tiff = tiffOf(raw);
         } else if (text.keyword === 'Raw profile type xmp' && xmp === null) {
           const raw = rawProfile(text.value);
-          if (raw) xmp = parseXmp(utf8.decode(raw));
+          if (raw) xmp = utf8.decode(raw);
         }
       }
     }
     pos = dataStart + length + 4;
   }
-  return { tags: tags ?? {}, xmp };
+  return embeddedFacts(tiff, xmp);
 }
 
 function pngText(type: string, data: Uint8Array): { keyword: string; value: string } | null {
@@ -87,19 +83,19 @@ export async function readWebp(bytes: ByteSource): Promise<PhotoFacts> {
   const riffSize = viewOf(await readRange(bytes, 4, 4)).getUint32(0, true);
   const end = Math.min(bytes.size, 8 + riffSize);
   if (8 + riffSize > bytes.size) throw new ParseProblem('truncated_file', 'WebP data runs past the end of the file');
-  let tags: ExifTags = {};
-  let xmp: XmpData | null = null;
+  let tiff: Uint8Array | null = null;
+  let xmp: string | null = null;
   let pos = 12;
   for (let n = 0; n < MAX_CHUNKS && pos + 8 <= end; n++) {
     const header = await readRange(bytes, pos, 8);
     const type = ascii(header, 0, 4);
     const length = viewOf(header).getUint32(4, true);
     if (pos + 8 + length > end) throw new ParseProblem('truncated_file', `WebP chunk '${type}' runs past the end of the file`);
-    if (type === 'EXIF') tags = await parseTiff(tiffOf(await readRange(bytes, pos + 8, length)));
-    else if (type === 'XMP ') xmp = parseXmp(utf8.decode(await readRange(bytes, pos + 8, length)));
+    if (type === 'EXIF') tiff = tiffOf(await readRange(bytes, pos + 8, length));
+    else if (type === 'XMP ') xmp = utf8.decode(await readRange(bytes, pos + 8, length));
     pos += 8 + length + (length % 2); // chunks are padded to an even size
   }
-  return { tags, xmp };
+  return embeddedFacts(tiff, xmp);
 }
 
 /** Fujifilm RAF: the header points at an embedded JPEG preview that carries the EXIF. */

@@ -10,6 +10,8 @@ import { zonedToUtc } from './timezone.js';
 export interface TimeEvidence {
   /** An XMP sidecar date (exif:DateTimeOriginal, xmp:CreateDate or photoshop:DateCreated). */
   xmp: ParsedDate | null;
+  /** The same from the file's own embedded XMP packet. */
+  embeddedXmp?: ParsedDate | null;
   /** Takeout photoTakenTime, epoch milliseconds (UTC). */
   takeoutMs: number | null;
   /** EXIF DateTimeOriginal (+ SubSecTimeOriginal) with OffsetTimeOriginal when present. */
@@ -43,7 +45,8 @@ export function effectiveLocal(evidence: TimeEvidence): ParsedDate | null {
     }
     return xmp;
   }
-  return exif ?? video;
+  // The embedded packet's reading stands in for a missing EXIF date, as a sidecar's would.
+  return exif ?? evidence.embeddedXmp ?? video;
 }
 
 function result(instant: Instant, source: TakenAtSource): TakenAt | null {
@@ -65,16 +68,21 @@ export async function resolveTakenAt(
   loadZoneFinder: () => Promise<ZoneFinder>,
 ): Promise<TakenAt> {
   const local = effectiveLocal(evidence);
-  const fromXmp = evidence.xmp !== null && local === evidence.xmp;
-  const fromVideo = evidence.exif === null && evidence.xmp === null && local === evidence.video;
+  const embedded = evidence.embeddedXmp ?? null;
+  const fromSidecar = evidence.xmp !== null && local === evidence.xmp;
+  const fromVideo = local !== null && local === evidence.video && local !== evidence.exif && local !== embedded;
 
-  // Rule a, sidecars first (they are the user's edits): XMP with offset, Takeout, then the file's own.
+  // Rule a, sidecars first (they are the user's edits): XMP with offset, Takeout, then the
+  // file's own: EXIF with its offset, the embedded XMP date with its offset (when EXIF has
+  // only a local time, or none), the QuickTime creation date.
   const withOffset = local && local.offsetMinutes !== null ? instantAtOffset(local.local, local.offsetMinutes) : null;
-  const offsetSource: TakenAtSource = fromXmp ? 'xmp' : fromVideo ? 'video_creationdate' : 'exif_offset';
+  const offsetSource: TakenAtSource = fromSidecar || local === embedded ? 'xmp' : fromVideo ? 'video_creationdate' : 'exif_offset';
+  const embeddedInstant = !fromSidecar && embedded && embedded.offsetMinutes !== null ? instantAtOffset(embedded.local, embedded.offsetMinutes) : null;
   const ruleA: [Instant | null, TakenAtSource][] = [
-    [offsetSource === 'xmp' ? withOffset : null, 'xmp'],
+    [fromSidecar ? withOffset : null, 'xmp'],
     [evidence.takeoutMs === null ? null : { utcMs: evidence.takeoutMs, hasFraction: false }, 'takeout'],
-    [offsetSource === 'xmp' ? null : withOffset, offsetSource],
+    [fromSidecar ? null : withOffset, offsetSource],
+    [embeddedInstant, 'xmp'],
   ];
   for (const [instant, source] of ruleA) {
     const found = instant && result(instant, source);

@@ -1,7 +1,8 @@
 import type { ByteSource } from '../types.js';
 import type { Box } from './bmff.js';
 import { listBoxes, listBoxesIn, readPayload } from './bmff.js';
-import { ascii, cleanText, viewOf } from './bytes.js';
+import { ascii, viewOf } from './bytes.js';
+import { cleanText } from './text.js';
 import type { Coordinates } from './coordinates.js';
 import { parseIso6709 } from './coordinates.js';
 import type { ParsedDate } from './dates.js';

@@ -1,8 +1,11 @@
+import { XMLParser } from 'fast-xml-parser';
 import type { Coordinates } from './coordinates.js';
 import { parseXmpCoordinate, validCoordinates } from './coordinates.js';
 import type { ParsedDate } from './dates.js';
 import { parseDateText } from './dates.js';
-import { cleanText } from './bytes.js';
+import { cleanText } from './text.js';
+import type { ExtractionWarning } from './warnings.js';
+import { warning } from './warnings.js';
 
 /** What an XMP packet says, already validated. */
 export interface XmpData {
@@ -13,47 +16,147 @@ export interface XmpData {
   lensModel: string | null;
 }
 
-const DATE_PROPERTIES = ['exif:DateTimeOriginal', 'xmp:CreateDate', 'photoshop:DateCreated'];
+const NS = {
+  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
+  exif: 'http://ns.adobe.com/exif/1.0/',
+  xmp: 'http://ns.adobe.com/xap/1.0/',
+  photoshop: 'http://ns.adobe.com/photoshop/1.0/',
+  tiff: 'http://ns.adobe.com/tiff/1.0/',
+  exifEX: 'http://cipa.jp/exif/1.0/',
+  aux: 'http://ns.adobe.com/exif/1.0/aux/',
+} as const;
+
+/** The properties camroll reads, by namespace URI + local name (whatever prefix a writer chose). */
+const WANTED = {
+  dateTimeOriginal: NS.exif + 'DateTimeOriginal',
+  createDate: NS.xmp + 'CreateDate',
+  dateCreated: NS.photoshop + 'DateCreated',
+  latitude: NS.exif + 'GPSLatitude',
+  longitude: NS.exif + 'GPSLongitude',
+  make: NS.tiff + 'Make',
+  model: NS.tiff + 'Model',
+  lensModel: NS.exifEX + 'LensModel',
+  lens: NS.aux + 'Lens',
+} as const;
+const WANTED_NAMES = new Set<string>(Object.values(WANTED));
+const CONTAINERS = new Set([NS.rdf + 'Alt', NS.rdf + 'Seq', NS.rdf + 'Bag']);
 const MAX_XMP_CHARS = 2 * 1024 * 1024;
+const MAX_DEPTH = 64;
 
-function decodeEntities(text: string): string {
-  return text
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'")
-    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
-    .replace(/&amp;/g, '&');
+// A real XML parser: entities (decimal, hex, named) are decoded, a numeric entity past
+// U+10FFFF stays as written instead of throwing, DOCTYPE entity expansion is bounded.
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  processEntities: true,
+  htmlEntities: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+type Scope = ReadonlyMap<string, string>;
+// Prefixes as conventionally written, for packets that use them without declaring them.
+const CONVENTIONAL: Scope = new Map(Object.entries(NS));
+type XmlNode = string | number | boolean | null | undefined | XmlNode[] | { [key: string]: XmlNode };
+
+/** `prefix:local` to namespace URI + local, with the prefixes declared at this point. */
+function resolve(name: string, scope: Scope): string {
+  const colon = name.indexOf(':');
+  if (colon < 0) return (scope.get('') ?? '') + name;
+  return (scope.get(name.slice(0, colon)) ?? `${name.slice(0, colon)}:`) + name.slice(colon + 1);
 }
 
-/**
- * One simple property, written either as an attribute (`exif:GPSLatitude="..."`) or as an
- * element (`<exif:GPSLatitude>...</exif:GPSLatitude>`), or for a language alternative the
- * first `rdf:li` inside it. Namespace prefixes are matched as conventionally written.
- */
-export function xmpProperty(xml: string, name: string): string | null {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const attr = new RegExp(`\\s${escaped}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(xml);
-  if (attr) return decodeEntities(attr[1] ?? attr[2] ?? '');
-  const element = new RegExp(`<${escaped}(?:\\s[^>]*)?>([\\s\\S]*?)</${escaped}>`).exec(xml);
-  if (!element) return null;
-  const inner = element[1]!;
-  const li = /<rdf:li(?:\s[^>]*)?>([\s\S]*?)<\/rdf:li>/.exec(inner);
-  return decodeEntities((li ? li[1]! : inner).trim());
+function withDeclarations(node: { [key: string]: XmlNode }, scope: Scope): Scope {
+  let out: Map<string, string> | null = null;
+  for (const [key, value] of Object.entries(node)) {
+    if (typeof value !== 'string') continue;
+    if (key === '@_xmlns' || key.startsWith('@_xmlns:')) {
+      out ??= new Map(scope);
+      out.set(key === '@_xmlns' ? '' : key.slice('@_xmlns:'.length), value);
+    }
+  }
+  return out ?? scope;
 }
 
-/** Reads dates, GPS and device names from an XMP packet (a sidecar file or an embedded one). */
-export function parseXmp(xml: string): XmpData {
+/** A property's text: the element's own text, or the first `rdf:li` of an Alt/Seq/Bag inside it. */
+function textOf(node: XmlNode, scope: Scope, depth: number): string | null {
+  if (depth > MAX_DEPTH) return null;
+  if (typeof node === 'string') return node;
+  if (typeof node === 'number' || typeof node === 'boolean') return String(node);
+  if (Array.isArray(node)) return node.length === 0 ? null : textOf(node[0], scope, depth + 1);
+  if (node === null || node === undefined) return null;
+  const inner = withDeclarations(node, scope);
+  if (typeof node['#text'] === 'string' && node['#text'] !== '') return node['#text'];
+  for (const [key, child] of Object.entries(node)) {
+    if (key.startsWith('@_') || key === '#text') continue;
+    const name = resolve(key, inner);
+    if (CONTAINERS.has(name)) {
+      const list = Array.isArray(child) ? child[0] : child;
+      if (list && typeof list === 'object' && !Array.isArray(list)) {
+        const listScope = withDeclarations(list, inner);
+        for (const [liKey, li] of Object.entries(list)) {
+          if (resolve(liKey, listScope) === NS.rdf + 'li') return textOf(li, listScope, depth + 1);
+        }
+      }
+    }
+  }
+  return null;
+}
+
+/** Every wanted property in the tree (attribute or element form), first occurrence kept. */
+function collect(node: XmlNode, scope: Scope, found: Map<string, string>, depth: number): void {
+  if (depth > MAX_DEPTH || node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const item of node) collect(item, scope, found, depth + 1);
+    return;
+  }
+  const inner = withDeclarations(node, scope);
+  for (const [key, child] of Object.entries(node)) {
+    if (key === '#text') continue;
+    const attribute = key.startsWith('@_');
+    const name = resolve(attribute ? key.slice(2) : key, inner);
+    if (WANTED_NAMES.has(name) && !found.has(name)) {
+      const text = attribute ? (typeof child === 'string' ? child : null) : textOf(child, inner, depth + 1);
+      if (text !== null) found.set(name, text);
+    }
+    if (!attribute) collect(child, inner, found, depth + 1);
+  }
+}
+
+/** The wanted properties of a packet by URI + local name. Throws on text no XML parser can read. */
+export function xmpProperties(xml: string): Map<string, string> {
   const text = xml.length > MAX_XMP_CHARS ? xml.slice(0, MAX_XMP_CHARS) : xml;
+  const found = new Map<string, string>();
+  collect(parser.parse(text) as XmlNode, CONVENTIONAL, found, 0);
+  return found;
+}
+
+/** Reads dates, GPS and device names from an XMP packet (a sidecar file or an embedded one). Throws when unparsable. */
+export function parseXmp(xml: string): XmpData {
+  const props = xmpProperties(xml);
   let date: ParsedDate | null = null;
-  for (const property of DATE_PROPERTIES) {
-    date = parseDateText(xmpProperty(text, property));
+  for (const name of [WANTED.dateTimeOriginal, WANTED.createDate, WANTED.dateCreated]) {
+    date = parseDateText(props.get(name));
     if (date) break;
   }
-  const lat = parseXmpCoordinate(xmpProperty(text, 'exif:GPSLatitude'));
-  const lon = parseXmpCoordinate(xmpProperty(text, 'exif:GPSLongitude'));
   return {
     date,
-    coordinates: validCoordinates(lat, lon),
-    make: cleanText(xmpProperty(text, 'tiff:Make')),
-    model: cleanText(xmpProperty(text, 'tiff:Model')),
-    lensModel: cleanText(xmpProperty(text, 'exifEX:LensModel') ?? xmpProperty(text, 'aux:Lens')),
+    coordinates: validCoordinates(parseXmpCoordinate(props.get(WANTED.latitude)), parseXmpCoordinate(props.get(WANTED.longitude))),
+    make: cleanText(props.get(WANTED.make)),
+    model: cleanText(props.get(WANTED.model)),
+    lensModel: cleanText(props.get(WANTED.lensModel)) ?? cleanText(props.get(WANTED.lens)),
   };
+}
+
+/** An embedded packet: one that cannot be parsed is skipped with a warning, never fatal to the file. */
+export function parseXmpPacket(xml: string, warnings: ExtractionWarning[]): XmpData | null {
+  try {
+    return parseXmp(xml);
+  } catch (error) {
+    warnings.push(warning('skipped_xmp', `XMP packet skipped: ${error instanceof Error ? error.message : String(error)}`));
+    return null;
+  }
 }

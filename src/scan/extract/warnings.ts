@@ -1,0 +1,27 @@
+/**
+ * What a reader skipped to read the rest of a file. A file with warnings still gives its
+ * media line: the warnings travel in `source.warnings` so nothing is lost silently.
+ */
+export const WARNING_CODES = {
+  /** One TIFF/EXIF entry had an unknown type or a value outside the data; the others were read. */
+  skipped_entry: 'skipped_entry',
+  /** A whole IFD (Exif or GPS) or an embedded EXIF block could not be read; the rest was. */
+  skipped_ifd: 'skipped_ifd',
+  /** A JPEG segment's length was wrong; reading went on at the next marker. */
+  skipped_segment: 'skipped_segment',
+  /** An embedded XMP packet could not be parsed. */
+  skipped_xmp: 'skipped_xmp',
+} as const;
+
+export type WarningCode = keyof typeof WARNING_CODES;
+
+/** One skipped part of a file: a stable code and a message naming where. */
+export interface ExtractionWarning {
+  code: WarningCode;
+  message: string;
+}
+
+/** Builds an ExtractionWarning. */
+export function warning(code: WarningCode, message: string): ExtractionWarning {
+  return { code, message };
+}
