@@ -61,8 +61,11 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
       try {
         extraction = await options.extract({ absPath, bytes, sidecars: options.sidecars });
       } catch (error) {
+        // The extractor throws only ScanErrors; anything else is a defect, an answer for these
+        // bytes all the same (cached until the extractor version changes). Only a failed read may
+        // pass on its own, so only read_error is not cached.
         if (error instanceof CamrollError) return failure(absPath, size, error.code, error.message, error.code !== READ_ERROR);
-        return failure(absPath, size, 'internal_error', describe(error), false);
+        return failure(absPath, size, 'internal_error', describe(error), true);
       }
       const hash = createHash('sha256').update(first);
       let position = first.length;

@@ -64,4 +64,14 @@ describe('createFileReader', () => {
     const flaky = await createFileReader({ extract: failing('read_error'), sidecars: createSidecarFinder(), headBytes: 16 })(file);
     expect(flaky).toMatchObject({ cacheable: false, error: { code: 'read_error' } });
   });
+
+  it('turns anything else an extractor throws into a cacheable internal_error', async () => {
+    const file = path.join(dir, 'defect.jpg');
+    fs.writeFileSync(file, 'xx');
+    const broken: ExtractFn = async () => {
+      throw new TypeError('cannot read properties of undefined');
+    };
+    const result = await createFileReader({ extract: broken, sidecars: createSidecarFinder(), headBytes: 16 })(file);
+    expect(result).toMatchObject({ media: null, cacheable: true, error: { code: 'internal_error', message: 'cannot read properties of undefined' } });
+  });
 });
