@@ -607,6 +607,10 @@ skip "Recently Deleted/" trashed
 img ".hidden-album/IMG_HIDDEN.jpg"
 skip ".hidden-album/" hidden_folder
 
+# === damaged/: real-structure files with a damaged part; each still gives its metadata.
+# shellcheck source=scripts/make-damaged-fixtures.sh
+source "$ROOT/scripts/make-damaged-fixtures.sh"
+
 # --- answer key ------------------------------------------------------------------------
 cd "$LIB"
 find . -type f | sed 's|^\./||' | LC_ALL=C sort | while IFS= read -r p; do
@@ -643,6 +647,7 @@ for line in open(raw, encoding='utf-8'):
             'device_lens_model': f.get('lens'),
         }
         entry['source'] = {'taken_at': f.get('st'), 'coordinates': f.get('sc')}
+        if 'warn' in f: entry['warnings'] = f['warn'].split(',')
         if 'alt_error' in f: entry['alt_error'] = f['alt_error']
         if 'duplicate_of' in f: entry['duplicate_of'] = f['duplicate_of']
     entry['event_id'] = int(f['event']) if 'event' in f else None

@@ -87,7 +87,7 @@ describe('sync --log-file', () => {
     // --quiet keeps the terminal quiet; the log still gets the notices.
     expect(text).toMatch(/Z camroll: full pass for user [0-9a-f-]{36}\n/);
     expect(text).toMatch(/Z camroll: sync ended: outcome ok\n/);
-    expect(text).toMatch(/Z sent: +45 in 1 batch\n/);
+    expect(text).toMatch(/Z sent: +50 in 1 batch\n/);
     expect(text).not.toContain('sk_test_log_key_never_0001');
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });

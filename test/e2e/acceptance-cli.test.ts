@@ -375,7 +375,7 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
     expectNoCrash(result);
     const out = result.stdout;
     expect(out).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)$/m);
-    expect(out).toMatch(/^files:\s+50 \(46 readable, 4 unreadable, 1 duplicate\)$/m);
+    expect(out).toMatch(/^files:\s+55 \(51 readable, 4 unreadable, 1 duplicate\)$/m);
     expect(out).toMatch(/^events \(6, newest first\):$/m);
     for (const name of ['Madison Square Garden', 'Wembley Stadium', 'Sydney Opera House', 'Tokyo Dome', 'Allianz Parque', 'Accor Arena']) {
       expect(out).toContain(name);

@@ -14,6 +14,10 @@ const LIBRARY = 'fixtures/library';
 const KEY_DIR = join(ROOT, 'fixtures', 'expected');
 
 const Source = z.object({ taken_at: z.string().nullable(), coordinates: z.string().nullable() });
+/** A line's `source`: the key's rule names, plus what the readers skipped (absent when nothing). */
+const LineSource = Source.extend({
+  warnings: z.array(z.object({ code: z.string().min(1), message: z.string().min(1) }).strict()).min(1).optional(),
+}).strict();
 const KeyMedia = z.object({
   id: z.string(),
   taken_at: z.string().nullable(),
@@ -30,6 +34,8 @@ const KeyEntry = z.object({
   path: z.string(),
   media: KeyMedia.optional(),
   source: Source.optional(),
+  /** Codes of `source.warnings`, in order (src/scan/extract/warnings.ts). */
+  warnings: z.array(z.string()).optional(),
   error: z.object({ code: z.string() }).optional(),
   alt_error: z.string().optional(),
   duplicate_of: z.string().optional(),
@@ -58,7 +64,7 @@ const KeySummary = z.object({
 
 /** A `scan --jsonl` line (product decisions §1): media with its sources, or an error. */
 const Line = z.union([
-  z.object({ path: z.string(), media: MediaMetadata, source: Source }).strict(),
+  z.object({ path: z.string(), media: MediaMetadata, source: LineSource }).strict(),
   z.object({ path: z.string(), error: z.object({ code: z.string().min(1), message: z.string().min(1) }).strict() }).strict(),
 ]);
 type Line = z.infer<typeof Line>;
@@ -155,6 +161,8 @@ describe('scan fixtures/library --jsonl --no-cache', () => {
     expect(got.filename).toBe(want.filename);
     expect(got.media_type).toBe(want.media_type);
     expect({ taken_at: line.source.taken_at, coordinates: line.source.coordinates }).toEqual(entry.source);
+    // A skipped part is said, never silent; a file read whole says nothing.
+    expect((line.source.warnings ?? []).map((w) => w.code), JSON.stringify(line.source.warnings)).toEqual(entry.warnings ?? []);
     if (want.taken_at === null) {
       expect(got.taken_at).toBeNull();
     } else {

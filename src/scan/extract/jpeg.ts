@@ -46,7 +46,7 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
     const length = viewOf(header).getUint16(2);
     if (length < 2) return stop(new ParseProblem('corrupt_file', `JPEG segment of length ${length} at ${pos}`));
     let end = pos + 2 + length;
-    if (end < limit && !(await isSegmentStart(bytes, end, limit))) {
+    if (end < limit && !(await isMarker(bytes, end, limit))) {
       const next = await resync(bytes, end, pos + 4, limit);
       if (next === null) return stop(new ParseProblem('corrupt_file', `JPEG marker expected at ${end}`));
       found.warnings.push(warning('skipped_segment', `JPEG segment 0xff${marker.toString(16)} at ${pos} claims ${length} bytes; went on at the marker at ${next}`));
@@ -65,8 +65,15 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
   return found;
 }
 
+/** Whether a marker (0xff and a marker byte, or a fill byte) is at `at`: a claimed end is taken at its word. */
+async function isMarker(bytes: ByteSource, at: number, limit: number): Promise<boolean> {
+  if (at + 2 > limit) return false;
+  const [ff, marker] = await readRange(bytes, at, 2);
+  return ff === 0xff && (marker! >= 0xc0 || marker === 0x01);
+}
+
 /**
- * Whether a marker segment (or the start of scan, or the end of image) begins at `at`: 0xff,
+ * For a resync, where any 0xff byte may be data: whether a marker segment (or the start of scan, or the end of image) begins at `at`: 0xff,
  * a marker byte, and for a segment with a length, a length that lands on the next 0xff.
  */
 async function isSegmentStart(bytes: ByteSource, at: number, limit: number): Promise<boolean> {
