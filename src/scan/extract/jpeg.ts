@@ -47,10 +47,12 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
     if (length < 2) return stop(new ParseProblem('corrupt_file', `JPEG segment of length ${length} at ${pos}`));
     let end = pos + 2 + length;
     if (end < limit && !(await isMarker(bytes, end, limit))) {
+      // No marker anywhere near: the segment is taken as it claims, and what follows fails below.
       const next = await resync(bytes, end, pos + 4, limit);
-      if (next === null) return stop(new ParseProblem('corrupt_file', `JPEG marker expected at ${end}`));
-      found.warnings.push(warning('skipped_segment', `JPEG segment 0xff${marker.toString(16)} at ${pos} claims ${length} bytes; went on at the marker at ${next}`));
-      end = next;
+      if (next !== null) {
+        found.warnings.push(warning('skipped_segment', `JPEG segment 0xff${marker.toString(16)} at ${pos} claims ${length} bytes; went on at the marker at ${next}`));
+        end = next;
+      }
     }
     if (end > limit) return stop(new ParseProblem('truncated_file', `JPEG segment at ${pos} runs past the end of the file`));
     if (marker === 0xe1 && (found.tiff === null || found.xmp === null)) {
