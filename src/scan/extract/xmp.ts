@@ -1,4 +1,5 @@
-import { XMLParser } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { X2jOptions, XMLParser } from 'fast-xml-parser';
 import type { Coordinates } from './coordinates.js';
 import { parseXmpCoordinate, validCoordinates } from './coordinates.js';
 import type { ParsedDate } from './dates.js';
@@ -43,19 +44,38 @@ const CONTAINERS = new Set([NS.rdf + 'Alt', NS.rdf + 'Seq', NS.rdf + 'Bag']);
 const MAX_XMP_CHARS = 2 * 1024 * 1024;
 const MAX_DEPTH = 64;
 
-// A real XML parser: entities (decimal, hex, named) are decoded, a numeric entity past
-// U+10FFFF stays as written instead of throwing, DOCTYPE entity expansion is bounded.
-const parser = new XMLParser({
+// A real XML parser for the structure. Entity decoding is done on the few values read
+// (decodeEntities): the parser's own costs twice the whole parse, and XMP never declares
+// entities of its own, so DOCTYPE entities stay unexpanded.
+const PARSER_OPTIONS: X2jOptions = {
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
-  processEntities: true,
-  htmlEntities: true,
+  processEntities: false,
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
-});
+};
+// Loaded on the first XMP packet, not with the module (~50 ms): a thread that meets no XMP never pays it.
+let parserInstance: XMLParser | null = null;
+const parser = (): XMLParser =>
+  (parserInstance ??= new (createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser')).XMLParser(PARSER_OPTIONS));
+
+const NAMED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/**
+ * XML's five named entities and decimal/hex character references. A reference that names no
+ * character (past U+10FFFF, a surrogate, NUL) stays as written: it is data, never an error.
+ */
+export function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]{1,8}|#[0-9]{1,10}|[a-z]+);/gi, (whole, ref: string) => {
+    if (ref[0] !== '#') return NAMED[ref] ?? whole;
+    const code = ref[1] === 'x' || ref[1] === 'X' ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+    if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return whole;
+    return String.fromCodePoint(code);
+  });
+}
 
 type Scope = ReadonlyMap<string, string>;
 // Prefixes as conventionally written, for packets that use them without declaring them.
@@ -120,7 +140,7 @@ function collect(node: XmlNode, scope: Scope, found: Map<string, string>, depth:
     const name = resolve(attribute ? key.slice(2) : key, inner);
     if (WANTED_NAMES.has(name) && !found.has(name)) {
       const text = attribute ? (typeof child === 'string' ? child : null) : textOf(child, inner, depth + 1);
-      if (text !== null) found.set(name, text);
+      if (text !== null) found.set(name, decodeEntities(text));
     }
     if (!attribute) collect(child, inner, found, depth + 1);
   }
@@ -128,9 +148,10 @@ function collect(node: XmlNode, scope: Scope, found: Map<string, string>, depth:
 
 /** The wanted properties of a packet by URI + local name. Throws on text no XML parser can read. */
 export function xmpProperties(xml: string): Map<string, string> {
-  const text = xml.length > MAX_XMP_CHARS ? xml.slice(0, MAX_XMP_CHARS) : xml;
+  // The packet wrapper and its padding (kilobytes of spaces left for in-place edits) say nothing.
+  const text = (xml.length > MAX_XMP_CHARS ? xml.slice(0, MAX_XMP_CHARS) : xml).replace(/<\?xpacket[^>]*>/g, '').trim();
   const found = new Map<string, string>();
-  collect(parser.parse(text) as XmlNode, CONVENTIONAL, found, 0);
+  collect(parser().parse(text) as XmlNode, CONVENTIONAL, found, 0);
   return found;
 }
 
