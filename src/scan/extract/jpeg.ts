@@ -54,7 +54,10 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
         end = next;
       }
     }
-    if (end > limit) return stop(new ParseProblem('truncated_file', `JPEG segment at ${pos} runs past the end of the file`));
+    if (end > limit) {
+      const where = limit === bytes.size ? `the file (${bytes.size} bytes)` : `the embedded JPEG (${limit - start} bytes)`;
+      return stop(new ParseProblem('truncated_file', `data at ${pos + 4}+${end - pos - 4} lies past the end of ${where}`));
+    }
     if (marker === 0xe1 && (found.tiff === null || found.xmp === null)) {
       const body = await readRange(bytes, pos + 4, end - pos - 4);
       if (found.tiff === null && ascii(body, 0, 6) === EXIF_ID) found.tiff = body.subarray(6);

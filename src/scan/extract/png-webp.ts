@@ -4,6 +4,8 @@ import { ascii, readRange, viewOf } from './bytes.js';
 import { ParseProblem } from './errors.js';
 import type { PhotoFacts } from './photo.js';
 import { embeddedFacts, readJpeg } from './photo.js';
+import type { ExtractionWarning } from './warnings.js';
+import { warning } from './warnings.js';
 
 const MAX_CHUNKS = 100_000;
 const MAX_TEXT_CHUNK = 4 * 1024 * 1024;
@@ -31,6 +33,7 @@ function rawProfile(text: string): Uint8Array | null {
 export async function readPng(bytes: ByteSource): Promise<PhotoFacts> {
   let tiff: Uint8Array | null = null;
   let xmp: string | null = null;
+  const warnings: ExtractionWarning[] = [];
   let pos = 8;
   for (let n = 0; n < MAX_CHUNKS && pos + 8 <= bytes.size; n++) {
     const header = await readRange(bytes, pos, 8);
@@ -38,7 +41,12 @@ export async function readPng(bytes: ByteSource): Promise<PhotoFacts> {
     const type = ascii(header, 4, 8);
     const dataStart = pos + 8;
     if (type === 'IEND') break;
-    if (dataStart + length + 4 > bytes.size) throw new ParseProblem('truncated_file', `PNG chunk '${type}' runs past the end of the file`);
+    if (dataStart + length + 4 > bytes.size) {
+      const problem = `PNG chunk '${type}' runs past the end of the file`;
+      if (tiff === null && xmp === null) throw new ParseProblem('truncated_file', problem);
+      warnings.push(warning('skipped_segment', `${problem}; the metadata before it was kept`));
+      break;
+    }
     if (type === 'eXIf' && tiff === null) tiff = tiffOf(await readRange(bytes, dataStart, length));
     else if ((type === 'iTXt' || type === 'tEXt' || type === 'zTXt') && length <= MAX_TEXT_CHUNK) {
       const data = await readRange(bytes, dataStart, length);
@@ -56,7 +64,7 @@ export async function readPng(bytes: ByteSource): Promise<PhotoFacts> {
     }
     pos = dataStart + length + 4;
   }
-  return embeddedFacts(tiff, xmp);
+  return embeddedFacts(tiff, xmp, warnings);
 }
 
 function pngText(type: string, data: Uint8Array): { keyword: string; value: string } | null {
@@ -81,21 +89,28 @@ function pngText(type: string, data: Uint8Array): { keyword: string; value: stri
 /** WebP (RIFF): the `EXIF` and `XMP ` chunks. */
 export async function readWebp(bytes: ByteSource): Promise<PhotoFacts> {
   const riffSize = viewOf(await readRange(bytes, 4, 4)).getUint32(0, true);
+  // A RIFF size past the end of the file is a cut file: the chunks that are there still count.
   const end = Math.min(bytes.size, 8 + riffSize);
-  if (8 + riffSize > bytes.size) throw new ParseProblem('truncated_file', 'WebP data runs past the end of the file');
   let tiff: Uint8Array | null = null;
   let xmp: string | null = null;
+  const warnings: ExtractionWarning[] = [];
   let pos = 12;
   for (let n = 0; n < MAX_CHUNKS && pos + 8 <= end; n++) {
     const header = await readRange(bytes, pos, 8);
     const type = ascii(header, 0, 4);
     const length = viewOf(header).getUint32(4, true);
-    if (pos + 8 + length > end) throw new ParseProblem('truncated_file', `WebP chunk '${type}' runs past the end of the file`);
+    if (pos + 8 + length > end) {
+      const problem = `WebP chunk '${type}' runs past the end of the ${end < 8 + riffSize ? 'file' : 'RIFF data'}`;
+      if (tiff === null && xmp === null) throw new ParseProblem(end < 8 + riffSize ? 'truncated_file' : 'corrupt_file', problem);
+      warnings.push(warning('skipped_segment', `${problem}; the metadata before it was kept`));
+      break;
+    }
     if (type === 'EXIF') tiff = tiffOf(await readRange(bytes, pos + 8, length));
     else if (type === 'XMP ') xmp = utf8.decode(await readRange(bytes, pos + 8, length));
     pos += 8 + length + (length % 2); // chunks are padded to an even size
   }
-  return embeddedFacts(tiff, xmp);
+  if (tiff === null && xmp === null && end < 8 + riffSize) throw new ParseProblem('truncated_file', 'WebP data runs past the end of the file');
+  return embeddedFacts(tiff, xmp, warnings);
 }
 
 /** Fujifilm RAF: the header points at an embedded JPEG preview that carries the EXIF. */

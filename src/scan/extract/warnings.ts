@@ -7,7 +7,10 @@ export const WARNING_CODES = {
   skipped_entry: 'skipped_entry',
   /** A whole IFD (Exif or GPS) or an embedded EXIF block could not be read; the rest was. */
   skipped_ifd: 'skipped_ifd',
-  /** A JPEG segment's length was wrong; reading went on at the next marker. */
+  /**
+   * A JPEG segment's length was wrong (reading went on at the next marker), or a JPEG, PNG or
+   * WebP file was cut or garbled after its metadata was read (what was read is kept).
+   */
   skipped_segment: 'skipped_segment',
   /** An embedded XMP packet could not be parsed. */
   skipped_xmp: 'skipped_xmp',

@@ -163,6 +163,31 @@ describe('JPEG segment lengths', () => {
   });
 });
 
+describe('PNG and WebP cut after their metadata', () => {
+  const file = (name: string) => readFileSync(fileURLToPath(new URL(`./files/${name}`, import.meta.url)));
+  const at = (data: Uint8Array, id: string) => Buffer.from(data).indexOf(id);
+  const run = (name: string, data: Uint8Array) =>
+    extractFile({ absPath: `/x/${name}`, bytes: source(data, data.length), sidecars: createSidecarFinder() });
+
+  it('keeps a PNG eXIf chunk when a later chunk is cut, and says so', async () => {
+    const png = file('exif.png');
+    const afterExif = at(png, 'eXIf') + 4 + new DataView(png.buffer, png.byteOffset).getUint32(at(png, 'eXIf') - 4) + 4;
+    const result = await run('cut.png', png.subarray(0, afterExif + 12));
+    expect(result.media).toMatchObject({ taken_at: '2023-12-09T08:40:00Z', device_model: 'Pixel 8' });
+    expect(result.source.warnings?.map((w) => w.code)).toEqual(['skipped_segment']);
+    await expect(run('cut.png', png.subarray(0, at(png, 'eXIf') + 8))).rejects.toMatchObject({ code: 'truncated_file' });
+  });
+
+  it('keeps a WebP EXIF chunk when the file is cut after it', async () => {
+    const webp = file('exif.webp');
+    const exif = at(webp, 'EXIF');
+    const end = exif + 8 + new DataView(webp.buffer, webp.byteOffset).getUint32(exif + 4, true);
+    // Cut just after the EXIF chunk (or inside the next one): the RIFF size now lies past the end.
+    const result = await run('cut.webp', Uint8Array.from([...webp.subarray(0, end), 0x58, 0x4d, 0x50, 0x20, 0xff, 0, 0, 0, 1]));
+    expect(result.media).toMatchObject({ latitude: 35.7056, longitude: 139.7519 });
+  });
+});
+
 describe('XMP with an XML parser', () => {
   it('decodes hex and decimal entities and keeps a reference past U+10FFFF as written', () => {
     const xmp = parseXmp('<rdf:Description tiff:Make="A&#x26;B &#67;" tiff:Model="M &#9999999999;"/>');
