@@ -9,6 +9,7 @@ import type { PhotoFacts } from './photo.js';
 import { embeddedFacts } from './photo.js';
 import { readTiff } from './tiff.js';
 import type { ExtractionWarning } from './warnings.js';
+import { warning } from './warnings.js';
 
 const MAX_META_BYTES = 4 * 1024 * 1024;
 const MAX_ITEM_BYTES = 4 * 1024 * 1024;
@@ -136,9 +137,15 @@ export async function readCr3(bytes: ByteSource, topLevel: Box[]): Promise<Photo
     const warnings: ExtractionWarning[] = [];
     for (const cmt of await listBoxes(bytes, child.payloadStart + 16, child.end)) {
       if (cmt.type === 'CMT1' || cmt.type === 'CMT2' || cmt.type === 'CMT4') {
-        const read = await readTiff(memorySource(await readPayload(bytes, cmt, MAX_META_BYTES)));
-        sets.push(read.tags);
-        warnings.push(...read.warnings);
+        try {
+          const read = await readTiff(memorySource(await readPayload(bytes, cmt, MAX_META_BYTES)));
+          sets.push(read.tags);
+          warnings.push(...read.warnings);
+        } catch (error) {
+          // One unreadable CMT box (each is a TIFF of its own) leaves the others readable.
+          if (!(error instanceof ParseProblem) || error.code === 'read_error') throw error;
+          warnings.push(warning('skipped_ifd', `CR3 ${cmt.type} skipped: ${error.message}`));
+        }
       }
     }
     return { tags: mergeTags(...sets), xmp: null, warnings };
