@@ -6,7 +6,7 @@
  * TIFF) it times, on the same bytes in memory:
  *   - camroll: the container reader + per-entry TIFF reader + XMP parser (src/scan/extract),
  *   - exifr:   `exifr.parse(head, ...)` with the same tags picked and XMP on,
- * and prints calls per second and the ratio. exifr is a dev dependency kept for this only.
+ * in alternating slices, and prints the best calls per second of each and the ratio. exifr is a dev dependency kept for this only.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,6 +21,7 @@ import { readPng } from '../src/scan/extract/png-webp.js';
 
 const { values: flags } = parseArgs({ options: { ms: { type: 'string', default: '1500' } } });
 const BUDGET_MS = Number(flags.ms);
+const SLICES = 8;
 const lib = (p: string): Uint8Array => readFileSync(fileURLToPath(new URL(`../fixtures/library/${p}`, import.meta.url)));
 const exifr = createRequire(import.meta.url)('exifr') as typeof import('exifr');
 
@@ -53,15 +54,30 @@ async function ours(kind: string, data: Uint8Array): Promise<unknown> {
   return readJpeg(bytes);
 }
 
-async function rate(fn: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 200; i++) await fn(); // warm-up: both sides compiled before timing
+/** Calls per second of `fn` over `ms` (after a warm-up, so both sides are compiled). */
+async function rate(fn: () => Promise<unknown>, ms: number): Promise<number> {
   let calls = 0;
   const start = performance.now();
-  while (performance.now() - start < BUDGET_MS) {
-    for (let i = 0; i < 100; i++) await fn();
-    calls += 100;
+  while (performance.now() - start < ms) {
+    for (let i = 0; i < 50; i++) await fn();
+    calls += 50;
   }
   return (calls * 1000) / (performance.now() - start);
+}
+
+/**
+ * Both sides in alternating slices, best slice of each: on a shared machine a burst of load
+ * hits one slice, not one side.
+ */
+async function compare(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
+  for (let i = 0; i < 200; i++) await Promise.all([a(), b()]);
+  let bestA = 0;
+  let bestB = 0;
+  for (let slice = 0; slice < SLICES; slice++) {
+    bestA = Math.max(bestA, await rate(a, BUDGET_MS / SLICES));
+    bestB = Math.max(bestB, await rate(b, BUDGET_MS / SLICES));
+  }
+  return [bestA, bestB];
 }
 
 const cases: [string, string, Uint8Array][] = [
@@ -76,7 +92,6 @@ console.log(`load ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
 console.log('file                          camroll/s     exifr/s   camroll : exifr');
 for (const [name, kind, data] of cases) {
   const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.length, 256 * 1024));
-  const a = await rate(() => ours(kind, data));
-  const b = await rate(() => exifr.parse(head, EXIFR_OPTIONS));
+  const [a, b] = await compare(() => ours(kind, data), () => exifr.parse(head, EXIFR_OPTIONS));
   console.log(`${name.padEnd(28)} ${a.toFixed(0).padStart(10)} ${b.toFixed(0).padStart(11)}   ${(a / b).toFixed(2)}`);
 }
