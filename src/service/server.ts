@@ -62,7 +62,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await app?.close().catch(() => undefined);
-    store.close();
+    await store.close();
     throw error;
   }
   const address = app.server.address();
@@ -79,7 +79,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         try {
           await app.close();
         } finally {
-          store.close();
+          await store.close();
         }
       })();
       return closing;

@@ -6,6 +6,7 @@ import { createApp } from '../../src/service/app.js';
 import { parseCatalog, type Catalog } from '../../src/service/catalog/index.js';
 import type { KeyEntry } from '../../src/service/keys.js';
 import { openStore } from '../../src/service/store/store.js';
+import type { RetryPolicy } from '../../src/service/store/retry.js';
 import type { Store } from '../../src/service/store/types.js';
 
 /** The demo catalog's anchor venues and events (fixed ids and values), as a catalog file. */
@@ -72,8 +73,8 @@ export interface TestApp {
 }
 
 /** An in-process app over an in-memory store and the anchor catalog. */
-export async function makeApp(options: { dbPath?: string; catalog?: Catalog } = {}): Promise<TestApp> {
-  const store = openStore({ path: options.dbPath ?? ':memory:' });
+export async function makeApp(options: { dbPath?: string; catalog?: Catalog; retry?: RetryPolicy } = {}): Promise<TestApp> {
+  const store = openStore({ path: options.dbPath ?? ':memory:', ...(options.retry ? { retry: options.retry } : {}) });
   let now = Date.parse('2025-01-01T00:00:00Z');
   const app = await createApp({ store, catalog: options.catalog ?? anchorCatalog(), keys: KEYS, clock: () => now });
   await app.ready();
@@ -85,7 +86,7 @@ export async function makeApp(options: { dbPath?: string; catalog?: Catalog } = 
     },
     close: async () => {
       await app.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -40,7 +40,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
   close = async () => {
     await app.close();
-    store.close();
+    await store.close();
   };
 });
 afterAll(async () => close());
