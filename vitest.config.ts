@@ -23,11 +23,11 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2 } },
     projects: [
       // Tests written for PostgreSQL itself (store-postgres, serve-postgres) live here and skip without a server.
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
       ...(withPostgres
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: 'postgres',
                 include: POSTGRES_SUITE,
