@@ -54,19 +54,31 @@ function groupByEvent(rows: readonly MediaColumns[]): Map<number, MatchedMediaRo
 const SQL = {
   touch: `UPDATE users SET last_sync_at_ms = GREATEST(COALESCE(last_sync_at_ms, 0), $2), has_synced = GREATEST(has_synced, $3)
           WHERE id = $1 RETURNING last_sync_at_ms`,
-  previous: 'SELECT DISTINCT event_id FROM matches WHERE user_id = $1 AND media_id = ANY($2::bytea[])',
-  upsert: `INSERT INTO matches (user_id, media_id, event_id, taken_at, taken_at_ms, media_type, thumbnail_url)
-           SELECT $1, * FROM unnest($2::bytea[], $3::int[], $4::text[], $5::int8[], $6::text[], $7::bytea[])
-           ON CONFLICT (user_id, media_id) DO UPDATE SET event_id = excluded.event_id, taken_at = excluded.taken_at,
-             taken_at_ms = excluded.taken_at_ms, media_type = excluded.media_type, thumbnail_url = excluded.thumbnail_url`,
-  remove: 'DELETE FROM matches WHERE user_id = $1 AND media_id = ANY($2::bytea[]) RETURNING event_id',
-  counts: `SELECT event_id, COUNT(*) AS n FROM matches WHERE user_id = $1 AND event_id = ANY($2::int[]) GROUP BY event_id`,
-  putEvents: `INSERT INTO user_events (user_id, event_id, starts_at_ms, media_count)
-              SELECT $1, * FROM unnest($2::int[], $3::int8[], $4::int[])
-              ON CONFLICT (user_id, event_id) DO UPDATE SET starts_at_ms = excluded.starts_at_ms, media_count = excluded.media_count`,
-  setCounts: `UPDATE user_events u SET media_count = v.n FROM unnest($2::int[], $3::int[]) AS v(event_id, n)
-              WHERE u.user_id = $1 AND u.event_id = v.event_id`,
-  dropEvents: 'DELETE FROM user_events WHERE user_id = $1 AND event_id = ANY($2::int[])',
+  // Upsert the matched ids and delete the unmatched ones in one statement. Every part reads
+  // the snapshot from before the statement, so `previous` sees the events the ids were on.
+  write: `WITH previous AS (SELECT event_id FROM matches WHERE user_id = $1 AND media_id = ANY($2::bytea[])),
+            upserted AS (
+              INSERT INTO matches (user_id, media_id, event_id, taken_at, taken_at_ms, media_type, thumbnail_url)
+              SELECT $1, * FROM unnest($2::bytea[], $3::int[], $4::text[], $5::int8[], $6::text[], $7::bytea[])
+              ON CONFLICT (user_id, media_id) DO UPDATE SET event_id = excluded.event_id, taken_at = excluded.taken_at,
+                taken_at_ms = excluded.taken_at_ms, media_type = excluded.media_type, thumbnail_url = excluded.thumbnail_url
+              RETURNING 1),
+            removed AS (DELETE FROM matches WHERE user_id = $1 AND media_id = ANY($8::bytea[]) RETURNING event_id)
+          SELECT event_id FROM previous UNION SELECT event_id FROM removed`,
+  // Recount the touched events ($2, with their catalog start or null to keep the stored one)
+  // from the matches the previous statement wrote, put/update/drop their rows, and read the
+  // answer's media ($4), all in one round trip. The three writes touch disjoint events.
+  refresh: `WITH t AS (SELECT * FROM unnest($2::int[], $3::int8[]) AS t(event_id, starts)),
+              c AS (SELECT t.event_id, t.starts,
+                      (SELECT COUNT(*) FROM matches m WHERE m.user_id = $1 AND m.event_id = t.event_id) AS n FROM t),
+              put AS (INSERT INTO user_events (user_id, event_id, starts_at_ms, media_count)
+                      SELECT $1, event_id, starts, n FROM c WHERE n > 0 AND starts IS NOT NULL
+                      ON CONFLICT (user_id, event_id) DO UPDATE SET starts_at_ms = excluded.starts_at_ms, media_count = excluded.media_count),
+              kept AS (UPDATE user_events u SET media_count = c.n FROM c
+                       WHERE u.user_id = $1 AND u.event_id = c.event_id AND c.n > 0 AND c.starts IS NULL),
+              dropped AS (DELETE FROM user_events WHERE user_id = $1 AND event_id IN (SELECT event_id FROM c WHERE n = 0))
+            SELECT event_id, media_id, taken_at, media_type, thumbnail_url FROM matches
+            WHERE user_id = $1 AND event_id = ANY($4::int[]) ORDER BY event_id, taken_at_ms, media_id`,
   media: `SELECT event_id, media_id, taken_at, media_type, thumbnail_url FROM matches
           WHERE user_id = $1 AND event_id = ANY($2::int[]) ORDER BY event_id, taken_at_ms, media_id`,
   eventIds: 'SELECT event_id FROM user_events WHERE user_id = $1',
@@ -147,27 +159,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return groupByEvent((await c.query<MediaColumns>(qa('media', [userId, eventIds]))).rows);
   }
 
-  async function refreshUserEvents(c: pg.PoolClient, userId: string, touched: Map<number, number | null>): Promise<void> {
-    if (touched.size === 0) return;
-    const counts = new Map<number, number>();
-    for (const row of (await c.query<{ event_id: number; n: number }>(q('counts', [userId, [...touched.keys()]]))).rows) {
-      counts.set(row.event_id, row.n);
-    }
-    const put: [number[], number[], number[]] = [[], [], []];
-    const set: [number[], number[]] = [[], []];
-    const drop: number[] = [];
-    for (const [eventId, startsAtMs] of touched) {
-      const n = counts.get(eventId) ?? 0;
-      if (n === 0) drop.push(eventId);
-      // An event the catalog no longer lists keeps its stored start instant.
-      else if (startsAtMs === null) set[0].push(eventId), set[1].push(n);
-      else put[0].push(eventId), put[1].push(startsAtMs), put[2].push(n);
-    }
-    if (put[0].length > 0) await c.query(q('putEvents', [userId, ...put]));
-    if (set[0].length > 0) await c.query(q('setCounts', [userId, ...set]));
-    if (drop.length > 0) await c.query(q('dropEvents', [userId, drop]));
-  }
-
   async function insertUser(c: pg.PoolClient, input: NewUser, scope: Scope, nowIso: string, phone: string | null): Promise<UserRow | null> {
     const values = [
       randomUUID(), scope.partnerId, scope.environment, input.email, pgText(input.partnerUserId), pgText(input.firstName),
@@ -216,26 +207,19 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           if (item.stored) matched.push(item.stored);
           else unmatched.push(bytes(item.mediaId));
         }
-        const touched = new Map<number, number | null>();
-        const touch = (eventId: number): void => {
-          if (!touched.has(eventId)) touched.set(eventId, batch.startsOf(eventId));
-        };
-        if (matched.length > 0) {
-          const ids = matched.map((m) => bytes(m.media_id));
-          for (const row of (await c.query<{ event_id: number }>(q('previous', [userId, ids]))).rows) touch(row.event_id);
-          await c.query(
-            q('upsert', [
-              userId, ids, matched.map((m) => m.event_id), matched.map((m) => m.taken_at), matched.map((m) => m.taken_at_ms),
-              matched.map((m) => m.media_type), matched.map((m) => (m.thumbnail_url === null ? null : bytes(m.thumbnail_url))),
-            ]),
-          );
-          for (const m of matched) touch(m.event_id);
-        }
-        if (unmatched.length > 0) {
-          for (const row of (await c.query<{ event_id: number }>(q('remove', [userId, unmatched]))).rows) touch(row.event_id);
-        }
-        await refreshUserEvents(c, userId, touched);
-        return { lastSyncAtMs, media: await mediaOf(c, userId, batch.readBack) };
+        const touched = new Set<number>(matched.map((m) => m.event_id));
+        const written = await c.query<{ event_id: number }>(
+          q('write', [
+            userId, matched.map((m) => bytes(m.media_id)), matched.map((m) => m.event_id), matched.map((m) => m.taken_at),
+            matched.map((m) => m.taken_at_ms), matched.map((m) => m.media_type),
+            matched.map((m) => (m.thumbnail_url === null ? null : bytes(m.thumbnail_url))), unmatched,
+          ]),
+        );
+        // A re-sent item that moved or no longer matches leaves its earlier event to recount.
+        for (const row of written.rows) touched.add(row.event_id);
+        const events = [...touched];
+        const media = await c.query<MediaColumns>(qa('refresh', [userId, events, events.map((id) => batch.startsOf(id)), batch.readBack]));
+        return { lastSyncAtMs, media: groupByEvent(media.rows) };
       }),
 
     markSynced: (userId, nowMs) =>
