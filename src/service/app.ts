@@ -56,7 +56,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     store: options.store,
     catalog: options.catalog,
     matcher: options.matcher ?? createMatcher(options.catalog),
-    cursors: createCursorCodec(options.store.cursorSecret()),
+    cursors: createCursorCodec(await options.store.cursorSecret()),
     clock: options.clock ?? Date.now,
   };
 

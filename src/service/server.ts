@@ -4,7 +4,7 @@ import { VERSION_PREFIX } from '../contract/paths.js';
 import { createApp, type AppLoggerOptions, type ServedRequest } from './app.js';
 import { loadCatalog } from './catalog/index.js';
 import { loadKeysFile, localKeyEntry, resolveLocalKey, type KeyEntry, type LocalKeySource } from './keys.js';
-import { openStore } from './store/store.js';
+import { openStoreAt, postgresTarget } from './store/open.js';
 
 export interface StartServiceOptions {
   host: string;
@@ -12,6 +12,8 @@ export interface StartServiceOptions {
   port: number;
   /** SQLite file, or ':memory:'. Default: `<data folder>/service.db`. */
   dbPath?: string;
+  /** A postgres:// connection string: the PostgreSQL store instead of SQLite (`dbPath` is then unused). */
+  databaseUrl?: string;
   /** Catalog file; default the bundled demo catalog. */
   catalogPath?: string;
   /** Keys file; without it one local key (partner `local`, sandbox) is used. */
@@ -55,14 +57,16 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     localKeySource = local.source;
   }
 
-  const store = openStore({ path: dbPath });
+  const store = await openStoreAt(
+    options.databaseUrl === undefined ? { kind: 'sqlite', path: dbPath } : postgresTarget(options.databaseUrl),
+  );
   let app;
   try {
     app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock, onResponse: options.onResponse });
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await app?.close().catch(() => undefined);
-    store.close();
+    await store.close();
     throw error;
   }
   const address = app.server.address();
@@ -79,7 +83,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         try {
           await app.close();
         } finally {
-          store.close();
+          await store.close();
         }
       })();
       return closing;

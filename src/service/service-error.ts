@@ -9,6 +9,8 @@ import { CamrollError, type CamrollErrorOptions } from '../errors.js';
 export const SERVICE_ONLY_STATUS = {
   payload_too_large: 413,
   request_header_too_large: 431,
+  // The store could not get its lock or connection in time; sent with Retry-After.
+  service_unavailable: 503,
 } as const;
 
 export type ServiceErrorCode = ErrorCode | keyof typeof SERVICE_ONLY_STATUS;

@@ -12,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelope, EventsPage, HealthResponse, IngestResponse, Stats, type Event } from '../../src/contract/index.js';
 import { collect, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { withTestStore } from './helpers/store.js';
 
 const SANDBOX = 'sk_acc_acme_sandbox';
 const PRODUCTION = 'sk_acc_acme_production';
@@ -86,7 +87,7 @@ interface Launched {
 
 /** Starts `camroll serve` and waits for its `listening on` line (bounded). */
 async function launch(args: string[], env: NodeJS.ProcessEnv): Promise<Launched> {
-  const child = spawnCamroll(['serve', '--host', '127.0.0.1', '--port', '0', ...args], { env });
+  const child = spawnCamroll(['serve', '--host', '127.0.0.1', '--port', '0', ...withTestStore(args)], { env });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -132,7 +132,7 @@ describe('users', () => {
     await post('/v1/users', ACME, { email: 'p1@example.com', phone_number: '+33 1 23' });
     const second = await post('/v1/users', ACME, { email: 'p2@example.com', phone_number: '+33 1 23' });
     expect(second.statusCode).toBe(201);
-    const rows = [t.store.findUser(UserCreateResponse.parse(second.json()).user_id, { partnerId: 'acme', environment: 'sandbox' })];
+    const rows = [await t.store.findUser(UserCreateResponse.parse(second.json()).user_id, { partnerId: 'acme', environment: 'sandbox' })];
     expect(rows[0]?.phone_number).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/service/app.js';
 import { parseCatalog, type Catalog } from '../../src/service/catalog/index.js';
 import type { KeyEntry } from '../../src/service/keys.js';
+import { openPostgresStore } from '../../src/service/store/postgres.js';
 import { openStore } from '../../src/service/store/store.js';
+import type { RetryPolicy } from '../../src/service/store/retry.js';
 import type { Store } from '../../src/service/store/types.js';
 
 /** The demo catalog's anchor venues and events (fixed ids and values), as a catalog file. */
@@ -71,9 +74,30 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** An in-process app over an in-memory store and the anchor catalog. */
-export async function makeApp(options: { dbPath?: string; catalog?: Catalog } = {}): Promise<TestApp> {
-  const store = openStore({ path: options.dbPath ?? ':memory:' });
+/**
+ * The store the service tests run on: SQLite, or PostgreSQL when the vitest project sets
+ * CAMROLL_TEST_STORE=postgres (with CAMROLL_TEST_DATABASE_URL). The same tests, both stores.
+ */
+export const TEST_STORE: 'sqlite' | 'postgres' = process.env.CAMROLL_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** A schema name for a PostgreSQL test store: fresh each time, or the same one for the same `dbPath` (reopening). */
+export function testSchema(dbPath?: string): string {
+  const seed = dbPath === undefined || dbPath === ':memory:' ? randomUUID() : createHash('sha256').update(dbPath).digest('hex');
+  return `t_${seed.replaceAll('-', '').slice(0, 24)}`;
+}
+
+/** Opens a test store of the selected kind; `dbPath` names one database (a file, or a schema on PostgreSQL). */
+export async function openTestStore(options: { dbPath?: string; retry?: RetryPolicy } = {}): Promise<Store> {
+  const retry = options.retry ? { retry: options.retry } : {};
+  if (TEST_STORE === 'sqlite') return openStore({ path: options.dbPath ?? ':memory:', ...retry });
+  const url = process.env.CAMROLL_TEST_DATABASE_URL;
+  if (!url) throw new Error('CAMROLL_TEST_STORE=postgres needs CAMROLL_TEST_DATABASE_URL');
+  return openPostgresStore({ url, schema: testSchema(options.dbPath), poolSize: 4, ...retry });
+}
+
+/** An in-process app over a fresh store (in-memory SQLite, or a new PostgreSQL schema) and the anchor catalog. */
+export async function makeApp(options: { dbPath?: string; catalog?: Catalog; retry?: RetryPolicy } = {}): Promise<TestApp> {
+  const store = await openTestStore(options);
   let now = Date.parse('2025-01-01T00:00:00Z');
   const app = await createApp({ store, catalog: options.catalog ?? anchorCatalog(), keys: KEYS, clock: () => now });
   await app.ready();
@@ -85,7 +109,7 @@ export async function makeApp(options: { dbPath?: string; catalog?: Catalog } = 
     },
     close: async () => {
       await app.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -6,8 +6,7 @@ import { EventsPage, IngestResponse, Stats, type Event } from '../../src/contrac
 import { createApp } from '../../src/service/app.js';
 import { parseCatalog } from '../../src/service/catalog/index.js';
 import { destinationPoint } from '../../src/service/matching/index.js';
-import { openStore } from '../../src/service/store/store.js';
-import { ACME, ANCHOR_CATALOG_JSON, itemAt, KEYS, VENUE } from './helpers.js';
+import { ACME, ANCHOR_CATALOG_JSON, itemAt, KEYS, openTestStore, VENUE } from './helpers.js';
 
 /** Anchors plus a run of events at two extra venues for paging (ties on the start instant included). */
 const PAGING_EVENTS = Array.from({ length: 45 }, (_, i) => ({
@@ -32,7 +31,7 @@ const CATALOG = {
 let baseUrl = '';
 let close: () => Promise<void>;
 beforeAll(async () => {
-  const store = openStore({ path: ':memory:' });
+  const store = await openTestStore();
   const catalog = parseCatalog(CATALOG);
   const app = await createApp({ store, catalog, keys: KEYS });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -40,7 +39,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
   close = async () => {
     await app.close();
-    store.close();
+    await store.close();
   };
 });
 afterAll(async () => close());

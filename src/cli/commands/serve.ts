@@ -4,11 +4,14 @@ import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
 import { flagsError, wholeNumber } from '../connection-args.js';
+import { UsageError } from '../../errors.js';
+import { isPostgresUrl } from '../../service/store/open.js';
 
 const ServeFlags = z.object({
   host: z.string().min(1),
   port: z.number().int().min(0).max(65535),
   db: z.string().min(1).optional(),
+  database: z.string().min(1).optional(),
   catalog: z.string().min(1).optional(),
   keys: z.string().min(1).optional(),
   logRequests: z.boolean().default(false),
@@ -23,6 +26,21 @@ export function describeServed(served: ServedRequest, format: 'pretty' | 'json',
     return `${JSON.stringify({ time: now().toISOString(), method, path, status, code, duration_ms: durationMs })}\n`;
   }
   return `${served.method} ${served.path} ${served.status}${served.code === null ? '' : ` ${served.code}`} ${durationMs} ms\n`;
+}
+
+/**
+ * The PostgreSQL connection string to use, if any: `--database` > `--db` (SQLite) >
+ * CAMROLL_DATABASE_URL > the default SQLite file. Never echoes the string (it may hold a password).
+ */
+export function chooseDatabase(db: string | undefined, database: string | undefined, envUrl: string | undefined): string | undefined {
+  if (db !== undefined && database !== undefined) throw new UsageError('give either --db FILE (SQLite) or --database URL (PostgreSQL), not both');
+  if (db !== undefined) return undefined;
+  const url = database ?? (envUrl === '' ? undefined : envUrl);
+  if (url !== undefined && !isPostgresUrl(url)) {
+    const source = database !== undefined ? '--database' : 'CAMROLL_DATABASE_URL';
+    throw new UsageError(`${source} must be a postgres:// or postgresql:// connection string; use --db FILE for SQLite`);
+  }
+  return url;
 }
 
 /** Resolves once the signal aborts (Ctrl-C or SIGTERM). */
@@ -41,6 +59,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on, 0 to 65535 (0 picks a free one)', wholeNumber('--port', 0, 65535), 8787)
     .option('--db <file>', 'SQLite database file, or :memory: (default: service.db in the data folder)')
+    .option('--database <url>', 'PostgreSQL connection string postgres://… for several instances on one database (or CAMROLL_DATABASE_URL)')
     .option('--catalog <file>', 'catalog JSON file (default: the bundled demo catalog)')
     .option('--keys <file>', 'keys JSON file (default: one local sandbox key)')
     .option('--log-requests', 'one line on stderr per answered request: method, path, status, error code, duration (never a header)')
@@ -49,12 +68,14 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const parsed = ServeFlags.safeParse(rawFlags);
       if (!parsed.success) throw flagsError(parsed.error);
       const flags = parsed.data;
+      const databaseUrl = chooseDatabase(flags.db, flags.database, ctx.env.CAMROLL_DATABASE_URL);
       // Loaded here so that every other command starts without Fastify and SQLite.
       const { startService } = await import('../../service/server.js');
       const service = await startService({
         host: flags.host,
         port: flags.port,
         dbPath: flags.db,
+        ...(databaseUrl === undefined ? {} : { databaseUrl }),
         catalogPath: flags.catalog,
         keysPath: flags.keys,
         env: ctx.env,

@@ -15,9 +15,9 @@ export function scopeOf(request: FastifyRequest): Scope {
 }
 
 /** The path's user under the key's scope, or 404 user_not_found (any other partner or environment included). */
-export function requireUser(deps: ServiceDeps, request: FastifyRequest<{ Params: { userId: string } }>): UserRow {
+export async function requireUser(deps: ServiceDeps, request: FastifyRequest<{ Params: { userId: string } }>): Promise<UserRow> {
   const userId = request.params.userId;
-  const user = UserId.safeParse(userId).success ? deps.store.findUser(userId.toLowerCase(), scopeOf(request)) : null;
+  const user = UserId.safeParse(userId).success ? await deps.store.findUser(userId.toLowerCase(), scopeOf(request)) : null;
   if (!user) throw new ServiceError('user_not_found', 'no user with that id under this partner key');
   return user;
 }
@@ -55,7 +55,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: ServiceDeps): voi
     }
     const input = parsed.data;
     const phone = input.phone_number?.trim();
-    const { user, existing } = deps.store.createUser(
+    const { user, existing } = await deps.store.createUser(
       {
         email,
         partnerUserId: input.partner_user_id,

@@ -1,5 +1,6 @@
 import type { Stats, UniqueVenue } from '../../contract/stats.js';
-import { isVisibleEvent, toWireVenue } from '../catalog/expand.js';
+import { toWireVenue } from '../catalog/expand.js';
+import { shownEvent } from '../event-view.js';
 import type { Catalog, CatalogEvent, CatalogVenue } from '../catalog/types.js';
 import { seasonOf } from './season.js';
 import { createTally, type Tally } from './tally.js';
@@ -28,8 +29,8 @@ function byStartThenId(a: CatalogEvent, b: CatalogEvent): number {
 function attendedEvents(eventIds: readonly number[], catalog: Catalog): CatalogEvent[] {
   const events: CatalogEvent[] = [];
   for (const id of new Set(eventIds)) {
-    const event = catalog.events.get(id);
-    if (event !== undefined && isVisibleEvent(event) && catalog.venues.has(event.venue_id)) events.push(event);
+    const event = shownEvent(catalog, id);
+    if (event !== null && catalog.venues.has(event.venue_id)) events.push(event);
   }
   return events.sort(byStartThenId);
 }

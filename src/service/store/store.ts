@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { CursorPosition } from '../cursor.js';
 import { migrate } from './migrations.js';
-import type { MatchedMediaRow, NewUser, Scope, Store, UserEventRow, UserRow } from './types.js';
+import { withRetry, type RetryPolicy } from './retry.js';
+import type { MatchedMediaRow, NewUser, Scope, Store, StoredMedia, UserEventRow, UserRow } from './types.js';
 import { restrictToOwner } from '../../util/private-file.js';
 
 export type * from './types.js';
@@ -18,26 +18,58 @@ function toMatchedMedia(row: MediaColumns): MatchedMediaRow {
   return media;
 }
 
+/** Rows ordered by event: one map entry per event, no lookup per row. */
+function groupByEvent(rows: Iterable<MediaColumns>): Map<number, MatchedMediaRow[]> {
+  const byEvent = new Map<number, MatchedMediaRow[]>();
+  let current = -1;
+  let list: MatchedMediaRow[] = [];
+  for (const row of rows) {
+    if (row[0] !== current) {
+      current = row[0];
+      byEvent.set(current, (list = []));
+    }
+    list.push(toMatchedMedia(row));
+  }
+  return byEvent;
+}
+
+/** SQLITE_BUSY and SQLITE_LOCKED (with their extended codes): another connection holds the lock. */
+export function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+export interface SqliteStoreOptions {
+  /** Database file, or ':memory:'. */
+  path: string;
+  /** How long a locked database is retried (asynchronously) before a 503. */
+  retry?: RetryPolicy;
+}
+
 /**
  * Opens (creating when needed) the service database. WAL with synchronous=NORMAL: every
  * committed transaction survives a killed process (the WAL is already in the OS cache);
  * only a power cut can drop the last commits, and never leaves a torn database.
  */
-export function openStore(options: { path: string }): Store {
+export function openStore(options: SqliteStoreOptions): Store {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path);
+  // Start-up may wait for another process's migration; requests never wait inside SQLite.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   // Profiles (e-mails, names, phone numbers) and media metadata: owner only.
   if (options.path !== ':memory:') restrictToOwner(options.path, `${options.path}-wal`, `${options.path}-shm`);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  // A second process on the same file (serve next to an in-process client) waits, not fails.
-  db.pragma('busy_timeout = 5000');
   // Checkpoint every 10,000 pages (~40 MB of WAL) instead of SQLite's 1,000: each checkpoint
   // syncs the database file, and at the default one in ~40 ingest batches paid for it (a
   // third of a batch's time). Durability is unchanged: commits live in the WAL either way.
   db.pragma('wal_autocheckpoint = 10000');
   migrate(db);
+  // A lock held by another process (a backup, a second `serve`, an in-process client) must
+  // not freeze the event loop: SQLite's busy handler sleeps the thread, so it may wait at
+  // most 5 ms; the retry with backoff happens between event-loop turns (withRetry).
+  db.pragma('busy_timeout = 5');
 
   const st = {
     getMeta: db.prepare<[string], { value: Buffer }>('SELECT value FROM meta WHERE key = ?'),
@@ -60,37 +92,37 @@ export function openStore(options: { path: string }): Store {
     userState: db.prepare<[string], { has_synced: number; last_sync_at_ms: number | null }>(
       'SELECT has_synced, last_sync_at_ms FROM users WHERE id = ?',
     ),
-    touch: db.prepare<[number, number, string]>(
+    // Monotonic in SQL: a clock that steps back never moves last_sync_at backwards.
+    touch: db.prepare<[number, number, string], { last_sync_at_ms: number }>(
       `UPDATE users SET last_sync_at_ms = MAX(COALESCE(last_sync_at_ms, 0), ?),
-         has_synced = MAX(has_synced, ?) WHERE id = ?`,
+         has_synced = MAX(has_synced, ?) WHERE id = ? RETURNING last_sync_at_ms`,
     ),
-    matchEvent: db.prepare<[string, string], { event_id: number }>(
-      'SELECT event_id FROM matches WHERE user_id = ? AND media_id = ?',
+    // The earlier events of a whole batch's ids in one statement (a JSON array of ids).
+    previousEvents: db.prepare<[string, string], { media_id: string; event_id: number }>(
+      'SELECT media_id, event_id FROM matches WHERE user_id = ? AND media_id IN (SELECT value FROM json_each(?))',
     ),
-    upsertMatch: db.prepare(
+    upsertMatch: db.prepare<[string, string, number, string, number, string, string | null]>(
       `INSERT INTO matches (user_id, media_id, event_id, taken_at, taken_at_ms, media_type, thumbnail_url)
-       VALUES (@user_id, @media_id, @event_id, @taken_at, @taken_at_ms, @media_type, @thumbnail_url)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (user_id, media_id) DO UPDATE SET event_id = excluded.event_id,
          taken_at = excluded.taken_at, taken_at_ms = excluded.taken_at_ms,
          media_type = excluded.media_type, thumbnail_url = excluded.thumbnail_url`,
     ),
-    // One statement for a whole batch of ids (a JSON array): most items of a batch match
-    // nothing, and one delete per item would dominate ingest.
+    // Most items of a batch match nothing: one delete for all of them, not one per item.
     removeMatches: db.prepare<[string, string], { event_id: number }>(
       'DELETE FROM matches WHERE user_id = ? AND media_id IN (SELECT value FROM json_each(?)) RETURNING event_id',
     ),
-    countEventMedia: db.prepare<[string, number], { n: number }>(
-      'SELECT COUNT(*) AS n FROM matches WHERE user_id = ? AND event_id = ?',
+    countEventsMedia: db.prepare<[string, string], { event_id: number; n: number }>(
+      `SELECT event_id, COUNT(*) AS n FROM matches
+       WHERE user_id = ? AND event_id IN (SELECT value FROM json_each(?)) GROUP BY event_id`,
     ),
     putUserEvent: db.prepare<[string, number, number, number]>(
       `INSERT INTO user_events (user_id, event_id, starts_at_ms, media_count) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, event_id) DO UPDATE SET starts_at_ms = excluded.starts_at_ms,
          media_count = excluded.media_count`,
     ),
+    setCount: db.prepare<[number, string, number]>('UPDATE user_events SET media_count = ? WHERE user_id = ? AND event_id = ?'),
     dropUserEvent: db.prepare<[string, number]>('DELETE FROM user_events WHERE user_id = ? AND event_id = ?'),
-    startsOf: db.prepare<[string, number], { starts_at_ms: number }>(
-      'SELECT starts_at_ms FROM user_events WHERE user_id = ? AND event_id = ?',
-    ),
     // Raw rows (arrays): a page reads hundreds of media rows, and building one keyed object
     // per row only to copy it into the wire shape doubled the cost of the query.
     eventsMedia: db
@@ -100,111 +132,132 @@ export function openStore(options: { path: string }): Store {
          ORDER BY event_id, taken_at_ms, media_id`,
       )
       .raw(true),
-    firstPage: db.prepare<[string, number], UserEventRow>(
+    firstPage: db.prepare<[string], UserEventRow>(
       `SELECT event_id, starts_at_ms, media_count FROM user_events WHERE user_id = ?
-       ORDER BY starts_at_ms DESC, event_id DESC LIMIT ?`,
+       ORDER BY starts_at_ms DESC, event_id DESC`,
     ),
     // A row-value comparison lets the index seek straight to the cursor; the equivalent OR
     // form walked the user's newer events first, so late pages cost more than early ones.
-    nextPage: db.prepare<[string, number, number, number], UserEventRow>(
+    nextPage: db.prepare<[string, number, number], UserEventRow>(
       `SELECT event_id, starts_at_ms, media_count FROM user_events WHERE user_id = ?
          AND (starts_at_ms, event_id) < (?, ?)
-       ORDER BY starts_at_ms DESC, event_id DESC LIMIT ?`,
+       ORDER BY starts_at_ms DESC, event_id DESC`,
     ),
-    countEvents: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM user_events WHERE user_id = ?'),
-    eventIds: db.prepare<[string], { event_id: number }>('SELECT event_id FROM user_events WHERE user_id = ?'),
+    eventIds: db.prepare<[string], number>('SELECT event_id FROM user_events WHERE user_id = ?').pluck(true),
   };
 
+  const policy = options.retry ?? {};
+  const read = <T>(fn: () => T): Promise<T> => withRetry(() => db.transaction(fn).deferred(), isSqliteBusy, policy);
+  const write = <T>(fn: () => T): Promise<T> => withRetry(() => db.transaction(fn).immediate(), isSqliteBusy, policy);
+  const eventsMedia = (userId: string, eventIds: readonly number[]): Map<number, MatchedMediaRow[]> =>
+    eventIds.length === 0 ? new Map() : groupByEvent(st.eventsMedia.all(userId, JSON.stringify(eventIds)));
+
+  /** Recomputes the per-event rows of the touched events from their matches, in three statements at most. */
+  function refreshUserEvents(userId: string, touched: Map<number, number | null>): void {
+    if (touched.size === 0) return;
+    const counts = new Map<number, number>();
+    for (const row of st.countEventsMedia.all(userId, JSON.stringify([...touched.keys()]))) counts.set(row.event_id, row.n);
+    for (const [eventId, startsAtMs] of touched) {
+      const n = counts.get(eventId) ?? 0;
+      if (n === 0) st.dropUserEvent.run(userId, eventId);
+      // An event the catalog no longer lists keeps its stored start instant.
+      else if (startsAtMs === null) st.setCount.run(n, userId, eventId);
+      else st.putUserEvent.run(userId, eventId, startsAtMs, n);
+    }
+  }
+
   let closed = false;
-  const store: Store = {
-    read: (fn) => db.transaction(fn).deferred(),
-    write: (fn) => db.transaction(fn).immediate(),
+  return {
+    kind: 'sqlite',
 
-    cursorSecret() {
-      st.putMeta.run('cursor_secret', randomBytes(32));
-      return (st.getMeta.get('cursor_secret') as { value: Buffer }).value;
-    },
+    cursorSecret: () =>
+      write(() => {
+        st.putMeta.run('cursor_secret', randomBytes(32));
+        return (st.getMeta.get('cursor_secret') as { value: Buffer }).value;
+      }),
 
-    createUser(input: NewUser, scope: Scope, nowIso: string) {
-      return db
-        .transaction(() => {
-          const existing = st.userByEmail.get(scope.partnerId, scope.environment, input.email);
-          if (existing) return { user: existing, existing: true };
-          const phone =
-            input.phoneNumber && !st.phoneInUse.get(scope.partnerId, scope.environment, input.phoneNumber)
-              ? input.phoneNumber
-              : null;
-          const row = {
-            id: randomUUID(),
-            partner_id: scope.partnerId,
-            environment: scope.environment,
-            email: input.email,
-            partner_user_id: input.partnerUserId ?? null,
-            first_name: input.firstName ?? null,
-            last_name: input.lastName ?? null,
-            phone_number: phone,
-            address_json: input.address ? JSON.stringify(input.address) : null,
-            created_at: nowIso,
-          };
-          st.insertUser.run(row);
-          return { user: { ...row, has_synced: 0, last_sync_at_ms: null }, existing: false };
-        })
-        .immediate();
-    },
+    createUser: (input: NewUser, scope: Scope, nowIso: string) =>
+      write(() => {
+        const existing = st.userByEmail.get(scope.partnerId, scope.environment, input.email);
+        if (existing) return { user: existing, existing: true };
+        const phone =
+          input.phoneNumber && !st.phoneInUse.get(scope.partnerId, scope.environment, input.phoneNumber) ? input.phoneNumber : null;
+        const row = {
+          id: randomUUID(),
+          partner_id: scope.partnerId,
+          environment: scope.environment,
+          email: input.email,
+          partner_user_id: input.partnerUserId ?? null,
+          first_name: input.firstName ?? null,
+          last_name: input.lastName ?? null,
+          phone_number: phone,
+          address_json: input.address ? JSON.stringify(input.address) : null,
+          created_at: nowIso,
+        };
+        st.insertUser.run(row);
+        return { user: { ...row, has_synced: 0, last_sync_at_ms: null }, existing: false };
+      }),
 
-    findUser: (userId, scope) => st.userInScope.get(userId, scope.partnerId, scope.environment) ?? null,
-    userState(userId) {
-      const row = st.userState.get(userId);
-      return { hasSynced: row?.has_synced === 1, lastSyncAtMs: row?.last_sync_at_ms ?? null };
-    },
-    touch(userId, nowMs, markSynced) {
-      st.touch.run(nowMs, markSynced ? 1 : 0, userId);
-      return st.userState.get(userId)?.last_sync_at_ms ?? nowMs;
-    },
-    matchedEventOf: (userId, mediaId) => st.matchEvent.get(userId, mediaId)?.event_id ?? null,
-    upsertMatch(userId, media) {
-      st.upsertMatch.run({ user_id: userId, ...media });
-    },
-    removeMatches(userId, mediaIds) {
-      if (mediaIds.length === 0) return [];
-      return st.removeMatches.all(userId, JSON.stringify(mediaIds)).map((row) => row.event_id);
-    },
-    refreshUserEvent(userId, eventId, startsAtMs) {
-      const n = st.countEventMedia.get(userId, eventId)?.n ?? 0;
-      if (n === 0) {
-        st.dropUserEvent.run(userId, eventId);
-        return;
-      }
-      const starts = startsAtMs ?? st.startsOf.get(userId, eventId)?.starts_at_ms;
-      if (starts === undefined) return;
-      st.putUserEvent.run(userId, eventId, starts, n);
-    },
-    eventsMedia(userId, eventIds) {
-      const byEvent = new Map<number, MatchedMediaRow[]>();
-      if (eventIds.length === 0) return byEvent;
-      let current = -1;
-      let list: MatchedMediaRow[] = [];
-      // Rows come ordered by event: one map entry per event, no lookup per row.
-      for (const row of st.eventsMedia.all(userId, JSON.stringify(eventIds))) {
-        if (row[0] !== current) {
-          current = row[0];
-          byEvent.set(current, (list = []));
+    findUser: (userId, scope) => read(() => st.userInScope.get(userId, scope.partnerId, scope.environment) ?? null),
+
+    applyIngest: (userId, batch) =>
+      write(() => {
+        const matched: StoredMedia[] = [];
+        const unmatched: string[] = [];
+        for (const item of batch.items) {
+          if (item.stored) matched.push(item.stored);
+          else unmatched.push(item.mediaId);
         }
-        list.push(toMatchedMedia(row));
-      }
-      return byEvent;
-    },
-    pageEvents(userId, after: CursorPosition | null, limit) {
-      return after ? st.nextPage.all(userId, after.startsAtMs, after.eventId, limit) : st.firstPage.all(userId, limit);
-    },
-    countEvents: (userId) => st.countEvents.get(userId)?.n ?? 0,
-    eventIds: (userId) => st.eventIds.all(userId).map((row) => row.event_id),
+        const touched = new Map<number, number | null>();
+        const touch = (eventId: number): void => {
+          if (!touched.has(eventId)) touched.set(eventId, batch.startsOf(eventId));
+        };
+        if (matched.length > 0) {
+          for (const row of st.previousEvents.all(userId, JSON.stringify(matched.map((m) => m.media_id)))) touch(row.event_id);
+        }
+        for (const m of matched) {
+          st.upsertMatch.run(userId, m.media_id, m.event_id, m.taken_at, m.taken_at_ms, m.media_type, m.thumbnail_url);
+          touch(m.event_id);
+        }
+        // A re-sent item that no longer matches drops its earlier match: the latest metadata
+        // for an asset id is the truth, and unmatched items are not retained.
+        if (unmatched.length > 0) for (const row of st.removeMatches.all(userId, JSON.stringify(unmatched))) touch(row.event_id);
+        refreshUserEvents(userId, touched);
+        const lastSyncAtMs = st.touch.get(batch.nowMs, 0, userId)?.last_sync_at_ms ?? batch.nowMs;
+        return { lastSyncAtMs, media: eventsMedia(userId, batch.readBack) };
+      }),
 
-    close() {
+    markSynced: (userId, nowMs) => write(() => st.touch.get(nowMs, 1, userId)?.last_sync_at_ms ?? nowMs),
+
+    eventsPage: (userId, query) =>
+      read(() => {
+        const total = st.eventIds.all(userId).filter((id) => query.shown(id)).length;
+        const source = query.after
+          ? st.nextPage.iterate(userId, query.after.startsAtMs, query.after.eventId)
+          : st.firstPage.iterate(userId);
+        // Walk the index past events the catalog hides; stop at one beyond the page.
+        const rows: UserEventRow[] = [];
+        for (const row of source) {
+          if (!query.shown(row.event_id)) continue;
+          rows.push(row);
+          if (rows.length > query.limit) break;
+        }
+        const hasMore = rows.length > query.limit;
+        if (hasMore) rows.length = query.limit;
+        const media = query.includeMedia ? eventsMedia(userId, rows.map((row) => row.event_id)) : null;
+        return { total, rows, hasMore, media };
+      }),
+
+    history: (userId) =>
+      read(() => {
+        const state = st.userState.get(userId);
+        return { eventIds: st.eventIds.all(userId), hasSynced: state?.has_synced === 1, lastSyncAtMs: state?.last_sync_at_ms ?? null };
+      }),
+
+    async close() {
       if (closed) return;
       closed = true;
       db.close();
     },
   };
-  return store;
 }

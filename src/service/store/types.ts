@@ -56,29 +56,68 @@ export interface UserEventRow {
   media_count: number;
 }
 
-/** The service's persistence. Every method is synchronous; `read`/`write` wrap a transaction. */
+/** One batch to apply: each asset id once, with its final outcome. */
+export interface IngestWrite {
+  /** Distinct ids: `stored` set = upsert that match; null = it matches nothing now, drop any earlier match. */
+  items: readonly { mediaId: string; stored: StoredMedia | null }[];
+  /** Start instant of an event in the loaded catalog; null when the catalog no longer lists it. */
+  startsOf(eventId: number): number | null;
+  /** The service clock: last_sync_at becomes max(stored, nowMs). */
+  nowMs: number;
+  /** Events whose complete media the answer carries (earlier batches included). */
+  readBack: readonly number[];
+}
+
+export interface IngestApplied {
+  lastSyncAtMs: number;
+  /** The media of each `readBack` event, taken_at ascending. */
+  media: Map<number, MatchedMediaRow[]>;
+}
+
+export interface EventsPageQuery {
+  after: CursorPosition | null;
+  limit: number;
+  includeMedia: boolean;
+  /** Whether the loaded catalog shows an event: pages and totals count only those. */
+  shown(eventId: number): boolean;
+}
+
+export interface StoredEventsPage {
+  /** The user's shown events in all. */
+  total: number;
+  /** Up to `limit` shown events, newest first. */
+  rows: UserEventRow[];
+  hasMore: boolean;
+  /** Each row's media when asked for, else null. */
+  media: Map<number, MatchedMediaRow[]> | null;
+}
+
+export interface UserHistory {
+  eventIds: number[];
+  hasSynced: boolean;
+  lastSyncAtMs: number | null;
+}
+
+/**
+ * The service's persistence, the seam between routes and a database. Every method is one
+ * transaction and returns a promise, so SQLite (one process) and PostgreSQL (several
+ * instances on one database) serve the same routes. A store that cannot get its lock or
+ * connection within its retry budget rejects with a 503 `service_unavailable` ServiceError.
+ */
 export interface Store {
-  /** Runs `fn` in one deferred transaction: every read inside sees one snapshot. */
-  read<T>(fn: () => T): T;
-  /** Runs `fn` in one immediate (write-locking) transaction. */
-  write<T>(fn: () => T): T;
-  /** The per-database secret that signs page cursors (created on first use). */
-  cursorSecret(): Buffer;
-  createUser(input: NewUser, scope: Scope, nowIso: string): { user: UserRow; existing: boolean };
-  findUser(userId: string, scope: Scope): UserRow | null;
-  userState(userId: string): { hasSynced: boolean; lastSyncAtMs: number | null };
-  /** Advances last_sync_at to max(stored, now) and returns it; optionally sets has_synced. */
-  touch(userId: string, nowMs: number, markSynced: boolean): number;
-  matchedEventOf(userId: string, mediaId: string): number | null;
-  upsertMatch(userId: string, media: StoredMedia): void;
-  /** Removes the stored matches of these ids; returns the events they were on (one per removed row). */
-  removeMatches(userId: string, mediaIds: readonly string[]): number[];
-  /** Recomputes a user's entry for one event from its matches (drops it at zero media). */
-  refreshUserEvent(userId: string, eventId: number, startsAtMs: number | null): void;
-  /** The media of several events in one query, each list in taken_at order. */
-  eventsMedia(userId: string, eventIds: readonly number[]): Map<number, MatchedMediaRow[]>;
-  pageEvents(userId: string, after: CursorPosition | null, limit: number): UserEventRow[];
-  countEvents(userId: string): number;
-  eventIds(userId: string): number[];
-  close(): void;
+  readonly kind: 'sqlite' | 'postgres';
+  /** The per-database secret that signs page cursors (created on first use, shared by every instance). */
+  cursorSecret(): Promise<Buffer>;
+  /** Idempotent on (partner, environment, e-mail), also under a race. */
+  createUser(input: NewUser, scope: Scope, nowIso: string): Promise<{ user: UserRow; existing: boolean }>;
+  findUser(userId: string, scope: Scope): Promise<UserRow | null>;
+  /** One batch in one transaction: matches, per-event counts, last_sync_at, and the media read back. */
+  applyIngest(userId: string, write: IngestWrite): Promise<IngestApplied>;
+  /** Sets has_synced and advances last_sync_at to max(stored, nowMs); returns it. */
+  markSynced(userId: string, nowMs: number): Promise<number>;
+  /** One page of the user's shown events and their total, from one snapshot. */
+  eventsPage(userId: string, query: EventsPageQuery): Promise<StoredEventsPage>;
+  /** The user's matched event ids and sync markers, from one snapshot (stats). */
+  history(userId: string): Promise<UserHistory>;
+  close(): Promise<void>;
 }

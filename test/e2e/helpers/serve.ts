@@ -9,11 +9,18 @@ export interface ServeHandle {
 }
 
 /**
- * Starts `camroll serve --port 0 --db FILE` on 127.0.0.1 and waits for its
+ * Starts `camroll serve --port 0 --db FILE` (or `--database URL`) on 127.0.0.1 and waits for its
  * `listening on <base_url>` line (bounded).
  */
-export async function startServe(options: { env: NodeJS.ProcessEnv; db: string; args?: string[]; timeoutMs?: number }): Promise<ServeHandle> {
-  const child = spawnCamroll(['serve', '--host', '127.0.0.1', '--port', '0', '--db', options.db, ...(options.args ?? [])], { env: options.env });
+export async function startServe(options: {
+  env: NodeJS.ProcessEnv;
+  db?: string;
+  databaseUrl?: string;
+  args?: string[];
+  timeoutMs?: number;
+}): Promise<ServeHandle> {
+  const store = options.databaseUrl !== undefined ? ['--database', options.databaseUrl] : options.db !== undefined ? ['--db', options.db] : [];
+  const child = spawnCamroll(['serve', '--host', '127.0.0.1', '--port', '0', ...store, ...(options.args ?? [])], { env: options.env });
   const done = collect(child, 30 * 60_000);
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
