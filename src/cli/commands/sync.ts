@@ -315,9 +315,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     // A watch ends when the user stops it: its normal end (exit 0 when everything was answered).
     // The pass's summary and hints were shown when it ended.
     ctx.stdout.write(flags.json ? jsonLine(withWatch(result)) : `${renderWatchTotals(watchTotals)}\n`);
-    if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0) {
-      ctx.stderr.write(`camroll: while watching, ${watchTotals.failed_batches} batches failed (${watchTotals.pending} items pending) and ${watchTotals.unreadable} files could not be read: run sync again\n`);
-      ctx.exitCode = EXIT_FAILURE;
+    if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0 || watchTotals.pending > 0) {
+      ctx.stderr.write(`camroll: while watching, ${watchTotals.failed_batches} batches failed, ${watchTotals.pending} items stay pending and ${watchTotals.unreadable} files could not be read: run sync again\n`);
+      // Items cut off by Ctrl-C are the user's choice; a failure or an unread file is not.
+      if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0) ctx.exitCode = EXIT_FAILURE;
     }
   } else {
     if (flags.json) ctx.stdout.write(jsonLine(result));
