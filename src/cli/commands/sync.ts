@@ -2,14 +2,13 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { EXIT_FAILURE } from '../exit.js';
 import { addConnectionOptions, describeRetry, openConnection, openDirectory } from '../connection.js';
 import { openLogFile } from '../output/log-file.js';
 import { dryRunJournal } from '../sync-plan.js';
 import { createdUserNotice } from './users.js';
 import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
-import { flagsError, jsonLine, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
+import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { CamrollError, InterruptedError, UsageError } from '../../errors.js';
 import type { RequestTrace } from '../../client/index.js';
@@ -19,8 +18,9 @@ import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
 import { createProgress, teeProgress, terminalProgress } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
-import { renderCounts, renderResult, renderWatchTotals } from '../output/sync-result.js';
+import { renderCounts, renderWatchTotals } from '../output/sync-result.js';
 import { startWatch, type StartedWatch, type WatchTotals } from '../sync-watch.js';
+import { INTERRUPTED, showOutcome, showResult } from '../sync-outcome.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
 import { createSummary } from '../../sync/summary.js';
 
@@ -56,8 +56,6 @@ const SyncFlags = z.object({
   poll: z.boolean().default(false),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
-
-const INTERRUPTED = 'sync interrupted; the journal is consistent: run the same command again to resume';
 
 /** Scan warnings printed one by one; the rest are only counted. */
 const PRINTED_WARNINGS = 20;
@@ -235,7 +233,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
             : async (result, changes) => {
                 stopProgress();
                 logOutcome('pass', result);
-                showResult(result, !flags.json);
+                showResult(ctx, flags, result, !flags.json);
                 // Lines go straight out: the pass's progress display has ended.
                 const watchNote = (line: string): void => {
                   if (!flags.quiet) ctx.stderr.write(`${line}\n`);
@@ -261,22 +259,6 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     logLine(`camroll: ${what} ended: outcome ${result.outcome}`);
     for (const line of renderCounts(result, result.dry_run)) logLine(line);
   };
-  /** The human summary on stdout (unless `print` is false: --json prints later), its hints on stderr, and the exit code it implies. */
-  const showResult = (result: SyncResult | DryRunResult, print: boolean): void => {
-    if (print) ctx.stdout.write(renderResult(result, { history: flags.events && !flags.quiet }));
-    if (result.scan_errors > 0 && !flags.report && !flags.quiet) {
-      const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
-      ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
-    }
-    if (result.outcome === 'not_examined' && !result.dry_run) {
-      ctx.stderr.write(`camroll: sync-complete was not called: ${result.not_examined ?? 'the library was not read whole'}; nothing is lost: fix it and run sync again\n`);
-      ctx.exitCode = EXIT_FAILURE;
-    }
-    if (result.outcome === 'failed') {
-      ctx.stderr.write(`camroll: ${result.failed_batches} batches failed after retries; their ${result.pending} items stay pending: run sync again\n`);
-      ctx.exitCode = EXIT_FAILURE;
-    }
-  };
   const settled: { value: SyncResult | DryRunResult } | { error: unknown } = await runPass().then(
     (value) => ({ value }),
     (error: unknown) => ({ error: endedBy(error) }),
@@ -293,37 +275,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   if (watchTotals !== null) logLine(`camroll: ${renderWatchTotals(watchTotals)}`);
   else logOutcome('sync', result);
   await log?.close().catch((error: unknown) => (reportFailure ??= error));
-  const withWatch = (value: SyncResult | DryRunResult): object => (watchTotals === null ? value : { ...value, watch: watchTotals });
-
-  if (outageReason !== null && !ctx.signal.aborted && (result.outcome === 'interrupted' || watchTotals !== null)) {
-    // The summary is printed as on success; the pending items are sent by the next run.
-    const stopped: SyncResult | DryRunResult = { ...result, outcome: 'outage' };
-    const pending = result.pending + (watchTotals?.pending ?? 0);
-    if (flags.json) ctx.stdout.write(jsonLine(withWatch(stopped)));
-    else ctx.stdout.write(watchTotals === null ? renderResult(stopped, { history: false }) : `${renderWatchTotals(watchTotals)}\n`);
-    throw new CamrollError(
-      'host_unreachable',
-      `sync stopped: ${outageReason}; ${pending} items stay pending and the journal is consistent: run the same command again to resume`,
-    );
-  }
-  if (result.outcome === 'interrupted') {
-    // The counts so far, where the result goes: a script reading --json gets its document.
-    ctx.stdout.write(flags.json ? jsonLine(result) : renderResult(result, { history: false }));
-    throw new InterruptedError(INTERRUPTED);
-  }
-  if (watchTotals !== null) {
-    // A watch ends when the user stops it: its normal end (exit 0 when everything was answered).
-    // The pass's summary and hints were shown when it ended.
-    ctx.stdout.write(flags.json ? jsonLine(withWatch(result)) : `${renderWatchTotals(watchTotals)}\n`);
-    if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0 || watchTotals.pending > 0) {
-      ctx.stderr.write(`camroll: while watching, ${watchTotals.failed_batches} batches failed, ${watchTotals.pending} items stay pending and ${watchTotals.unreadable} files could not be read: run sync again\n`);
-      // Items cut off by Ctrl-C are the user's choice; a failure or an unread file is not.
-      if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0) ctx.exitCode = EXIT_FAILURE;
-    }
-  } else {
-    if (flags.json) ctx.stdout.write(jsonLine(result));
-    showResult(result, !flags.json);
-  }
+  showOutcome(ctx, flags, { result, watch: watchTotals, outageReason });
   if (reportFailure !== null) throw reportFailure;
 }
 
