@@ -65,7 +65,9 @@ function relativeToRoots(roots: readonly string[], absPath: string): string | nu
 export function createWatchFilter(roots: readonly string[], exclude: readonly string[] = []): (absPath: string, isFile?: boolean) => boolean {
   // The walk's convention: a pattern without '/' matches at any depth.
   const patterns = exclude.map((pattern) => (pattern.includes('/') ? pattern : `**/${pattern}`));
-  const excluded = (rel: string): boolean => patterns.length > 0 && micromatch.isMatch(rel, patterns, { dot: true, posix: true, strictSlashes: false });
+  // Compiled once: the watcher asks about every path it meets.
+  const matchers = patterns.map((pattern) => micromatch.matcher(pattern, { dot: true, posix: true, strictSlashes: false }));
+  const excluded = (rel: string): boolean => matchers.some((matches) => matches(rel));
   return (absPath, isFile) => {
     const rel = relativeToRoots(roots, absPath);
     if (rel === null || rel === '') return false;

@@ -135,6 +135,8 @@ describe('camroll sync against camroll serve', () => {
     [[], '--user'],
     [['--email', 'a@example.com', '--batch-size', '201'], 'batch-size'],
     [['--email', 'a@example.com', '--batch-size', '0'], 'batch-size'],
+    [['--email', 'a@example.com', '--watch', '--dry-run'], '--watch sends what changes: it cannot be combined with --dry-run'],
+    [['--email', 'a@example.com', '--poll'], '--poll goes with --watch'],
   ])('usage error (exit 2) for %j', async (args, message) => {
     const run = await runCamroll(['sync', lib, ...args], { env: env.clientEnv(env.serve.baseUrl) });
     expect(run.code).toBe(2);
