@@ -92,6 +92,13 @@ describe('sync --log-file', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it('--report into a full disk on a real sync: the summary is printed, then a clear error and exit 1', async () => {
+    const result = await runCli(['sync', LIBRARY, '--email', 'full-report@example.com', '--report', '/dev/full', '--no-events']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^sync-complete: +called/m);
+    expect(result.stderr).toContain('camroll: cannot write the report file /dev/full: no space left on the device (ENOSPC) [report_write_failed]');
+  });
+
   it('into a full disk (/dev/full): the summary is still printed, then a clear error and exit 1', async () => {
     const result = await runCli(['sync', LIBRARY, '--email', 'full-log@example.com', '--log-file', '/dev/full', '--no-events']);
     expect(result.code).toBe(1);
