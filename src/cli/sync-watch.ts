@@ -22,6 +22,8 @@ export interface StartedWatch {
   readonly polling: boolean;
   /** Sends every batch of changes until the signal aborts; lines go to `note`. */
   follow(changes: ChangeSender, note: (line: string) => void, onEvent: (event: PipelineEvent) => void): Promise<WatchTotals>;
+  /** Removes the watches (safe to call twice): a sync that failed before watching must not stay alive for them. */
+  close(): Promise<void>;
 }
 
 export interface StartWatchOptions {
@@ -92,6 +94,9 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
       }
       await events.return?.(undefined);
       return { ...summary.counts, ...totals };
+    },
+    async close() {
+      await events.return?.(undefined);
     },
   };
 }

@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, ROOT, spawnCamroll, type RunResult } from './helpers/camroll.js';
+import { collect, ROOT, runCamroll, spawnCamroll, type RunResult } from './helpers/camroll.js';
 import { generateLibrary } from './helpers/library.js';
 import { createSyncEnv, TEST_KEY, type SyncEnv } from './helpers/sync-env.js';
 
@@ -78,4 +78,11 @@ describe('camroll sync --watch against camroll serve', () => {
     const id = `sha256:${createHash('sha256').update(readFileSync(PHOTO)).digest('hex')}`;
     expect(events[0]!.media?.map((m) => m.media_id)).toEqual([id]);
   }, 120_000);
+
+  it('a sync that fails before watching ends at once: the watches do not keep it alive', async () => {
+    const run = await runCamroll(['sync', lib, '--user', randomUUID(), '--watch'], { env: env.clientEnv(env.serve.baseUrl), timeoutMs: 60_000 });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('[user_not_found]');
+    expect(run.stderr).not.toContain('watching');
+  });
 });

@@ -243,6 +243,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
               },
       });
     } finally {
+      await (watch as StartedWatch | null)?.close();
       directory.close();
       await connection.close();
     }
