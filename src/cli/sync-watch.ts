@@ -111,7 +111,7 @@ export function describeBatch(files: number, before: SyncCounts, after: SyncCoun
   if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
   if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
   if (d('scan_errors') > 0) parts.push(`${d('scan_errors')} unreadable`);
-  if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${after.pending - before.pending} items pending`);
+  if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(after.pending - before.pending, 'item')} pending`);
   return parts.join(', ');
 }
 

@@ -49,7 +49,7 @@ export function syncCompleteLine(result: SyncResult): string {
 
 /** What `--watch` sent after the pass, in one line. */
 export function renderWatchTotals(totals: WatchTotals): string {
-  const pending = totals.pending > 0 ? ` (${totals.pending} items pending)` : '';
+  const pending = totals.pending > 0 ? ` (${plural(totals.pending, 'item')} pending)` : '';
   return (
     `watch: ${totals.changes} ${totals.changes === 1 ? 'batch' : 'batches'} of changes: ${totals.files} files, sent ${totals.sent}, ` +
     `accepted ${totals.accepted}, matched ${totals.matched}, rejected ${totalRejected(totals)}, already sent ${totals.skipped_already_sent}, ` +
