@@ -26,7 +26,8 @@ const OUTCOME_CODES: Record<'accepted' | RejectionReason, number> = {
   invalid: 3,
 };
 
-export type PassKind = 'full' | 'incremental';
+/** `watch`: a batch of files changed after a pass (`sync --watch`), not a walk of the library. */
+export type PassKind = 'full' | 'incremental' | 'watch';
 export type PassStatus = 'running' | 'complete' | 'failed' | 'interrupted';
 
 /** Identity of a journal: one per (base URL, partner, user). */
@@ -84,7 +85,7 @@ export interface Journal {
   /** Marks a batch abandoned by an interruption; its ids stay pending. */
   abandonBatch(batchId: number): void;
   beginPass(kind: PassKind): number;
-  /** Ends a pass; a complete one also clears what is still pending (files gone or changed). */
+  /** Ends a pass; a complete library pass also clears what is still pending (files gone or changed). */
   finishPass(passId: number, status: Exclude<PassStatus, 'running'>): void;
   lastPass(): PassRecord | null;
   counts(): JournalCounts;
@@ -206,6 +207,7 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
     setBatch: db.prepare<[string, string | null, number]>('UPDATE batches SET status = ?, error = ? WHERE id = ?'),
     insertPass: db.prepare<[string, string]>("INSERT INTO passes (kind, status, started_at) VALUES (?, 'running', ?)"),
     setPass: db.prepare<[string, string, number]>('UPDATE passes SET status = ?, finished_at = ? WHERE id = ?'),
+    passKind: db.prepare<[number], PassKind>('SELECT kind FROM passes WHERE id = ?').pluck(),
     lastPass: db.prepare<[], { id: number; kind: PassKind; status: PassStatus; started_at: string; finished_at: string | null }>(
       'SELECT id, kind, status, started_at, finished_at FROM passes ORDER BY id DESC LIMIT 1',
     ),
@@ -224,9 +226,10 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
 
   // A pass that completed read every file of the library and had every batch answered: what
   // is still pending belongs to files that are gone or changed (a new id), never to resend.
+  // A watch batch read only the files that changed: what the library pass left pending stays.
   const finishPass = db.transaction((passId: number, status: Exclude<PassStatus, 'running'>) => {
     stmts.setPass.run(status, now(), passId);
-    if (status === 'complete') db.exec('DELETE FROM pending');
+    if (status === 'complete' && stmts.passKind.get(passId) !== 'watch') db.exec('DELETE FROM pending');
   });
 
   const complete = db.transaction((batchId: number, outcome: BatchOutcome) => {

@@ -117,11 +117,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 
   const dispatch = async (items: PendingItem[]): Promise<void> => {
     while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
-    if (controller.signal.aborted) {
-      summary.batchAbandoned(items.length);
-      emit({ type: 'abandoned', items });
-      return;
-    }
+    // Never sent, never journaled: the next run finds these files new, as it finds the ones
+    // not scanned yet. `pending` counts only what the journal holds as sent and unanswered,
+    // so the summary's count is the one the next run's resume notice gives.
+    if (controller.signal.aborted) return;
     const batchId = options.journal.beginBatch(
       options.passId,
       items.map((i) => ({ id: i.media.id, fingerprint: i.fingerprint })),

@@ -2,10 +2,9 @@ import type { ApiClient } from '../client/index.js';
 import type { Event, IngestResponse, MediaMetadata, Stats } from '../contract/index.js';
 import { UserId } from '../contract/index.js';
 import { ApiError, UsageError } from '../errors.js';
+import { isUnreadError, isUnreadWarning } from '../rules/unread.js';
 import { openJournal, type Journal, type PassKind } from './journal.js';
-import type { JournalReader } from './journal-reader.js';
-import { runPipeline, type JournalPort, type PipelineEvent, type SyncInput } from './pipeline.js';
-import { predictRejection } from './predict.js';
+import { runPipeline, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { decideOutcome, type SummaryAccumulator, type SyncCounts, type SyncOutcome } from './summary.js';
 
 /** Who the sync is for: an existing user id, or an e-mail to create or find. */
@@ -49,6 +48,26 @@ export interface SyncRunOptions {
   summary?: SummaryAccumulator;
   /** Notices for stderr (resume, stale journal, pass kind). */
   notice?: (line: string) => void;
+  /**
+   * Called once the pass ended (not when interrupted), with the journal still open and
+   * locked: `--watch` sends what changes afterwards through `changes`, then returns.
+   */
+  afterPass?: (result: SyncResult, changes: ChangeSender) => Promise<void>;
+}
+
+/** Where a pass reports to: the live accumulator and the pipeline's events. */
+export interface PassIo {
+  onEvent?: (event: PipelineEvent) => void;
+  summary?: SummaryAccumulator;
+}
+
+/** Sends changed files after the first pass (`--watch`). */
+export interface ChangeSender {
+  /**
+   * One batch of changes as a pass of its own (kind `watch`): what the journal answered is
+   * skipped, answers are journaled, and sync-complete is not called (no library was scanned).
+   */
+  send(scan: SyncRunOptions['scan'], io: PassIo): Promise<{ counts: SyncCounts; interrupted: boolean; unreadable: number }>;
 }
 
 /** The result of a sync, as `--json` prints it. */
@@ -94,8 +113,11 @@ export async function resolveUser(
   return { userId: created.user_id, stats: await client.stats(created.user_id, { signal }) };
 }
 
-/** Scan warnings that mean a folder or file could not be read at all. */
-const UNREADABLE_WARNINGS = new Set(['unreadable_folder', 'unreadable_file']);
+/** Whether a pipeline event says a folder or a file's bytes could not be read (scan's rule). */
+function isUnread(event: PipelineEvent): boolean {
+  if (event.type === 'notice') return event.kind === 'warning' && isUnreadWarning(event.code);
+  return event.type === 'scan_error' && isUnreadError(event.code);
+}
 
 /**
  * Why a pass whose batches were all answered still did not examine the library, or null:
@@ -142,26 +164,30 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     }
     notice(`${pass} pass for user ${userId}${options.full ? ' (--full: everything is sent again)' : ''}`);
 
-    const passId = journal.beginPass(pass);
-    // What could not be read at all (a folder, or a file's bytes): the library was not examined.
-    let unreadable = 0;
-    const onEvent = (event: PipelineEvent): void => {
-      if (event.type === 'notice' && event.kind === 'warning' && UNREADABLE_WARNINGS.has(event.code)) unreadable += 1;
-      if (event.type === 'scan_error' && event.code === 'read_error') unreadable += 1;
-      options.onEvent?.(event);
+    /** One pass of the pipeline over `scan`, counting what could not be read. */
+    const sendPass = async (kind: PassKind, scan: SyncRunOptions['scan'], io: PassIo) => {
+      const passId = journal.beginPass(kind);
+      // What could not be read at all (a folder, or a file's bytes): the library was not examined.
+      let unreadable = 0;
+      const onEvent = (event: PipelineEvent): void => {
+        if (isUnread(event)) unreadable += 1;
+        io.onEvent?.(event);
+      };
+      const ran = await runPipeline({
+        input: scan(signal),
+        journal,
+        passId,
+        send: (media: MediaMetadata[], sendSignal: AbortSignal): Promise<IngestResponse> => client.ingest(userId, media, { signal: sendSignal }),
+        batchSize: options.batchSize,
+        concurrency: options.concurrency,
+        full: kind === 'full' && options.full,
+        signal,
+        onEvent,
+        summary: io.summary,
+      });
+      return { passId, unreadable, ...ran };
     };
-    const { summary, interrupted } = await runPipeline({
-      input: options.scan(signal),
-      journal,
-      passId,
-      send: (media: MediaMetadata[], sendSignal: AbortSignal): Promise<IngestResponse> => client.ingest(userId, media, { signal: sendSignal }),
-      batchSize: options.batchSize,
-      concurrency: options.concurrency,
-      full: options.full,
-      signal,
-      onEvent,
-      summary: options.summary,
-    });
+    const { passId, unreadable, summary, interrupted } = await sendPass(pass, options.scan, options);
     const decided = decideOutcome(summary.counts, interrupted);
     const notExamined = decided !== 'ok' ? null : whyNotExamined(summary.counts.files, unreadable, options.allowEmpty === true);
     const outcome: SyncOutcome = notExamined === null ? decided : 'not_examined';
@@ -177,7 +203,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
       for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal })) events.push(event);
       stats = await client.stats(userId, { signal });
     }
-    return {
+    const result: SyncResult = {
       user_id: userId,
       target: { kind: target.kind, base_url: target.baseUrl },
       pass,
@@ -190,86 +216,22 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
       events,
       stats,
     };
+    if (options.afterPass && outcome !== 'interrupted' && !signal.aborted) {
+      // The journal stays open (and locked) while the caller sends what changes after the pass.
+      await options.afterPass(result, {
+        send: async (scan, io) => {
+          const sent = await sendPass('watch', scan, io);
+          const status = sent.interrupted ? 'interrupted' : sent.summary.counts.failed_batches > 0 ? 'failed' : 'complete';
+          journal.finishPass(sent.passId, status);
+          return { counts: sent.summary.counts, interrupted: sent.interrupted, unreadable: sent.unreadable };
+        },
+      });
+    }
+    return result;
   } finally {
     journal.close();
   }
 }
 
-/** What a real run would send, from the journal (a dry run that found one). */
-export interface SyncPlan {
-  new: number;
-  changed: number;
-  pending: number;
-  already_answered: number;
-}
-
-/** The result of `--dry-run`: predicted outcomes, no write anywhere. */
-export interface DryRunResult extends SyncCounts {
-  dry_run: true;
-  outcome: SyncOutcome;
-  /** Present when the user's journal was read: what a real run would send, and skip. */
-  plan?: SyncPlan;
-}
-
-const NO_JOURNAL: JournalPort = {
-  isKnown: () => false,
-  beginBatch: () => 0,
-  completeBatch: () => undefined,
-  failBatch: () => undefined,
-  abandonBatch: () => undefined,
-};
-
-/**
- * `--dry-run`: the same pipeline with rejection predicted locally and no journal (which
- * is keyed by the service's partner id, unknown without a call); counts describe a full pass.
- */
-export async function runDrySync(
-  options: Pick<SyncRunOptions, 'scan' | 'batchSize' | 'signal' | 'onEvent' | 'summary' | 'full'> & { journal?: JournalReader | null },
-): Promise<DryRunResult> {
-  const reader = options.journal ?? null;
-  const plan: SyncPlan = { new: 0, changed: 0, pending: 0, already_answered: 0 };
-  // With the user's journal, items it answered are skipped as a real run would skip them.
-  const journal: JournalPort =
-    reader === null
-      ? NO_JOURNAL
-      : {
-          ...NO_JOURNAL,
-          isKnown: (item) => {
-            const verdict = reader.plan(item.id, item.fingerprint);
-            if (verdict === 'answered') plan.already_answered += 1;
-            else plan[verdict] += 1;
-            return verdict === 'answered';
-          },
-        };
-  const { summary, interrupted } = await runPipeline({
-    input: options.scan(options.signal),
-    journal,
-    passId: 0,
-    send: async (media) => {
-      const rejected = media.flatMap((m) => {
-        const reason = predictRejection(m);
-        return reason ? [{ id: m.id, reason }] : [];
-      });
-      const rejectedIds = new Set(rejected.map((r) => r.id));
-      const accepted = media.filter((m) => !rejectedIds.has(m.id));
-      return {
-        accepted: accepted.length,
-        matched: 0,
-        rejected,
-        matches: accepted.map((m) => ({ media_id: m.id, matched: false, event_id: null, venue_id: null })),
-        events: [],
-        last_sync_at: new Date(0).toISOString(),
-      };
-    },
-    batchSize: options.batchSize,
-    concurrency: 1,
-    full: reader === null || options.full === true,
-    signal: options.signal,
-    onEvent: options.onEvent,
-    summary: options.summary,
-  });
-  const outcome = decideOutcome(summary.counts, interrupted);
-  return { dry_run: true, outcome, ...summary.counts, ...(reader !== null && options.full !== true ? { plan } : {}) };
-}
-
+export { runDrySync, type DryRunResult, type SyncPlan } from './dry-run.js';
 export type { Journal };

@@ -91,4 +91,19 @@ describe('sync --log-file', () => {
     expect(text).not.toContain('sk_test_log_key_never_0001');
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
+
+  it('--report into a full disk on a real sync: the summary is printed, then a clear error and exit 1', async () => {
+    const result = await runCli(['sync', LIBRARY, '--email', 'full-report@example.com', '--report', '/dev/full', '--no-events']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^sync-complete: +called/m);
+    expect(result.stderr).toContain('camroll: cannot write the report file /dev/full: no space left on the device (ENOSPC) [report_write_failed]');
+  });
+
+  it('into a full disk (/dev/full): the summary is still printed, then a clear error and exit 1', async () => {
+    const result = await runCli(['sync', LIBRARY, '--email', 'full-log@example.com', '--log-file', '/dev/full', '--no-events']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)$/m);
+    expect(result.stdout).toMatch(/^sent: +45 in 1 batch$/m);
+    expect(result.stderr).toContain('camroll: cannot write the log file /dev/full: no space left on the device (ENOSPC) [log_write_failed]');
+  });
 });

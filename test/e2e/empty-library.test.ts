@@ -35,6 +35,10 @@ describe('an empty library', () => {
     expect(summary.stats).toMatchObject({ has_synced: false });
     expect(run.stderr).toContain('camroll: sync-complete was not called: no media file was found');
     expect(run.stderr).toContain('--allow-empty');
+    // The human summary says it too, on stdout.
+    const human = await runCamroll(['sync', lib, '--email', 'empty@example.com', '--no-events'], { env: env.clientEnv(env.serve.baseUrl) });
+    expect(human.code).toBe(1);
+    expect(human.stdout).toMatch(/^sync-complete: +not called: no media file was found under the given folders \(an unmounted drive or share\?\)/m);
   });
 
   it('with --allow-empty, syncs nothing but completes the pass, so the service knows the library was examined', async () => {

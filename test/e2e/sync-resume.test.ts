@@ -55,7 +55,7 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
     const since = proxy.log.length;
     const run = await runCamroll(['sync', lib, '--email', email, ...ARGS], { env: env.clientEnv(proxy.baseUrl) });
     expect(run.code, run.stderr).toBe(0);
-    return { run, sent: proxy.forwardedIds(since), summary: JSON.parse(run.stdout) as { user_id: string; skipped_already_sent: number; sent: number } };
+    return { run, sent: proxy.forwardedIds(since), summary: JSON.parse(run.stdout) as { user_id: string; skipped_already_sent: number; sent: number; resumed_pending: number } };
   }
 
   it('SIGKILL at several points: resumes to the clean state, never re-sending a journaled id', async () => {
@@ -87,17 +87,24 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
     usersOfOtherTests.add(summary.user_id);
   });
 
-  it('Ctrl-C exits 130 with the journal consistent; the next run completes', async () => {
+  it('Ctrl-C exits 130 with the summary and the journal consistent; the next run resumes what it said was pending', async () => {
     const email = 'interrupted@example.com';
     const { result } = await interruptAt(email, { nth: 3, phase: 'before_forward' }, 'SIGINT');
     expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr).toContain('interrupted');
+    expect(result.stderr).toContain('camroll: sync interrupted; the journal is consistent: run the same command again to resume [interrupted]');
+    // The summary goes where the result goes: --json gets its document.
+    const stopped = JSON.parse(result.stdout) as { outcome: string; sync_complete: boolean; pending: number; sent: number };
+    expect(stopped).toMatchObject({ outcome: 'interrupted', sync_complete: false });
+    // The held batch was sent and never answered.
+    expect(stopped.pending).toBeGreaterThanOrEqual(8);
     const before = journaled();
     expect(before.size).toBeGreaterThan(0);
 
-    const { sent, summary } = await resume(email);
+    const { run, sent, summary } = await resume(email);
     for (const id of sent) expect(before.has(id)).toBe(false);
     expect(summary.skipped_already_sent).toBeGreaterThanOrEqual(before.size);
+    expect(summary.resumed_pending).toBe(stopped.pending);
+    expect(run.stderr).toContain(`${stopped.pending} pending items are sent again`);
     expect(await env.events(summary.user_id)).toEqual(cleanEvents);
   });
 });

@@ -66,6 +66,15 @@ describe('camroll sync against camroll serve', () => {
     expect(second).toMatchObject({ sent: 0, skipped_already_sent: 120 });
     expect(second.events.map((e) => e.id).sort()).toEqual(expectedEvents);
 
+    // A dry run now plans nothing to send, from the journal and read-only calls.
+    const dry = await runCamroll(['sync', lib, '--email', 'gen@example.com', '--dry-run'], { env: env.clientEnv(env.serve.baseUrl) });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^to send: +0 \(new 0, changed 0, pending 0\)$/m);
+    expect(dry.stdout).toMatch(/^already answered: +120 /m);
+    expect(dry.stderr).toContain('a real run would be an incremental pass (has_synced true)');
+    const dryJson = JSON.parse((await runCamroll(['sync', lib, '--email', 'gen@example.com', '--dry-run', '--json'], { env: env.clientEnv(env.serve.baseUrl) })).stdout) as { plan: unknown };
+    expect(dryJson.plan).toEqual({ new: 0, changed: 0, pending: 0, already_answered: 120 });
+
     const before = await env.events(summary.user_id);
     const full = await runCamroll(['sync', lib, '--user', summary.user_id, '--full', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
     expect(full.code, full.stderr).toBe(0);
@@ -126,6 +135,8 @@ describe('camroll sync against camroll serve', () => {
     [[], '--user'],
     [['--email', 'a@example.com', '--batch-size', '201'], 'batch-size'],
     [['--email', 'a@example.com', '--batch-size', '0'], 'batch-size'],
+    [['--email', 'a@example.com', '--watch', '--dry-run'], '--watch sends what changes: it cannot be combined with --dry-run'],
+    [['--email', 'a@example.com', '--poll'], '--poll goes with --watch'],
   ])('usage error (exit 2) for %j', async (args, message) => {
     const run = await runCamroll(['sync', lib, ...args], { env: env.clientEnv(env.serve.baseUrl) });
     expect(run.code).toBe(2);

@@ -123,6 +123,19 @@ describe('journal', () => {
     reopened.close();
   });
 
+  it('a watch batch that completes keeps what the library pass left pending (it read only the files that changed)', () => {
+    const j = openJournal({ dir, key });
+    const pass = j.beginPass('full');
+    j.failBatch(j.beginBatch(pass, [item('failed-in-pass')]), 'ECONNRESET: reset');
+    j.finishPass(pass, 'failed');
+    const watch = j.beginPass('watch');
+    j.completeBatch(j.beginBatch(watch, [item('new-photo')]), { accepted: [item('new-photo')], rejected: [] });
+    j.finishPass(watch, 'complete');
+    expect(j.counts()).toEqual({ accepted: 1, rejected: 0, pending: 1 });
+    expect(j.lastPass()).toMatchObject({ kind: 'watch', status: 'complete' });
+    j.close();
+  });
+
   it('a pass that fails or is interrupted keeps its pending items', () => {
     const j = openJournal({ dir, key });
     const pass = j.beginPass('full');

@@ -120,5 +120,65 @@ describe('runSync', () => {
     expect(again).toMatchObject({ outcome: 'ok', sync_complete: true, sent: 0 });
     expect(completed).toBe(1);
   });
-});
 
+  it('afterPass (--watch) sends changed files in the same journal: what was answered is skipped, no sync-complete', async () => {
+    let completed = 0;
+    const state = { lastSyncAt: null as string | null };
+    const base = fakeClient(state);
+    const client: SyncClient = {
+      ...base,
+      syncComplete: async () => {
+        completed += 1;
+        return { has_synced: true, last_sync_at: '2024-01-01T00:00:00.000Z' };
+      },
+    };
+    const batches: Array<{ sent: number; skipped: number; interrupted: boolean }> = [];
+    let passOutcome: string | null = null;
+    const result = await runSync({
+      ...options(client, []),
+      scan: () => records(3),
+      afterPass: async (pass, changes) => {
+        passOutcome = pass.outcome;
+        // Two files changed: one the pass sent (same bytes, same metadata), one new.
+        const first = await changes.send(async function* () {
+          yield { type: 'record', record: { path: 'p/2.jpg', media: media(2), error: null } };
+          yield { type: 'record', record: { path: 'p/9.jpg', media: media(9), error: null } };
+        }, {});
+        batches.push({ sent: first.counts.sent, skipped: first.counts.skipped_already_sent, interrupted: first.interrupted });
+        // The new file again (touched): answered by the batch before, so skipped.
+        const second = await changes.send(async function* () {
+          yield { type: 'record', record: { path: 'p/9.jpg', media: media(9), error: null } };
+        }, {});
+        batches.push({ sent: second.counts.sent, skipped: second.counts.skipped_already_sent, interrupted: second.interrupted });
+      },
+    });
+    expect(passOutcome).toBe('ok');
+    expect(result).toMatchObject({ outcome: 'ok', sent: 3, sync_complete: true });
+    expect(batches).toEqual([
+      { sent: 1, skipped: 1, interrupted: false },
+      { sent: 0, skipped: 1, interrupted: false },
+    ]);
+    expect(completed).toBe(1);
+    expect(base.sent).toBe(4);
+  });
+
+  it('does not call afterPass when the pass was interrupted', async () => {
+    const controller = new AbortController();
+    let called = false;
+    async function* stopsMidway(): AsyncGenerator<SyncInput> {
+      yield* records(2);
+      controller.abort();
+      yield* records(2);
+    }
+    const result = await runSync({
+      ...options(fakeClient({ lastSyncAt: null }), []),
+      signal: controller.signal,
+      scan: () => stopsMidway(),
+      afterPass: async () => {
+        called = true;
+      },
+    });
+    expect(result.outcome).toBe('interrupted');
+    expect(called).toBe(false);
+  });
+});

@@ -2,14 +2,13 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { EXIT_FAILURE } from '../exit.js';
 import { addConnectionOptions, describeRetry, openConnection, openDirectory } from '../connection.js';
 import { openLogFile } from '../output/log-file.js';
 import { dryRunJournal } from '../sync-plan.js';
 import { createdUserNotice } from './users.js';
 import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
-import { flagsError, jsonLine, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
+import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { CamrollError, InterruptedError, UsageError } from '../../errors.js';
 import type { RequestTrace } from '../../client/index.js';
@@ -19,7 +18,9 @@ import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
 import { createProgress, teeProgress, terminalProgress } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
-import { renderCounts, renderResult } from '../output/sync-result.js';
+import { renderCounts, renderWatchTotals } from '../output/sync-result.js';
+import { startWatch, type StartedWatch, type WatchTotals } from '../sync-watch.js';
+import { INTERRUPTED, showOutcome, showResult } from '../sync-outcome.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
 import { createSummary } from '../../sync/summary.js';
 
@@ -51,10 +52,10 @@ const SyncFlags = z.object({
   maxConnectionFailures: z.number().int().default(DEFAULT_MAX_CONNECTION_FAILURES),
   allowEmpty: z.boolean().default(false),
   logFile: z.string().min(1).optional(),
+  watch: z.boolean().default(false),
+  poll: z.boolean().default(false),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
-
-const INTERRUPTED = 'sync interrupted; the journal is consistent: run the same command again to resume';
 
 /** Scan warnings printed one by one; the rest are only counted. */
 const PRINTED_WARNINGS = 20;
@@ -75,7 +76,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
     )
     .option('--concurrency <n>', `requests in flight at once, 1 to ${MAX_CONCURRENCY}`, wholeNumber('--concurrency', 1, MAX_CONCURRENCY), 4)
     .option('--full', 'send everything again, ignoring the local journal')
-    .option('--dry-run', 'scan and show what would be sent and rejected; no network')
+    .option('--dry-run', 'scan and show what a real run would send, skip and see rejected; only read-only calls (none without --user/--email)')
     .option('--report <file>', 'write every rejected or failed item (and unreadable file) as JSON lines')
     .option('--json', 'print one JSON summary object on stdout')
     .option('-q, --quiet', 'print the summary only: no progress, no notices (failures are still reported)')
@@ -87,7 +88,9 @@ export function registerSync(program: Command, ctx: CliContext): void {
       '--max-connection-failures <n>',
       `stop after this many connection failures in a row (the host went away), 1 to 100 (default ${DEFAULT_MAX_CONNECTION_FAILURES})`,
       wholeNumber('--max-connection-failures', 1, 100),
-    );
+    )
+    .option('--watch', 'after the pass, keep watching the folders and send new or changed files as they settle (Ctrl-C stops)')
+    .option('--poll', 'with --watch: poll the folders instead of waiting for change events (network shares; automatic for NFS, SMB and FUSE mounts)');
   addScanOptions(cmd);
   addConnectionOptions(cmd).action(async (dirs: string[], raw: unknown) => {
     const parsed = SyncFlags.safeParse(raw);
@@ -95,6 +98,8 @@ export function registerSync(program: Command, ctx: CliContext): void {
     const flags = parsed.data;
     if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
     if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
+    if (flags.watch && flags.dryRun) throw new UsageError('--watch sends what changes: it cannot be combined with --dry-run');
+    if (flags.poll && !flags.watch) throw new UsageError('--poll goes with --watch');
     // Checked before anything is scanned or sent, like every other command's flags.
     if (flags.user !== undefined) parseUserId(flags.user);
     if (flags.email !== undefined) flags.email = parseEmail(flags.email);
@@ -155,6 +160,15 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
 
   // A report that could not be written fails the command, after the summary is printed.
   let reportFailure: unknown = null;
+  // --watch: the watches are set before the pass, so nothing that changes once it began is missed.
+  let watch: StartedWatch | null = null;
+  let watched: WatchTotals | null = null;
+  /** The bars end once (the pass's, before the watch lines start). */
+  let progressStopped = false;
+  const stopProgress = (): void => {
+    if (!progressStopped) progress.stop();
+    progressStopped = true;
+  };
   const runPass = async (): Promise<SyncResult | DryRunResult> => {
     if (flags.dryRun) {
       const journal = await dryRunJournal(ctx, flags, note);
@@ -187,6 +201,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
       throw error;
     });
     try {
+      if (flags.watch) watch = await startWatch({ roots, scan: flags, cwd: ctx.cwd, poll: flags.poll, signal });
       const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
       return await runSync({
         identity,
@@ -212,8 +227,23 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
         readHistory: flags.events && !flags.quiet,
         allowEmpty: flags.allowEmpty,
         notice: (line) => note(`camroll: ${line}`),
+        afterPass:
+          watch === null
+            ? undefined
+            : async (result, changes) => {
+                stopProgress();
+                logOutcome('pass', result);
+                showResult(ctx, flags, result, !flags.json);
+                // Lines go straight out: the pass's progress display has ended.
+                const watchNote = (line: string): void => {
+                  if (!flags.quiet) ctx.stderr.write(`${line}\n`);
+                  logLine(line);
+                };
+                watched = await watch!.follow(changes, watchNote, (event) => report?.onEvent(event));
+              },
       });
     } finally {
+      await (watch as StartedWatch | null)?.close();
       directory.close();
       await connection.close();
     }
@@ -225,11 +255,16 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     if (outageReason === null) return new InterruptedError(INTERRUPTED, { cause: error });
     return new CamrollError('host_unreachable', `${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
   };
+  /** The outcome and the counts, in the log file. */
+  const logOutcome = (what: 'pass' | 'sync', result: SyncResult | DryRunResult): void => {
+    logLine(`camroll: ${what} ended: outcome ${result.outcome}`);
+    for (const line of renderCounts(result, result.dry_run)) logLine(line);
+  };
   const settled: { value: SyncResult | DryRunResult } | { error: unknown } = await runPass().then(
     (value) => ({ value }),
     (error: unknown) => ({ error: endedBy(error) }),
   );
-  progress.stop();
+  stopProgress();
   await report?.close().catch((error: unknown) => (reportFailure = error));
   if ('error' in settled) {
     logLine(`camroll: sync ended: ${settled.error instanceof Error ? settled.error.message : String(settled.error)}`);
@@ -237,36 +272,11 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     throw settled.error;
   }
   const result = settled.value;
-  logLine(`camroll: sync ended: outcome ${result.outcome}`);
-  for (const line of renderCounts(result, result.dry_run)) logLine(line);
+  const watchTotals = watched as WatchTotals | null;
+  if (watchTotals !== null) logLine(`camroll: ${renderWatchTotals(watchTotals)}`);
+  else logOutcome('sync', result);
   await log?.close().catch((error: unknown) => (reportFailure ??= error));
-
-  if (result.outcome === 'interrupted' && outageReason !== null && !ctx.signal.aborted) {
-    // The summary is printed as on success; the pending items are sent by the next run.
-    const stopped: SyncResult | DryRunResult = { ...result, outcome: 'outage' };
-    ctx.stdout.write(flags.json ? jsonLine(stopped) : renderResult(stopped, { history: false }));
-    throw new CamrollError(
-      'host_unreachable',
-      `sync stopped: ${outageReason}; ${result.pending} items stay pending and the journal is consistent: run the same command again to resume`,
-    );
-  }
-  if (result.outcome === 'interrupted') {
-    ctx.stderr.write(`${renderCounts(result, result.dry_run).join('\n')}\n`);
-    throw new InterruptedError(INTERRUPTED);
-  }
-  ctx.stdout.write(flags.json ? jsonLine(result) : renderResult(result, { history: flags.events && !flags.quiet }));
-  if (result.scan_errors > 0 && !flags.report && !flags.quiet) {
-    const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
-    ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
-  }
-  if (result.outcome === 'not_examined' && !result.dry_run) {
-    ctx.stderr.write(`camroll: sync-complete was not called: ${result.not_examined ?? 'the library was not read whole'}; nothing is lost: fix it and run sync again\n`);
-    ctx.exitCode = EXIT_FAILURE;
-  }
-  if (result.outcome === 'failed') {
-    ctx.stderr.write(`camroll: ${result.failed_batches} batches failed after retries; their ${result.pending} items stay pending: run sync again\n`);
-    ctx.exitCode = EXIT_FAILURE;
-  }
+  showOutcome(ctx, flags, { result, watch: watchTotals, outageReason });
   if (reportFailure !== null) throw reportFailure;
 }
 

@@ -1,5 +1,5 @@
-import { once } from 'node:events';
 import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { CamrollError } from '../../errors.js';
 import { describeFsError } from '../../util/fs-error.js';
 import { openPrivateStream } from './lines.js';
@@ -36,9 +36,13 @@ export async function openLogFile(path: string, now: () => Date = () => new Date
   return {
     stream,
     close: async () => {
-      if (partial !== '') file.write(`${now().toISOString()} ${partial}\n`);
-      file.end();
-      await once(file, 'close').catch(() => undefined);
+      if (!file.destroyed) {
+        if (partial !== '') file.write(`${now().toISOString()} ${partial}\n`);
+        file.end();
+      }
+      // A write that failed has already closed the file: waiting for a 'close' event that
+      // came and went would leave nothing for the process to do, and it would end silently.
+      await finished(file).catch(() => undefined);
       if (failure) throw failure;
     },
   };

@@ -19,6 +19,8 @@ export function createSyncReport(file: JsonLinesFile, options: { predicted: bool
   const write = (line: object): void => {
     // Chained, so lines keep their order and a failed write stops the rest.
     writing = writing.then(() => file.write(line));
+    // Marked handled now: close() reports the failure, maybe long after it happened.
+    writing.catch(() => undefined);
   };
   return {
     onEvent(event) {

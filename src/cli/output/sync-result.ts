@@ -1,6 +1,7 @@
 import type { Event, Stats } from '../../contract/index.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 import type { DryRunResult, SyncResult } from '../../sync/run.js';
+import type { WatchTotals } from '../sync-watch.js';
 
 /** One summary line: labels padded so the values line up. */
 const row = (label: string, value: string | number): string => `${`${label}:`.padEnd(24)}${value}`;
@@ -27,9 +28,33 @@ export function renderCounts(counts: SyncCounts, dryRun: boolean): string[] {
     row('accepted', counts.accepted),
     row('rejected', `${totalRejected(counts)} (${reasons})`),
     row('matched', `${counts.matched}${counts.unlicensed ? ` (${counts.unlicensed} more at venues whose events cannot be shown)` : ''}`),
-    row('failed batches', `${counts.failed_batches}${counts.pending ? ` (${counts.pending} items pending, sent again next run)` : ''}`),
+    row('failed batches', counts.failed_batches),
   );
+  if (counts.pending > 0) lines.push(row('pending', `${counts.pending} items sent but not answered (sent again by the next run)`));
   return lines;
+}
+
+/** Why sync-complete was or was not called, in words. */
+export function syncCompleteLine(result: SyncResult): string {
+  if (result.sync_complete) return row('sync-complete', 'called (the whole library was examined)');
+  const why: Record<SyncResult['outcome'], string> = {
+    ok: 'not called',
+    failed: 'not called: some batches failed after retries',
+    interrupted: 'not called: the sync was interrupted',
+    outage: 'not called: the host went away',
+    not_examined: `not called: ${result.not_examined ?? 'the library was not read whole'}`,
+  };
+  return row('sync-complete', why[result.outcome]);
+}
+
+/** What `--watch` sent after the pass, in one line. */
+export function renderWatchTotals(totals: WatchTotals): string {
+  const pending = totals.pending > 0 ? ` (${plural(totals.pending, 'item')} pending)` : '';
+  return (
+    `watch: ${totals.changes} ${totals.changes === 1 ? 'batch' : 'batches'} of changes: ${totals.files} files, sent ${totals.sent}, ` +
+    `accepted ${totals.accepted}, matched ${totals.matched}, rejected ${totalRejected(totals)}, already sent ${totals.skipped_already_sent}, ` +
+    `failed batches ${totals.failed_batches}${pending}`
+  );
 }
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
@@ -80,7 +105,7 @@ export function renderResult(result: SyncResult | DryRunResult, options: { histo
   }
   // The embedded service listens on a new port every run: its URL would mean nothing here.
   const where = result.target.kind === 'embedded' ? 'the embedded local service' : result.target.base_url;
-  const out = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...renderCounts(result, false)];
+  const out = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...renderCounts(result, false), syncCompleteLine(result)];
   if (options.history !== false) {
     out.push('', `events (${result.events.length}, newest first):`, ...renderEventsTable(result.events));
     if (result.stats) out.push('', 'stats:', ...renderStats(result.stats));

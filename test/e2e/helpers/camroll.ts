@@ -30,12 +30,21 @@ export interface RunResult {
   stderr: string;
 }
 
+export interface SpawnOptions {
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  stdin?: string;
+  /** Run as this user and group (needs root), e.g. nobody to meet a permission error. */
+  as?: { uid: number; gid: number };
+}
+
 /** Starts the binary; the caller may kill it. With `stdin`, that text is its standard input. */
-export function spawnCamroll(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; stdin?: string }): ChildProcess {
+export function spawnCamroll(args: string[], options: SpawnOptions): ChildProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: options.env,
     cwd: options.cwd ?? ROOT,
     stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    ...(options.as ?? {}),
   });
   if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   return child;
@@ -61,6 +70,6 @@ export function collect(child: ChildProcess, timeoutMs = 120_000): Promise<RunRe
 }
 
 /** Runs the binary to completion. */
-export function runCamroll(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; stdin?: string; timeoutMs?: number }): Promise<RunResult> {
+export function runCamroll(args: string[], options: SpawnOptions & { timeoutMs?: number }): Promise<RunResult> {
   return collect(spawnCamroll(args, options), options.timeoutMs);
 }

@@ -1,0 +1,82 @@
+import type { JournalReader } from './journal-reader.js';
+import { runPipeline, type JournalPort } from './pipeline.js';
+import { predictRejection } from './predict.js';
+import { decideOutcome, type SyncCounts, type SyncOutcome } from './summary.js';
+import type { SyncRunOptions } from './run.js';
+
+/** What a real run would send, from the journal (a dry run that found one). */
+export interface SyncPlan {
+  new: number;
+  changed: number;
+  pending: number;
+  already_answered: number;
+}
+
+/** The result of `--dry-run`: predicted outcomes, no write anywhere. */
+export interface DryRunResult extends SyncCounts {
+  dry_run: true;
+  outcome: SyncOutcome;
+  /** Present when the user's journal was read: what a real run would send, and skip. */
+  plan?: SyncPlan;
+}
+
+const NO_JOURNAL: JournalPort = {
+  isKnown: () => false,
+  beginBatch: () => 0,
+  completeBatch: () => undefined,
+  failBatch: () => undefined,
+  abandonBatch: () => undefined,
+};
+
+/**
+ * `--dry-run`: the same pipeline with rejection predicted locally and no journal (which
+ * is keyed by the service's partner id, unknown without a call); counts describe a full pass.
+ */
+export async function runDrySync(
+  options: Pick<SyncRunOptions, 'scan' | 'batchSize' | 'signal' | 'onEvent' | 'summary' | 'full'> & { journal?: JournalReader | null },
+): Promise<DryRunResult> {
+  const reader = options.journal ?? null;
+  const plan: SyncPlan = { new: 0, changed: 0, pending: 0, already_answered: 0 };
+  // With the user's journal, items it answered are skipped as a real run would skip them.
+  const journal: JournalPort =
+    reader === null
+      ? NO_JOURNAL
+      : {
+          ...NO_JOURNAL,
+          isKnown: (item) => {
+            const verdict = reader.plan(item.id, item.fingerprint);
+            if (verdict === 'answered') plan.already_answered += 1;
+            else plan[verdict] += 1;
+            return verdict === 'answered';
+          },
+        };
+  const { summary, interrupted } = await runPipeline({
+    input: options.scan(options.signal),
+    journal,
+    passId: 0,
+    send: async (media) => {
+      const rejected = media.flatMap((m) => {
+        const reason = predictRejection(m);
+        return reason ? [{ id: m.id, reason }] : [];
+      });
+      const rejectedIds = new Set(rejected.map((r) => r.id));
+      const accepted = media.filter((m) => !rejectedIds.has(m.id));
+      return {
+        accepted: accepted.length,
+        matched: 0,
+        rejected,
+        matches: accepted.map((m) => ({ media_id: m.id, matched: false, event_id: null, venue_id: null })),
+        events: [],
+        last_sync_at: new Date(0).toISOString(),
+      };
+    },
+    batchSize: options.batchSize,
+    concurrency: 1,
+    full: reader === null || options.full === true,
+    signal: options.signal,
+    onEvent: options.onEvent,
+    summary: options.summary,
+  });
+  const outcome = decideOutcome(summary.counts, interrupted);
+  return { dry_run: true, outcome, ...summary.counts, ...(reader !== null && options.full !== true ? { plan } : {}) };
+}

@@ -1,0 +1,177 @@
+import { readdir, type Stats } from 'node:fs';
+import path from 'node:path';
+import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'chokidar';
+import micromatch from 'micromatch';
+import { MEDIA_EXTENSIONS } from '../scan/extract/formats.js';
+import { createChannel } from '../scan/channel.js';
+import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName } from '../scan/junk.js';
+
+/**
+ * `sync --watch`: watches the library's folders after (and from just before) the pass and
+ * reports files to read again, in batches, once they stopped changing. The same rules as
+ * the walk decide what is looked at: junk folders and files, `--exclude`, media and sidecar
+ * names. Events only; what to do with a batch is the caller's.
+ */
+
+/** How long a file must stay the same size before it is read (a copy in progress is not). */
+export const DEFAULT_SETTLE_MS = 2 * 1000; // 2 s
+/** Changes are gathered until none came for this long, so a folder copied in is one batch. */
+export const DEFAULT_QUIET_MS = 500; // 0.5 s
+/** A batch never waits for quiet beyond this many files. */
+export const DEFAULT_MAX_BATCH_FILES = 1000;
+/** Polling re-reads each folder this often (network shares send no change events). */
+export const POLL_INTERVAL_MS = 2 * 1000; // 2 s
+
+export type WatchEvent =
+  /** Watches are set on every folder: anything that changes from now on is seen. */
+  | { type: 'ready'; polling: boolean }
+  /** Media files (absolute paths) added or changed, settled, to read again. */
+  | { type: 'changes'; files: string[] }
+  /** The watcher met a problem (a folder it cannot watch, the system's watch limit). */
+  | { type: 'warning'; code: 'watch_error'; message: string };
+
+export interface WatchOptions {
+  /** Absolute folders (or files) to watch, as the scan resolved them. */
+  roots: string[];
+  /** `--exclude` patterns, relative to each root, as the walk reads them. */
+  exclude?: string[];
+  followSymlinks?: boolean;
+  /** Poll instead of listening for events (`--poll`; automatic for network shares). */
+  poll?: boolean;
+  settleMs?: number;
+  quietMs?: number;
+  maxBatchFiles?: number;
+  /** Stops watching: the iteration ends after what is already gathered is dropped. */
+  signal: AbortSignal;
+  /** Test seam: the watcher factory (chokidar's `watch`). */
+  watch?: (paths: string[], options: ChokidarOptions) => FSWatcher;
+}
+
+/** Whether a path lies below (or is) one of the roots; returns the relative POSIX path, or null. */
+function relativeToRoots(roots: readonly string[], absPath: string): string | null {
+  for (const root of roots) {
+    const rel = path.relative(root, absPath);
+    if (rel === '') return '';
+    if (!rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+  }
+  return null;
+}
+
+/**
+ * The walk's rules as one predicate: true for what the walk would leave out (a junk folder
+ * anywhere on the path, a junk or non-media file name, a path `--exclude` matches).
+ * `isFile` is undefined when the watcher does not know yet.
+ */
+export function createWatchFilter(roots: readonly string[], exclude: readonly string[] = []): (absPath: string, isFile?: boolean) => boolean {
+  // The walk's convention: a pattern without '/' matches at any depth.
+  const patterns = exclude.map((pattern) => (pattern.includes('/') ? pattern : `**/${pattern}`));
+  // Compiled once: the watcher asks about every path it meets.
+  const matchers = patterns.map((pattern) => micromatch.matcher(pattern, { dot: true, posix: true, strictSlashes: false }));
+  const excluded = (rel: string): boolean => matchers.some((matches) => matches(rel));
+  return (absPath, isFile) => {
+    const rel = relativeToRoots(roots, absPath);
+    if (rel === null || rel === '') return false;
+    const parts = rel.split('/');
+    const name = parts[parts.length - 1]!;
+    for (let i = 0; i < parts.length - 1; i += 1) {
+      if (folderSkipReason(parts[i]!) !== null) return true;
+      if (excluded(parts.slice(0, i + 1).join('/'))) return true;
+    }
+    if (excluded(rel)) return true;
+    if (isFile === false) return folderSkipReason(name) !== null;
+    if (isFile === undefined) return fileSkipReason(name) !== null && folderSkipReason(name) !== null;
+    if (fileSkipReason(name) !== null) return true;
+    return !MEDIA_EXTENSIONS.has(extensionOf(name)) && !isSidecarName(name);
+  };
+}
+
+/** Media files of one folder the walk would read (for a sidecar that changed beside them). */
+function mediaBeside(dir: string, skip: (absPath: string, isFile?: boolean) => boolean): Promise<string[]> {
+  return new Promise((resolve) => {
+    readdir(dir, { withFileTypes: true }, (error, entries) => {
+      if (error) {
+        resolve([]);
+        return;
+      }
+      resolve(
+        entries
+          .filter((entry) => entry.isFile() && MEDIA_EXTENSIONS.has(extensionOf(entry.name)))
+          .map((entry) => path.join(dir, entry.name))
+          .filter((file) => !skip(file, true)),
+      );
+    });
+  });
+}
+
+/**
+ * Watches the roots until `signal` aborts and yields a `ready` event, then batches of
+ * settled media files to read again. A changed sidecar (.json, .xmp) brings back the media
+ * files of its folder, as the scan cache would. Deleted files are dropped from the batch
+ * being gathered (the contract has no delete).
+ */
+export async function* watchLibrary(options: WatchOptions): AsyncGenerator<WatchEvent> {
+  const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+  const quietMs = options.quietMs ?? DEFAULT_QUIET_MS;
+  const maxBatch = options.maxBatchFiles ?? DEFAULT_MAX_BATCH_FILES;
+  const skip = createWatchFilter(options.roots, options.exclude);
+  const out = createChannel<WatchEvent>({ limit: Number.MAX_SAFE_INTEGER });
+  const polling = options.poll === true;
+  const watcher = (options.watch ?? chokidarWatch)(options.roots, {
+    ignoreInitial: true,
+    followSymlinks: options.followSymlinks ?? false,
+    usePolling: polling,
+    interval: POLL_INTERVAL_MS,
+    binaryInterval: POLL_INTERVAL_MS,
+    ignorePermissionErrors: false,
+    awaitWriteFinish: { stabilityThreshold: settleMs, pollInterval: Math.min(100, settleMs) },
+    ignored: (absPath: string, stats?: Stats) => skip(absPath, stats === undefined ? undefined : stats.isFile()),
+  });
+
+  const media = new Set<string>();
+  const sidecarFolders = new Set<string>();
+  let timer: NodeJS.Timeout | null = null;
+  const flush = async (): Promise<void> => {
+    timer = null;
+    const folders = [...sidecarFolders];
+    sidecarFolders.clear();
+    for (const dir of folders) for (const file of await mediaBeside(dir, skip)) media.add(file);
+    if (media.size === 0) return;
+    const files = [...media];
+    media.clear();
+    out.pushNow({ type: 'changes', files });
+  };
+  const gathered = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    if (media.size + sidecarFolders.size >= maxBatch) void flush();
+    else timer = setTimeout(() => void flush(), quietMs);
+  };
+  const onFile = (absPath: string): void => {
+    if (isSidecarName(absPath)) sidecarFolders.add(path.dirname(absPath));
+    else media.add(absPath);
+    gathered();
+  };
+  watcher.on('add', onFile);
+  watcher.on('change', onFile);
+  watcher.on('unlink', (absPath: string) => media.delete(absPath));
+  watcher.on('ready', () => out.pushNow({ type: 'ready', polling }));
+  watcher.on('error', (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    // inotify's per-user limit: polling, or a higher limit, is the way out.
+    const hint = code === 'ENOSPC' ? ' (the system limit on watched folders: use --poll, or raise fs.inotify.max_user_watches)' : '';
+    out.pushNow({ type: 'warning', code: 'watch_error', message: `${error instanceof Error ? error.message : String(error)}${hint}` });
+  });
+
+  const stop = (): void => out.close();
+  if (options.signal.aborted) stop();
+  else options.signal.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const event of out) {
+      if (options.signal.aborted) break;
+      yield event;
+    }
+  } finally {
+    options.signal.removeEventListener('abort', stop);
+    if (timer !== null) clearTimeout(timer);
+    await watcher.close();
+  }
+}

@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createWatchFilter, watchLibrary, type WatchEvent } from '../../src/sync/watch.js';
+
+const ROOT = '/lib';
+
+describe('createWatchFilter: the walk rules for watched paths', () => {
+  const skip = createWatchFilter([ROOT], ['broken', 'travel/**', '*.mov']);
+  it.each([
+    ['/lib/2024/IMG_1.jpg', true, false],
+    ['/lib/2024/IMG_1.JPG', true, false],
+    ['/lib/2024/IMG_1.json', true, false], // a sidecar: read with its media
+    ['/lib/2024/notes.txt', true, true],
+    ['/lib/2024/._IMG_1.jpg', true, true],
+    ['/lib/2024/.DS_Store', undefined, true],
+    ['/lib/.thumbnails/a.jpg', true, true],
+    ['/lib/.thumbnails', false, true],
+    ['/lib/a/@eaDir/b/c.jpg', true, true],
+    ['/lib/Recently Deleted/x.jpg', true, true],
+    ['/lib/broken', false, true],
+    ['/lib/x/broken/y.jpg', true, true],
+    ['/lib/travel/y.jpg', true, true],
+    ['/lib/other/travel/y.jpg', true, false], // 'travel/**' has a slash: relative to the root
+    ['/lib/clip.mov', true, true],
+    ['/lib/2024', false, false],
+    ['/lib/2024', undefined, false],
+    ['/lib', false, false],
+    ['/elsewhere/x.jpg', true, false],
+  ] as const)('%s (file: %s) -> skipped %s', (path, isFile, expected) => {
+    expect(skip(path, isFile)).toBe(expected);
+  });
+});
+
+describe('watchLibrary', () => {
+  let dir: string;
+  let controller: AbortController;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'camroll-watch-'));
+    mkdirSync(join(dir, 'lib', 'sub'), { recursive: true });
+    mkdirSync(join(dir, 'lib', '.thumbnails'));
+    mkdirSync(join(dir, 'lib', 'skipme'));
+    controller = new AbortController();
+  });
+  afterEach(() => {
+    controller.abort();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Iterates until `until` says stop; every event seen so far is returned. */
+  async function take(events: AsyncIterator<WatchEvent>, until: (seen: WatchEvent[]) => boolean): Promise<WatchEvent[]> {
+    const seen: WatchEvent[] = [];
+    while (!until(seen)) {
+      const next = await events.next();
+      if (next.done) break;
+      seen.push(next.value);
+    }
+    return seen;
+  }
+
+  const start = (poll = false): AsyncIterator<WatchEvent> =>
+    watchLibrary({ roots: [join(dir, 'lib')], exclude: ['skipme'], poll, settleMs: 50, quietMs: 50, signal: controller.signal })[Symbol.asyncIterator]();
+
+  it.each([false, true])('reports settled media files in one batch, leaving out junk, excluded and non-media files (poll %s)', async (poll) => {
+    const events = start(poll);
+    expect(await take(events, (seen) => seen.length === 1)).toEqual([{ type: 'ready', polling: poll }]);
+    const lib = join(dir, 'lib');
+    writeFileSync(join(lib, '.thumbnails', 'thumb.jpg'), 'x');
+    writeFileSync(join(lib, 'skipme', 'no.jpg'), 'x');
+    writeFileSync(join(lib, 'sub', 'notes.txt'), 'x');
+    writeFileSync(join(lib, 'sub', 'a.jpg'), 'a');
+    writeFileSync(join(lib, 'b.heic'), 'b');
+    const seen = await take(events, (s) => s.flatMap((e) => (e.type === 'changes' ? e.files : [])).length >= 2);
+    const files = seen.flatMap((e) => (e.type === 'changes' ? e.files : []));
+    expect(files.sort()).toEqual([join(lib, 'b.heic'), join(lib, 'sub', 'a.jpg')]);
+    controller.abort();
+    expect((await events.next()).done).toBe(true);
+  });
+
+  it('a sidecar that changes brings back the media files of its folder', async () => {
+    const lib = join(dir, 'lib');
+    writeFileSync(join(lib, 'sub', 'a.jpg'), 'a');
+    writeFileSync(join(lib, 'sub', 'b.jpg'), 'b');
+    const events = start();
+    await take(events, (seen) => seen.length === 1);
+    writeFileSync(join(lib, 'sub', 'a.jpg.json'), '{"geoData":{}}');
+    const seen = await take(events, (s) => s.some((e) => e.type === 'changes'));
+    const batch = seen.find((e) => e.type === 'changes');
+    expect(batch?.type === 'changes' ? batch.files.sort() : null).toEqual([join(lib, 'sub', 'a.jpg'), join(lib, 'sub', 'b.jpg')]);
+  });
+
+  it('ends at once when the signal is already aborted', async () => {
+    controller.abort();
+    const events = start();
+    expect((await events.next()).done).toBe(true);
+  });
+});
