@@ -4,11 +4,14 @@ import { CamrollError, type CamrollErrorOptions } from '../errors.js';
 /**
  * Codes the embedded service may answer with beyond the published table. A body over the
  * byte limit is not a batch of more than 200 items, so it gets its own code (413); clients
- * handle an unknown code by its status, which is the contract's rule anyway.
+ * handle an unknown code by its status, which is the contract's rule anyway (a 503 or 408 is
+ * retried with backoff like any 5xx or timeout).
  */
 export const SERVICE_ONLY_STATUS = {
   payload_too_large: 413,
   request_header_too_large: 431,
+  request_timeout: 408,
+  service_unavailable: 503,
 } as const;
 
 export type ServiceErrorCode = ErrorCode | keyof typeof SERVICE_ONLY_STATUS;

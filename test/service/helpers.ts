@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createApp } from '../../src/service/app.js';
+import { createApp, type CreateAppOptions } from '../../src/service/app.js';
 import { parseCatalog, type Catalog } from '../../src/service/catalog/index.js';
 import type { KeyEntry } from '../../src/service/keys.js';
 import { openStore } from '../../src/service/store/store.js';
@@ -72,10 +72,19 @@ export interface TestApp {
 }
 
 /** An in-process app over an in-memory store and the anchor catalog. */
-export async function makeApp(options: { dbPath?: string; catalog?: Catalog } = {}): Promise<TestApp> {
+export async function makeApp(
+  options: { dbPath?: string; catalog?: Catalog } & Pick<CreateAppOptions, 'limits' | 'authThrottle'> = {},
+): Promise<TestApp> {
   const store = openStore({ path: options.dbPath ?? ':memory:' });
   let now = Date.parse('2025-01-01T00:00:00Z');
-  const app = await createApp({ store, catalog: options.catalog ?? anchorCatalog(), keys: KEYS, clock: () => now });
+  const app = await createApp({
+    store,
+    catalog: options.catalog ?? anchorCatalog(),
+    keys: KEYS,
+    clock: () => now,
+    limits: options.limits,
+    authThrottle: options.authThrottle,
+  });
   await app.ready();
   return {
     app,
