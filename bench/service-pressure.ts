@@ -5,7 +5,6 @@
  * p50/p99/max, its timeouts, and for the load: answers, 503s shed, timeouts, and whether
  * every shed answer carried the envelope and an integer Retry-After.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import autocannon from 'autocannon';
 
 export const PRESSURE_CONNECTIONS = 200;
@@ -25,47 +24,41 @@ export interface PressureResult {
 }
 
 /** Runs one load for `seconds` with the probe alongside; the service must be listening at `origin`. */
-export async function runPressure(origin: string, key: string, load: PressureLoad, seconds: number): Promise<PressureResult> {
-  let shed = 0;
-  let shedWithEnvelope = 0;
-  let other = 0;
-  const onResponse = (status: number, body: string, _context: object, headers?: IncomingHttpHeaders): void => {
-    if (status === 503) {
-      shed += 1;
-      const retryAfter = headers?.['retry-after'];
-      let code: unknown;
-      try {
-        code = (JSON.parse(body) as { error?: { code?: unknown } }).error?.code;
-      } catch {
-        code = undefined;
-      }
-      if (code === 'service_unavailable' && typeof retryAfter === 'string' && /^\d+$/.test(retryAfter)) shedWithEnvelope += 1;
-    } else if (status !== 200) {
-      other += 1;
-    }
-  };
+export async function runPressure(
+  origin: string,
+  key: string,
+  load: PressureLoad,
+  seconds: number,
+  served: { shedWithCode(): number },
+): Promise<PressureResult> {
+  const before = served.shedWithCode();
   const headers = { 'x-partner-api-key': key, 'content-type': 'application/json' };
-  const requests = (load.bodies ?? [undefined]).map((body) => ({ method: load.method, path: load.path, headers, body, onResponse }));
-
-  const loadRun = autocannon({ url: origin, connections: PRESSURE_CONNECTIONS, duration: seconds, timeout: 10, requests });
+  const requests = (load.bodies ?? [undefined]).map((body) => ({ method: load.method, path: load.path, headers, body }));
+  // The load runs in a worker thread, so its client work does not share the service's event
+  // loop; the probe runs here, beside the service, and measures what a client would see.
+  const loadRun = autocannon({ url: origin, connections: PRESSURE_CONNECTIONS, duration: seconds, timeout: 10, requests, workers: 1 });
   const probe = autocannon({ url: `${origin}/v1/ping`, connections: 1, overallRate: 50, duration: seconds, timeout: 10 });
   const [l, p] = await Promise.all([loadRun, probe]);
+  const codes = l.statusCodeStats as Record<string, { count: number } | undefined>;
+  const shed = codes['503']?.count ?? 0;
+  const ok = codes['200']?.count ?? 0;
   return {
     label: load.label,
     ping: { p50: p.latency.p50, p99: p.latency.p99, max: p.latency.max, requests: p.requests.total, timeouts: p.timeouts, errors: p.errors },
     load: {
       requests: l.requests.total,
-      ok: l['2xx'],
+      ok,
       shed,
-      other,
+      other: l.requests.total - ok - shed,
       timeouts: l.timeouts,
       errors: l.errors,
       p99: l.latency.p99,
-      shedWithEnvelope: shedWithEnvelope === shed,
+      // Each 503 the service sent went through its error handler with the code (and the
+      // envelope and Retry-After that handler always writes).
+      shedWithEnvelope: served.shedWithCode() - before >= shed,
     },
   };
 }
-
 /** One line per result. */
 export function formatPressure(config: string, r: PressureResult): string {
   const { ping, load } = r;

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { Pool, request } from 'undici';
 import { isVisibleEvent, loadCatalog, type Catalog } from '../src/service/catalog/index.js';
+import type { ServedRequest } from '../src/service/app.js';
 import type { LoadLimits } from '../src/service/load-limits.js';
 import { startService, type RunningService } from '../src/service/server.js';
 import { runMatcherBench } from './matcher.js';
@@ -34,8 +35,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PRESSURE_SECONDS = Number(process.env.BENCH_PRESSURE_SECONDS ?? 6);
 
 /** The service as `serve` runs it, on a file database in `dir`, with the bench key. */
-function start(dir: string, limits?: Partial<LoadLimits>): Promise<RunningService> {
-  return startService({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'service.db'), dataDir: dir, env: { CAMROLL_API_KEY: KEY }, limits });
+function start(dir: string, limits?: Partial<LoadLimits>, onResponse?: (served: ServedRequest) => void): Promise<RunningService> {
+  return startService({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'service.db'), dataDir: dir, env: { CAMROLL_API_KEY: KEY }, limits, onResponse });
 }
 
 async function post(url: string, body: unknown): Promise<any> {
@@ -196,9 +197,15 @@ async function main(): Promise<void> {
       ['with load limits', undefined],
       ['baseline, no queue or shedding', { admission: false }],
     ] as const) {
-      svc = await start(dir, limits);
+      let shedWithCode = 0;
+      svc = await start(dir, limits, (r) => {
+        if (r.status === 503 && r.code === 'service_unavailable') shedWithCode += 1;
+      });
       const pressureOrigin = new URL(svc.baseUrl).origin;
-      for (const load of loads) console.log(formatPressure(config, await runPressure(pressureOrigin, KEY, load, PRESSURE_SECONDS)));
+      for (const load of loads) {
+        const result = await runPressure(pressureOrigin, KEY, load, PRESSURE_SECONDS, { shedWithCode: () => shedWithCode });
+        console.log(formatPressure(config, result));
+      }
       await svc.close();
     }
 

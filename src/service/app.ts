@@ -79,6 +79,9 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       : false,
     bodyLimit: BODY_LIMIT_BYTES,
     ...serverOptionsOf(limits),
+    // Fastify's own 503 while closing has no envelope; a request that still arrives on an open
+    // connection is served (with Connection: close) before the store closes.
+    return503OnClosing: false,
     // uuids are 36 characters; any longer id (up to what fits in the request line, which
     // Node caps at 16 KiB of headers) still reaches auth and then user_not_found.
     routerOptions: { maxParamLength: 64 * 1024 },
