@@ -88,15 +88,17 @@ export async function installLoadLimits(app: FastifyInstance, limits: LoadLimits
       return;
     }
     let leave: (() => void) | null = null;
-    // 'close' comes once the response is sent or the connection is gone, whichever is first.
+    // 'close' comes once the response is sent or the connection is gone, whichever is first:
+    // it frees the slot, or withdraws the request from the line (it is then never admitted).
+    // (Not `request.raw.destroyed`: a GET's request stream ends, and is destroyed, while the
+    // request waits, and the connection is still there for the answer.)
     const ticket = admission.enter((error, granted) => {
       if (error) {
         done(error);
         return;
       }
       leave = granted ?? null;
-      if (reply.raw.writableFinished || request.raw.destroyed) leave?.();
-      else done();
+      done();
     });
     reply.raw.once('close', () => {
       ticket.cancel();

@@ -12,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelope, EventsPage, HealthResponse, IngestResponse, Stats, type Event } from '../../src/contract/index.js';
 import { collect, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { createResponseCheck } from '../service/contract-check.js';
 
 const SANDBOX = 'sk_acc_acme_sandbox';
 const PRODUCTION = 'sk_acc_acme_production';
@@ -113,6 +114,13 @@ async function launch(args: string[], env: NodeJS.ProcessEnv): Promise<Launched>
   return { baseUrl, child, stdout: () => out, stderr: () => err, done };
 }
 
+const contract = createResponseCheck();
+/** Answers outside the OpenAPI document, checked once all tests ran. */
+const contractViolations: string[] = [];
+afterAll(() => {
+  expect(contractViolations, 'responses outside the OpenAPI document').toEqual([]);
+});
+
 interface Reply {
   status: number;
   headers: IncomingHttpHeaders;
@@ -147,6 +155,10 @@ function send(
         } catch {
           json = undefined;
         }
+        // Every answer of the real binary is checked against the OpenAPI document too.
+        const path = new URL(url).pathname + new URL(url).search;
+        const method = options.method ?? (payload === undefined ? 'GET' : 'POST');
+        if (text !== '') contractViolations.push(...contract.check({ method, url: path, status: res.statusCode ?? 0, headers: res.headers, body: text }));
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
       });
     });

@@ -7,6 +7,7 @@ import { parseCatalog, type Catalog } from '../../src/service/catalog/index.js';
 import type { KeyEntry } from '../../src/service/keys.js';
 import { openStore } from '../../src/service/store/store.js';
 import type { Store } from '../../src/service/store/types.js';
+import { createResponseCheck } from './contract-check.js';
 
 /** The demo catalog's anchor venues and events (fixed ids and values), as a catalog file. */
 export const ANCHOR_CATALOG_JSON = {
@@ -66,6 +67,8 @@ export const LIMITED = KEYS[3]!.key;
 export interface TestApp {
   app: FastifyInstance;
   store: Store;
+  /** Responses that did not conform to the OpenAPI document (close() fails when any). */
+  violations: string[];
   /** Sets the clock the service reads (ms). */
   setNow(ms: number): void;
   close(): Promise<void>;
@@ -85,18 +88,40 @@ export async function makeApp(
     limits: options.limits,
     authThrottle: options.authThrottle,
   });
+  const violations = checkResponses(app);
   await app.ready();
   return {
     app,
     store,
+    violations,
     setNow: (ms) => {
       now = ms;
     },
     close: async () => {
       await app.close();
       store.close();
+      if (violations.length > 0) throw new Error(`responses outside the OpenAPI document:\n${violations.join('\n')}`);
     },
   };
+}
+
+const contract = createResponseCheck();
+
+/**
+ * Checks every response the app sends against the OpenAPI document; returns the list of
+ * problems, which grows as requests are answered. Call before `ready()`.
+ */
+export function checkResponses(app: FastifyInstance): string[] {
+  const violations: string[] = [];
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload === 'string') {
+      violations.push(
+        ...contract.check({ method: request.method, url: request.url, status: reply.statusCode, headers: reply.getHeaders(), body: payload }),
+      );
+    }
+    return payload;
+  });
+  return violations;
 }
 
 /** A temp folder removed by the returned cleanup. */

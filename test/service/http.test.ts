@@ -7,7 +7,7 @@ import { createApp } from '../../src/service/app.js';
 import { parseCatalog } from '../../src/service/catalog/index.js';
 import { destinationPoint } from '../../src/service/matching/index.js';
 import { openStore } from '../../src/service/store/store.js';
-import { ACME, ANCHOR_CATALOG_JSON, itemAt, KEYS, VENUE } from './helpers.js';
+import { ACME, ANCHOR_CATALOG_JSON, checkResponses, itemAt, KEYS, VENUE } from './helpers.js';
 
 /** Anchors plus a run of events at two extra venues for paging (ties on the start instant included). */
 const PAGING_EVENTS = Array.from({ length: 45 }, (_, i) => ({
@@ -35,12 +35,14 @@ beforeAll(async () => {
   const store = openStore({ path: ':memory:' });
   const catalog = parseCatalog(CATALOG);
   const app = await createApp({ store, catalog, keys: KEYS });
+  const violations = checkResponses(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
   close = async () => {
     await app.close();
     store.close();
+    expect(violations, 'responses outside the OpenAPI document').toEqual([]);
   };
 });
 afterAll(async () => close());
