@@ -454,6 +454,15 @@ describe('POST /users', () => {
     expectError(await api('/users', { body: { email } }), 400, 'invalid_email');
   });
 
+  it('accepts addresses RFC 5321/6531 accept, one profile per normalised address', async () => {
+    for (const email of ['jörg@example.de', 'user@müller.de', 'a#b@example.com', '用户@例子.广告', '"john doe"@example.com']) {
+      const created = await api('/users', { body: { email } });
+      expect(created.status, `${email}: ${created.text}`).toBe(201);
+      const again = await api('/users', { body: { email: `  ${email.toUpperCase()} ` } });
+      expect({ id: again.json.user_id, existing: again.json.existing }).toEqual({ id: created.json.user_id, existing: true });
+    }
+  });
+
   it('refuses a missing or non-string e-mail with 400 invalid_email', async () => {
     for (const body of [{}, { email: null }, { email: 7 }, { email: ['a@example.com'] }, { first_name: 'Ann' }]) {
       expectError(await api('/users', { body }), 400, 'invalid_email');
@@ -514,7 +523,10 @@ describe('POST /users/{id}/media', () => {
       item('lon-range', MSG, AT, { longitude: 180.5 }),
       item('kind', MSG, AT, { media_type: 'gif' }),
       item('kind-case', MSG, AT, { media_type: 'Photo' }),
-      item('thumb', MSG, AT, { thumbnail_url: 'not a uri' }),
+      item('thumb', MSG, AT, { thumbnail_url: 7 }),
+      // Never fetched or validated: any string is stored and echoed verbatim.
+      item('thumb-text', MSG, AT, { thumbnail_url: ' not a uri/../x.jpg ' }),
+      item('surrogate-\ud800', MSG, AT),
       item('duration', MSG, AT, { duration_seconds: '5' }),
       item('filename', MSG, AT, { filename: 12 }),
       item('epoch', MSG, AT, { taken_at: 1720828800 }),
@@ -541,8 +553,11 @@ describe('POST /users/{id}/media', () => {
       kind: 'invalid', 'kind-case': 'invalid', thumb: 'invalid', duration: 'invalid', filename: 'invalid', epoch: 'invalid',
       'date-only': 'invalid', 'no-zone': 'invalid', 'feb-30': 'invalid', 'empty-time': 'invalid',
       'no-lat': 'missing_coordinates', 'no-lon': 'missing_coordinates', 'no-time': 'missing_taken_at', bare: 'missing_coordinates',
+      'surrogate-\ud800': 'invalid',
     });
-    expect(body.rejected).toHaveLength(19);
+    expect(body.rejected).toHaveLength(20);
+    // The lone surrogate comes back exactly as sent (JSON-escaped on the wire).
+    expect(reply.text).toContain('"surrogate-\\ud800"');
     expect(body.accepted).toBe(items.length - body.rejected.length);
     expect(body.matches).toHaveLength(body.accepted);
     const byId = new Map(body.matches.map((m) => [m.media_id, m]));
@@ -550,13 +565,16 @@ describe('POST /users/{id}/media', () => {
     expect(byId.get('z-utc')).toMatchObject(matchedTo100);
     expect(byId.get('offset')).toMatchObject(matchedTo100);
     expect(byId.get('nulls')).toMatchObject(matchedTo100);
+    expect(byId.get('thumb-text')).toMatchObject(matchedTo100);
+    const thumbs = body.events.find((e) => e.id === 100)?.media?.filter((m) => m.media_id === 'thumb-text');
+    expect(thumbs).toEqual([expect.objectContaining({ thumbnail_url: ' not a uri/../x.jpg ' })]);
     expect(byId.get('i'.repeat(255))).toMatchObject(matchedTo100);
     expect(byId.get('opera')).toEqual({ media_id: 'opera', matched: true, event_id: 103, venue_id: null });
     expect(byId.get('unlicensed')).toEqual({ media_id: 'unlicensed', matched: false, event_id: null, venue_id: 1 });
     expect(byId.get('hidden')).toEqual({ media_id: 'hidden', matched: false, event_id: null, venue_id: null });
     expect(byId.get('no-event')).toEqual({ media_id: 'no-event', matched: false, event_id: null, venue_id: null });
     expect(byId.get('nowhere')).toEqual({ media_id: 'nowhere', matched: false, event_id: null, venue_id: null });
-    expect(body.matched).toBe(5);
+    expect(body.matched).toBe(6);
     expect(body.matched).toBe(body.matches.filter((m) => m.matched && m.event_id != null).length);
 
     expect(body.events.map((e) => e.id).sort()).toEqual([100, 103]);
