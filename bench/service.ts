@@ -31,6 +31,8 @@ const BATCH = 200;
 const BATCHES = 400; // 80,000 items per round
 /** Interleaved ingest rounds (service, then ceiling); the best of each is reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Which parts run (BENCH_PARTS=ingest,events,pressure,matcher; default all). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'ingest,events,pressure,matcher').split(','));
 /** Seconds of each pressure load. */
 const PRESSURE_SECONDS = Number(process.env.BENCH_PRESSURE_SECONDS ?? 6);
 
@@ -118,31 +120,32 @@ async function main(): Promise<void> {
     const origin = new URL(svc.baseUrl).origin;
     const user = (await post(`${svc.baseUrl}/users`, { email: 'bench@example.com' })).user_id as string;
     const warm = makeBatches(catalog, 40, 'ff');
-    // New asset ids every round, so each round ingests what a first sync would.
-    const rounds = Array.from({ length: ROUNDS }, (_, r) => makeBatches(catalog, BATCHES, `a${r}`));
     await drive(origin, `/v1/users/${user}/media`, warm);
-    const first = await drive(origin, `/v1/users/${user}/media`, rounds[0]!);
+    if (PARTS.has('ingest')) {
+      // New asset ids every round, so each round ingests what a first sync would.
+      const rounds = Array.from({ length: ROUNDS }, (_, r) => makeBatches(catalog, BATCHES, `a${r}`));
+      const first = await drive(origin, `/v1/users/${user}/media`, rounds[0]!);
 
-    const bare = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
-    const replies = first.replyBytes.map((n) => JSON.stringify({ pad: 'x'.repeat(Math.max(0, n - 10)) }));
-    let served = 0;
-    bare.post('/ingest', async (request) => {
-      // Touch the parsed body as the service does (every item), then a same-sized reply.
-      const media = (request.body as { media: Array<{ id: string }> }).media;
-      let n = 0;
-      for (const item of media) n += item.id.length;
-      return n >= 0 ? replies[served++ % replies.length] : '';
-    });
-    const bareOrigin = await listen(bare);
-    await drive(bareOrigin, '/ingest', warm);
-    // Rounds interleave service and ceiling, and the best of each counts: on a shared machine
-    // one unlucky stretch would otherwise decide the ratio.
-    const service = [first];
-    const ceiling = [];
-    for (let r = 0; r < ROUNDS; r += 1) {
-      if (r > 0) service.push(await drive(origin, `/v1/users/${user}/media`, rounds[r]!));
-      served = 0;
-      ceiling.push(await drive(bareOrigin, '/ingest', rounds[r]!));
+      const bare = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+      const replies = first.replyBytes.map((n) => JSON.stringify({ pad: 'x'.repeat(Math.max(0, n - 10)) }));
+      let served = 0;
+      bare.post('/ingest', async (request) => {
+        // Touch the parsed body as the service does (every item), then a same-sized reply.
+        const media = (request.body as { media: Array<{ id: string }> }).media;
+        let n = 0;
+        for (const item of media) n += item.id.length;
+        return n >= 0 ? replies[served++ % replies.length] : '';
+      });
+      const bareOrigin = await listen(bare);
+      await drive(bareOrigin, '/ingest', warm);
+      // Rounds interleave service and ceiling, and the best of each counts: on a shared machine
+      // one unlucky stretch would otherwise decide the ratio.
+      const service = [first];
+      const ceiling = [];
+      for (let r = 0; r < ROUNDS; r += 1) {
+        if (r > 0) service.push(await drive(origin, `/v1/users/${user}/media`, rounds[r]!));
+        served = 0;
+        ceiling.push(await drive(bareOrigin, '/ingest', rounds[r]!));
     }
     await bare.close();
     const best = (runs: Array<{ itemsPerSecond: number; cpuMsPerBatch: number }>) => ({
@@ -154,6 +157,7 @@ async function main(): Promise<void> {
     console.log(`ingest: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`);
     console.log(`ceiling (bare Fastify route, same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`);
     console.log(`ratio: ${(s.itemsPerSecond / c.itemsPerSecond).toFixed(2)} by throughput, ${(c.cpuMsPerBatch / s.cpuMsPerBatch).toFixed(2)} by CPU per batch (target >= 0.5)`);
+    }
 
     // --- 2. events page for a user with 1,000 events and 30,000 media -------------------
     const rich = (await post(`${svc.baseUrl}/users`, { email: 'rich@example.com' })).user_id as string;
@@ -163,28 +167,30 @@ async function main(): Promise<void> {
       return Array.from({ length: 30 }, (_, k) => ({ id: `rich-${e}-${k}`, taken_at: new Date(event.startsAtMs + k * 60_000).toISOString(), latitude: venue.latitude, longitude: venue.longitude, thumbnail_url: `https://cdn.example.com/t/${e}/${k}.jpg` }));
     });
     for (let i = 0; i < items.length; i += BATCH) await post(`${svc.baseUrl}/users/${rich}/media`, { media: items.slice(i, i + BATCH) });
-    const pool = new Pool(origin, { connections: 1 });
-    const timings: number[] = [];
-    let total = 0;
-    let pageCpu = process.cpuUsage();
-    for (let pass = 0; pass < 12; pass += 1) {
-      if (pass === 1) pageCpu = process.cpuUsage(); // first pass warms up
-      let cursor: string | null = null;
-      do {
-        const path: string = `/v1/users/${rich}/events?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const started = performance.now();
-        const res = await pool.request({ method: 'GET', path, headers: { 'x-partner-api-key': KEY } });
-        const page = (await res.body.json()) as { next_cursor: string | null; total: number };
-        timings.push(performance.now() - started);
-        cursor = page.next_cursor;
-        total = page.total;
-      } while (cursor);
+    if (PARTS.has('events')) {
+      const pool = new Pool(origin, { connections: 1 });
+      const timings: number[] = [];
+      let total = 0;
+      let pageCpu = process.cpuUsage();
+      for (let pass = 0; pass < 12; pass += 1) {
+        if (pass === 1) pageCpu = process.cpuUsage(); // first pass warms up
+        let cursor: string | null = null;
+        do {
+          const path: string = `/v1/users/${rich}/events?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+          const started = performance.now();
+          const res = await pool.request({ method: 'GET', path, headers: { 'x-partner-api-key': KEY } });
+          const page = (await res.body.json()) as { next_cursor: string | null; total: number };
+          timings.push(performance.now() - started);
+          cursor = page.next_cursor;
+          total = page.total;
+        } while (cursor);
     }
     const pageCpuUsed = process.cpuUsage(pageCpu);
     await pool.close();
     const measured = timings.slice(50).sort((a, b) => a - b); // first pass warms up
     const cpuPerPage = (pageCpuUsed.user + pageCpuUsed.system) / 1000 / measured.length;
     console.log(`events page (limit 20, media included; ${total} events, ${items.length} media): p50 ${percentile(measured, 50).toFixed(2)} ms, p99 ${percentile(measured, 99).toFixed(2)} ms over ${measured.length} pages, ${cpuPerPage.toFixed(2)} ms CPU per page with its client (target p99 <= 10 ms)`);
+    }
     await svc.close();
 
     // --- 3. /ping under 200 connections of ingest, then of events pages ----------------
@@ -193,25 +199,29 @@ async function main(): Promise<void> {
       { label: 'ingest load', method: 'POST' as const, path: `/v1/users/${user}/media`, bodies: warm },
       { label: 'events-page load', method: 'GET' as const, path: `/v1/users/${rich}/events?limit=20` },
     ];
-    for (const [config, limits] of [
-      ['with load limits', undefined],
-      ['baseline, no queue or shedding', { admission: false }],
-    ] as const) {
-      let shedWithCode = 0;
-      svc = await start(dir, limits, (r) => {
-        if (r.status === 503 && r.code === 'service_unavailable') shedWithCode += 1;
-      });
-      const pressureOrigin = new URL(svc.baseUrl).origin;
-      for (const load of loads) {
-        const result = await runPressure(pressureOrigin, KEY, load, PRESSURE_SECONDS, { shedWithCode: () => shedWithCode });
-        console.log(formatPressure(config, result));
-      }
-      await svc.close();
+    if (PARTS.has('pressure')) {
+      for (const [config, limits] of [
+        ['with load limits', undefined],
+        ['baseline, no queue or shedding', { admission: false }],
+      ] as const) {
+        let shedWithCode = 0;
+        svc = await start(dir, limits, (r) => {
+          if (r.status === 503 && r.code === 'service_unavailable') shedWithCode += 1;
+        });
+        const pressureOrigin = new URL(svc.baseUrl).origin;
+        for (const load of loads) {
+          const result = await runPressure(pressureOrigin, KEY, load, PRESSURE_SECONDS, { shedWithCode: () => shedWithCode });
+          console.log(formatPressure(config, result));
+        }
+        await svc.close();
+    }
     }
 
     // --- 4. matcher, from the catalog side's benchmark ----------------------------------
-    const m = runMatcherBench({ log: (line) => console.log(`  matcher bench: ${line}`) });
-    console.log(`matcher: ${Math.round(m.lookupsPerSecond).toLocaleString('en-US')} lookups/s (target >= 1,000,000); catalog load ${(m.loadMs / 1000).toFixed(2)} s wall, ${(m.loadCpuMs / 1000).toFixed(2)} s CPU (target <= 3 s) [${m.venues} venues, ${m.events} events]`);
+    if (PARTS.has('matcher')) {
+      const m = runMatcherBench({ log: (line) => console.log(`  matcher bench: ${line}`) });
+      console.log(`matcher: ${Math.round(m.lookupsPerSecond).toLocaleString('en-US')} lookups/s (target >= 1,000,000); catalog load ${(m.loadMs / 1000).toFixed(2)} s wall, ${(m.loadCpuMs / 1000).toFixed(2)} s CPU (target <= 3 s) [${m.venues} venues, ${m.events} events]`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
