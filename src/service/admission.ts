@@ -45,9 +45,9 @@ interface Waiter {
  * A bounded queue in front of the API routes. The event loop is the scarce resource: a
  * handler that reads SQLite runs to the end once started, so without a queue 200 requests
  * read in one poll phase run back to back, and `/ping` waits behind all of them. Here a
- * waiting request is admitted in `setImmediate`, one per turn of the loop, so every turn
- * passes the poll phase again and the exempt routes (`/ping`, `/health`) are answered
- * between any two queued requests. Past `maxQueue`, or after `maxWaitMs` in line, a request
+ * waiting request is admitted in `setImmediate`, at most `maxInFlight` per turn of the loop,
+ * so every few requests the loop passes the poll phase again and the exempt routes (`/ping`,
+ * `/health`) are answered in between. Past `maxQueue`, or after `maxWaitMs` in line, a request
  * is shed with 503 and `Retry-After` rather than left to time out.
  */
 export function createAdmission(options: AdmissionOptions): Admission {
@@ -96,9 +96,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
         waiter.onTurn(shedError('waited too long'));
         continue;
       }
+      // Every free slot is filled in this turn; the requests then run back to back, at most
+      // maxInFlight of them, before the poll phase comes round again.
       waiter.onTurn(null, slot());
-      // One admission per turn of the loop: the next one waits for the poll phase to pass.
-      break;
     }
     if (head > 1024 && head * 2 > queue.length) {
       queue.splice(0, head);
