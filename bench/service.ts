@@ -5,18 +5,24 @@
  *    interleaved rounds (BENCH_ROUNDS, default 3), best of each; also CPU ms per batch;
  * 2. p50/p99 of an events page (limit 20, media included) for a user with 1,000 events and
  *    30,000 matched media;
- * 3. matcher lookups/s and catalog load time (bench/matcher.ts, from the catalog side).
+ * 3. `/ping` p50/p99 while 200 connections load the ingest route, then the events page
+ *    (bench/service-pressure.ts), with the service's load limits and, as the baseline in the
+ *    same run, without them (BENCH_PRESSURE_SECONDS per load, default 6);
+ * 4. matcher lookups/s and catalog load time (bench/matcher.ts, from the catalog side).
+ * The service is started as `serve` starts it and driven over HTTP only.
  * Prints figures, asserts nothing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { Pool } from 'undici';
-import { createApp } from '../src/service/app.js';
+import { Pool, request } from 'undici';
 import { isVisibleEvent, loadCatalog, type Catalog } from '../src/service/catalog/index.js';
-import { openStore } from '../src/service/store/store.js';
+import type { ServedRequest } from '../src/service/app.js';
+import type { LoadLimits } from '../src/service/load-limits.js';
+import { startService, type RunningService } from '../src/service/server.js';
 import { runMatcherBench } from './matcher.js';
+import { formatPressure, runPressure } from './service-pressure.js';
 import { seededRandom as rng } from '../src/util/seeded-random.js';
 
 const KEY = 'sk_bench_key';
@@ -25,6 +31,22 @@ const BATCH = 200;
 const BATCHES = 400; // 80,000 items per round
 /** Interleaved ingest rounds (service, then ceiling); the best of each is reported. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Which parts run (BENCH_PARTS=ingest,events,pressure,matcher; default all). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'ingest,events,pressure,matcher').split(','));
+/** Seconds of each pressure load. */
+const PRESSURE_SECONDS = Number(process.env.BENCH_PRESSURE_SECONDS ?? 6);
+
+/** The service as `serve` runs it, on a file database in `dir`, with the bench key. */
+function start(dir: string, limits?: Partial<LoadLimits>, onResponse?: (served: ServedRequest) => void): Promise<RunningService> {
+  return startService({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'service.db'), dataDir: dir, env: { CAMROLL_API_KEY: KEY }, limits, onResponse });
+}
+
+async function post(url: string, body: unknown): Promise<any> {
+  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY }, body: JSON.stringify(body) });
+  const json = await res.body.json();
+  if (res.statusCode >= 300) throw new Error(`status ${res.statusCode}: ${JSON.stringify(json).slice(0, 200)}`);
+  return json;
+}
 
 function visibleEvents(catalog: Catalog) {
   return [...catalog.events.values()].filter(isVisibleEvent);
@@ -92,39 +114,38 @@ async function main(): Promise<void> {
   try {
     console.log(`machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, Node ${process.version}, ${process.platform}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
     const catalog = await loadCatalog();
-    const keys = [{ key: KEY, partner_id: 'bench', environment: 'sandbox' as const }];
 
     // --- 1. ingest vs the bare route ceiling --------------------------------------------
-    const store = openStore({ path: join(dir, 'service.db') });
-    const app = await createApp({ store, catalog, keys });
-    const origin = await listen(app);
-    const user = (await app.inject({ method: 'POST', url: '/v1/users', headers: { 'x-partner-api-key': KEY }, payload: { email: 'bench@example.com' } })).json().user_id as string;
+    let svc = await start(dir);
+    const origin = new URL(svc.baseUrl).origin;
+    const user = (await post(`${svc.baseUrl}/users`, { email: 'bench@example.com' })).user_id as string;
     const warm = makeBatches(catalog, 40, 'ff');
-    // New asset ids every round, so each round ingests what a first sync would.
-    const rounds = Array.from({ length: ROUNDS }, (_, r) => makeBatches(catalog, BATCHES, `a${r}`));
     await drive(origin, `/v1/users/${user}/media`, warm);
-    const first = await drive(origin, `/v1/users/${user}/media`, rounds[0]!);
+    if (PARTS.has('ingest')) {
+      // New asset ids every round, so each round ingests what a first sync would.
+      const rounds = Array.from({ length: ROUNDS }, (_, r) => makeBatches(catalog, BATCHES, `a${r}`));
+      const first = await drive(origin, `/v1/users/${user}/media`, rounds[0]!);
 
-    const bare = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
-    const replies = first.replyBytes.map((n) => JSON.stringify({ pad: 'x'.repeat(Math.max(0, n - 10)) }));
-    let served = 0;
-    bare.post('/ingest', async (request) => {
-      // Touch the parsed body as the service does (every item), then a same-sized reply.
-      const media = (request.body as { media: Array<{ id: string }> }).media;
-      let n = 0;
-      for (const item of media) n += item.id.length;
-      return n >= 0 ? replies[served++ % replies.length] : '';
-    });
-    const bareOrigin = await listen(bare);
-    await drive(bareOrigin, '/ingest', warm);
-    // Rounds interleave service and ceiling, and the best of each counts: on a shared machine
-    // one unlucky stretch would otherwise decide the ratio.
-    const service = [first];
-    const ceiling = [];
-    for (let r = 0; r < ROUNDS; r += 1) {
-      if (r > 0) service.push(await drive(origin, `/v1/users/${user}/media`, rounds[r]!));
-      served = 0;
-      ceiling.push(await drive(bareOrigin, '/ingest', rounds[r]!));
+      const bare = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+      const replies = first.replyBytes.map((n) => JSON.stringify({ pad: 'x'.repeat(Math.max(0, n - 10)) }));
+      let served = 0;
+      bare.post('/ingest', async (request) => {
+        // Touch the parsed body as the service does (every item), then a same-sized reply.
+        const media = (request.body as { media: Array<{ id: string }> }).media;
+        let n = 0;
+        for (const item of media) n += item.id.length;
+        return n >= 0 ? replies[served++ % replies.length] : '';
+      });
+      const bareOrigin = await listen(bare);
+      await drive(bareOrigin, '/ingest', warm);
+      // Rounds interleave service and ceiling, and the best of each counts: on a shared machine
+      // one unlucky stretch would otherwise decide the ratio.
+      const service = [first];
+      const ceiling = [];
+      for (let r = 0; r < ROUNDS; r += 1) {
+        if (r > 0) service.push(await drive(origin, `/v1/users/${user}/media`, rounds[r]!));
+        served = 0;
+        ceiling.push(await drive(bareOrigin, '/ingest', rounds[r]!));
     }
     await bare.close();
     const best = (runs: Array<{ itemsPerSecond: number; cpuMsPerBatch: number }>) => ({
@@ -136,46 +157,71 @@ async function main(): Promise<void> {
     console.log(`ingest: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`);
     console.log(`ceiling (bare Fastify route, same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`);
     console.log(`ratio: ${(s.itemsPerSecond / c.itemsPerSecond).toFixed(2)} by throughput, ${(c.cpuMsPerBatch / s.cpuMsPerBatch).toFixed(2)} by CPU per batch (target >= 0.5)`);
+    }
 
     // --- 2. events page for a user with 1,000 events and 30,000 media -------------------
-    const rich = (await app.inject({ method: 'POST', url: '/v1/users', headers: { 'x-partner-api-key': KEY }, payload: { email: 'rich@example.com' } })).json().user_id as string;
+    const rich = (await post(`${svc.baseUrl}/users`, { email: 'rich@example.com' })).user_id as string;
     const chosen = visibleEvents(catalog).slice(0, 1000);
     const items = chosen.flatMap((event, e) => {
       const venue = catalog.venues.get(event.venue_id)!;
       return Array.from({ length: 30 }, (_, k) => ({ id: `rich-${e}-${k}`, taken_at: new Date(event.startsAtMs + k * 60_000).toISOString(), latitude: venue.latitude, longitude: venue.longitude, thumbnail_url: `https://cdn.example.com/t/${e}/${k}.jpg` }));
     });
-    for (let i = 0; i < items.length; i += BATCH) {
-      const res = await app.inject({ method: 'POST', url: `/v1/users/${rich}/media`, headers: { 'x-partner-api-key': KEY }, payload: { media: items.slice(i, i + BATCH) } });
-      if (res.statusCode !== 200) throw new Error(res.body);
-    }
-    const pool = new Pool(origin, { connections: 1 });
-    const timings: number[] = [];
-    let total = 0;
-    let pageCpu = process.cpuUsage();
-    for (let pass = 0; pass < 12; pass += 1) {
-      if (pass === 1) pageCpu = process.cpuUsage(); // first pass warms up
-      let cursor: string | null = null;
-      do {
-        const path: string = `/v1/users/${rich}/events?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const started = performance.now();
-        const res = await pool.request({ method: 'GET', path, headers: { 'x-partner-api-key': KEY } });
-        const page = (await res.body.json()) as { next_cursor: string | null; total: number };
-        timings.push(performance.now() - started);
-        cursor = page.next_cursor;
-        total = page.total;
-      } while (cursor);
+    for (let i = 0; i < items.length; i += BATCH) await post(`${svc.baseUrl}/users/${rich}/media`, { media: items.slice(i, i + BATCH) });
+    if (PARTS.has('events')) {
+      const pool = new Pool(origin, { connections: 1 });
+      const timings: number[] = [];
+      let total = 0;
+      let pageCpu = process.cpuUsage();
+      for (let pass = 0; pass < 12; pass += 1) {
+        if (pass === 1) pageCpu = process.cpuUsage(); // first pass warms up
+        let cursor: string | null = null;
+        do {
+          const path: string = `/v1/users/${rich}/events?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+          const started = performance.now();
+          const res = await pool.request({ method: 'GET', path, headers: { 'x-partner-api-key': KEY } });
+          const page = (await res.body.json()) as { next_cursor: string | null; total: number };
+          timings.push(performance.now() - started);
+          cursor = page.next_cursor;
+          total = page.total;
+        } while (cursor);
     }
     const pageCpuUsed = process.cpuUsage(pageCpu);
     await pool.close();
     const measured = timings.slice(50).sort((a, b) => a - b); // first pass warms up
     const cpuPerPage = (pageCpuUsed.user + pageCpuUsed.system) / 1000 / measured.length;
     console.log(`events page (limit 20, media included; ${total} events, ${items.length} media): p50 ${percentile(measured, 50).toFixed(2)} ms, p99 ${percentile(measured, 99).toFixed(2)} ms over ${measured.length} pages, ${cpuPerPage.toFixed(2)} ms CPU per page with its client (target p99 <= 10 ms)`);
-    await app.close();
-    store.close();
+    }
+    await svc.close();
 
-    // --- 3. matcher, from the catalog side's benchmark ----------------------------------
-    const m = runMatcherBench({ log: (line) => console.log(`  matcher bench: ${line}`) });
-    console.log(`matcher: ${Math.round(m.lookupsPerSecond).toLocaleString('en-US')} lookups/s (target >= 1,000,000); catalog load ${(m.loadMs / 1000).toFixed(2)} s wall, ${(m.loadCpuMs / 1000).toFixed(2)} s CPU (target <= 3 s) [${m.venues} venues, ${m.events} events]`);
+    // --- 3. /ping under 200 connections of ingest, then of events pages ----------------
+    // With the limits `serve` uses, then without them (the baseline), on the same database.
+    const loads = [
+      { label: 'ingest load', method: 'POST' as const, path: `/v1/users/${user}/media`, bodies: warm },
+      { label: 'events-page load', method: 'GET' as const, path: `/v1/users/${rich}/events?limit=20` },
+    ];
+    if (PARTS.has('pressure')) {
+      for (const [config, limits] of [
+        ['with load limits', undefined],
+        ['baseline, no queue or shedding', { admission: false }],
+      ] as const) {
+        let shedWithCode = 0;
+        svc = await start(dir, limits, (r) => {
+          if (r.status === 503 && r.code === 'service_unavailable') shedWithCode += 1;
+        });
+        const pressureOrigin = new URL(svc.baseUrl).origin;
+        for (const load of loads) {
+          const result = await runPressure(pressureOrigin, KEY, load, PRESSURE_SECONDS, { shedWithCode: () => shedWithCode });
+          console.log(formatPressure(config, result));
+        }
+        await svc.close();
+    }
+    }
+
+    // --- 4. matcher, from the catalog side's benchmark ----------------------------------
+    if (PARTS.has('matcher')) {
+      const m = runMatcherBench({ log: (line) => console.log(`  matcher bench: ${line}`) });
+      console.log(`matcher: ${Math.round(m.lookupsPerSecond).toLocaleString('en-US')} lookups/s (target >= 1,000,000); catalog load ${(m.loadMs / 1000).toFixed(2)} s wall, ${(m.loadCpuMs / 1000).toFixed(2)} s CPU (target <= 3 s) [${m.venues} venues, ${m.events} events]`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

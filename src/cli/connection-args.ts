@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENTS_PAGE_MAX, UserId } from '../contract/index.js';
 import { UsageError } from '../errors.js';
+import { isValidEmail, normalizeEmail } from '../rules/email.js';
 
 /** Checks a `--user` value: a UUID, as the service issues. */
 export function parseUserId(value: string | undefined): string {
@@ -11,7 +12,7 @@ export function parseUserId(value: string | undefined): string {
 
 /** Whether a text is an e-mail address (the rule `--email` is checked by). */
 export function isEmail(value: string): boolean {
-  return z.email().safeParse(value.trim()).success;
+  return isValidEmail(normalizeEmail(value));
 }
 
 /** Checks an `--email` value. */

@@ -33,7 +33,5 @@ export function validateProfileName(name: string): string {
   return parsed.data;
 }
 
-/** The e-mail as the service identifies it: trimmed, case-insensitive. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
+/** The e-mail as the service identifies it (the one rule, src/rules/email.ts). */
+export { normalizeEmail } from '../rules/email.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Instant } from './media.js';
+import { Instant, ThumbnailUrl } from './media.js';
 
 export const Venue = z.object({
   id: z.number().int(),
@@ -25,7 +25,7 @@ export const EventMedia = z.object({
   media_id: z.string(),
   taken_at: Instant.nullable().optional(),
   media_type: z.enum(['photo', 'video']).nullable().optional(),
-  thumbnail_url: z.url().nullable().optional(),
+  thumbnail_url: ThumbnailUrl.nullable().optional(),
 });
 export type EventMedia = z.infer<typeof EventMedia>;
 

@@ -5,7 +5,9 @@ import type { Catalog } from './catalog/index.js';
 import { createCursorCodec } from './cursor.js';
 import type { ServiceDeps } from './deps.js';
 import { clientErrorHandler, installErrorHandling, sendError } from './errors-plugin.js';
+import { AUTH_THROTTLE_DEFAULTS, createAuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';
 import { createKeyRing, type KeyEntry } from './keys.js';
+import { installLoadLimits, resolveLoadLimits, serverOptionsOf, type LoadLimits } from './load-limits.js';
 import { createMatcher, type Matcher } from './matching/index.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerMediaRoutes } from './routes/media.js';
@@ -47,11 +49,18 @@ export interface CreateAppOptions {
   matcher?: Matcher;
   /** Told after every answered request (request logs). */
   onResponse?: (served: ServedRequest) => void;
+  /** Load shedding, connection cap and timeouts (defaults: LOAD_LIMIT_DEFAULTS). */
+  limits?: Partial<LoadLimits>;
+  /** Wrong keys per client address before 429 (default AUTH_THROTTLE_DEFAULTS); false: never. */
+  authThrottle?: AuthThrottleOptions | false;
 }
 
 /** Builds the embedded partner service as a Fastify instance (not listening). */
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
   const keys = createKeyRing(options.keys);
+  const limits = resolveLoadLimits(options.limits);
+  const throttle =
+    options.authThrottle === false ? null : createAuthThrottle({ clock: options.clock, ...(options.authThrottle ?? AUTH_THROTTLE_DEFAULTS) });
   const deps: ServiceDeps = {
     store: options.store,
     catalog: options.catalog,
@@ -69,6 +78,10 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
         }
       : false,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...serverOptionsOf(limits),
+    // Fastify's own 503 while closing has no envelope; a request that still arrives on an open
+    // connection is served (with Connection: close) before the store closes.
+    return503OnClosing: false,
     // uuids are 36 characters; any longer id (up to what fits in the request line, which
     // Node caps at 16 KiB of headers) still reaches auth and then user_not_found.
     routerOptions: { maxParamLength: 64 * 1024 },
@@ -118,6 +131,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   });
 
   installErrorHandling(app);
+  await installLoadLimits(app, limits);
 
   await app.register(rateLimit, {
     global: true,
@@ -140,7 +154,16 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
         if (request.is404 || request.routeOptions.config.open) return;
         const presented = request.headers[API_KEY_HEADER];
         const key = keys.find(typeof presented === 'string' ? presented : undefined);
-        if (!key) throw new ServiceError('invalid_api_key', 'missing or invalid API key');
+        if (!key) {
+          // A wrong key (not a missing one) counts towards the address's guessing limit.
+          const retryAfter = presented === undefined ? null : (throttle?.fail(request.ip) ?? null);
+          if (retryAfter !== null) {
+            throw new ServiceError('rate_limited', `too many wrong keys from this address; retry in ${retryAfter} s`, {
+              headers: { 'retry-after': String(retryAfter) },
+            });
+          }
+          throw new ServiceError('invalid_api_key', 'missing or invalid API key');
+        }
         request.partnerKey = key;
       });
       registerSystemRoutes(v1);

@@ -63,6 +63,9 @@ export function toServiceError(error: unknown, request: FastifyRequest): Service
 export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
   reply.request.errorCode = error.code;
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  // Refused before its body was read (a 401, a shed request): close the connection after the
+  // answer rather than read a body nobody wants, however slowly it comes.
+  if (!reply.request.raw.complete) reply.header('connection', 'close');
   return reply.code(error.status).type('application/json; charset=utf-8').send(envelopeOf(error));
 }
 
@@ -82,19 +85,36 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => sendError(reply, routes.miss(request.method, request.url)));
 }
 
-/** Raw answer for requests too malformed to reach Fastify (bad HTTP, oversized headers). */
+const REASON: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/** The envelope for a failure Node reports on the socket, before or outside any request. */
+function socketFailure(code: string | undefined): ServiceError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ServiceError('request_header_too_large', 'request headers are too large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return new ServiceError('request_timeout', 'the request did not arrive in time');
+    default:
+      return new ServiceError('invalid_request', 'malformed HTTP request');
+  }
+}
+
+/**
+ * Raw answer for requests too malformed or too slow to reach Fastify (bad HTTP, oversized
+ * headers, the request or headers timeout).
+ */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  // An answer already started on this socket (a 401 before a slow body) cannot get a second.
+  const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (error.code === 'ECONNRESET' || !socket.writable || started) {
     socket.destroy();
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const failure = tooLarge
-    ? new ServiceError('request_header_too_large', 'request headers are too large')
-    : new ServiceError('invalid_request', 'malformed HTTP request');
+  const failure = socketFailure(error.code);
   const body = JSON.stringify(envelopeOf(failure));
   socket.end(
-    `HTTP/1.1 ${failure.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${failure.status} ${REASON[failure.status] ?? 'Bad Request'}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n\r\n${body}`,
   );

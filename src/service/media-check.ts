@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_ASSET_ID_LENGTH, MediaMetadata } from '../contract/media.js';
+import { isWellFormedText, MAX_ASSET_ID_LENGTH, MAX_THUMBNAIL_URL_LENGTH } from '../contract/media.js';
 
 /** A media item whose members the fast check or the schema has vouched for. */
 export interface CheckedMedia {
@@ -12,10 +12,8 @@ export interface CheckedMedia {
   thumbnail_url?: string | null;
 }
 
-// The schema's own pattern for `taken_at` and its own check for `thumbnail_url`, so the two
-// paths cannot drift apart on the members that carry real rules.
+// The schema's own pattern for `taken_at`, so the two paths cannot drift apart on it.
 const INSTANT_PATTERN = z.core.regexes.datetime({ offset: true, local: false, precision: null });
-const THUMBNAIL = MediaMetadata.shape.thumbnail_url;
 
 function optionalText(value: unknown): boolean {
   return value === undefined || value === null || typeof value === 'string';
@@ -27,8 +25,8 @@ function optionalNumberIn(value: unknown, min: number, max: number): boolean {
 }
 
 /**
- * True when `item` certainly passes the MediaMetadata schema (with `media_type: null` read
- * as absent): a hand-written check of the common well-formed item, about ten times cheaper
+ * True when `item` certainly passes the MediaMetadata schema unchanged (with `media_type:
+ * null` read as absent): a hand-written check of the common well-formed item, about ten times cheaper
  * than the schema. False means "not sure": the caller asks the schema, which has the last
  * word on `invalid`. It never says true for an item the schema would refuse.
  */
@@ -36,7 +34,7 @@ export function isWellFormedMedia(item: unknown): item is CheckedMedia {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
   const m = item as Record<string, unknown>;
   const id = m.id;
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ASSET_ID_LENGTH) return false;
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ASSET_ID_LENGTH || !isWellFormedText(id)) return false;
   const takenAt = m.taken_at;
   if (takenAt !== undefined && takenAt !== null && (typeof takenAt !== 'string' || !INSTANT_PATTERN.test(takenAt))) {
     return false;
@@ -48,8 +46,9 @@ export function isWellFormedMedia(item: unknown): item is CheckedMedia {
   if (!optionalText(m.filename) || !optionalText(m.device_make) || !optionalText(m.device_model)) return false;
   if (!optionalText(m.device_lens_model)) return false;
   const thumbnail = m.thumbnail_url;
-  if (thumbnail !== undefined && thumbnail !== null && (typeof thumbnail !== 'string' || !THUMBNAIL.safeParse(thumbnail).success)) {
-    return false;
+  // A thumbnail the schema would drop (too long, lone surrogate) goes the schema's way.
+  if (thumbnail !== undefined && thumbnail !== null) {
+    if (typeof thumbnail !== 'string' || thumbnail.length > MAX_THUMBNAIL_URL_LENGTH || !isWellFormedText(thumbnail)) return false;
   }
   return true;
 }

@@ -3,6 +3,7 @@ import { appPaths } from '../paths.js';
 import { VERSION_PREFIX } from '../contract/paths.js';
 import { createApp, type AppLoggerOptions, type ServedRequest } from './app.js';
 import { loadCatalog } from './catalog/index.js';
+import type { LoadLimits } from './load-limits.js';
 import { loadKeysFile, localKeyEntry, resolveLocalKey, type KeyEntry, type LocalKeySource } from './keys.js';
 import { openStoreAt, postgresTarget } from './store/open.js';
 
@@ -26,6 +27,8 @@ export interface StartServiceOptions {
   clock?: () => number;
   /** Told after every answered request (`serve --log-requests`). */
   onResponse?: (served: ServedRequest) => void;
+  /** Load shedding, connection cap and timeouts (default LOAD_LIMIT_DEFAULTS). */
+  limits?: Partial<LoadLimits>;
 }
 
 export interface RunningService {
@@ -62,7 +65,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   );
   let app;
   try {
-    app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock, onResponse: options.onResponse });
+    app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock, onResponse: options.onResponse, limits: options.limits });
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await app?.close().catch(() => undefined);

@@ -4,12 +4,14 @@ import { CamrollError, type CamrollErrorOptions } from '../errors.js';
 /**
  * Codes the embedded service may answer with beyond the published table. A body over the
  * byte limit is not a batch of more than 200 items, so it gets its own code (413); clients
- * handle an unknown code by its status, which is the contract's rule anyway.
+ * handle an unknown code by its status, which is the contract's rule anyway (a 503 or 408 is
+ * retried with backoff like any 5xx or timeout).
  */
 export const SERVICE_ONLY_STATUS = {
   payload_too_large: 413,
   request_header_too_large: 431,
-  // The store could not get its lock or connection in time; sent with Retry-After.
+  request_timeout: 408,
+  // Shed under load, or the store could not get its lock or connection in time; sent with Retry-After.
   service_unavailable: 503,
 } as const;
 

@@ -12,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorEnvelope, EventsPage, HealthResponse, IngestResponse, Stats, type Event } from '../../src/contract/index.js';
 import { collect, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { createResponseCheck } from '../service/contract-check.js';
 import { withTestStore } from './helpers/store.js';
 
 const SANDBOX = 'sk_acc_acme_sandbox';
@@ -114,6 +115,13 @@ async function launch(args: string[], env: NodeJS.ProcessEnv): Promise<Launched>
   return { baseUrl, child, stdout: () => out, stderr: () => err, done };
 }
 
+const contract = createResponseCheck();
+/** Answers outside the OpenAPI document, checked once all tests ran. */
+const contractViolations: string[] = [];
+afterAll(() => {
+  expect(contractViolations, 'responses outside the OpenAPI document').toEqual([]);
+});
+
 interface Reply {
   status: number;
   headers: IncomingHttpHeaders;
@@ -148,6 +156,10 @@ function send(
         } catch {
           json = undefined;
         }
+        // Every answer of the real binary is checked against the OpenAPI document too.
+        const path = new URL(url).pathname + new URL(url).search;
+        const method = options.method ?? (payload === undefined ? 'GET' : 'POST');
+        if (text !== '') contractViolations.push(...contract.check({ method, url: path, status: res.statusCode ?? 0, headers: res.headers, body: text }));
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
       });
     });
@@ -443,6 +455,15 @@ describe('POST /users', () => {
     expectError(await api('/users', { body: { email } }), 400, 'invalid_email');
   });
 
+  it('accepts addresses RFC 5321/6531 accept, one profile per normalised address', async () => {
+    for (const email of ['jörg@example.de', 'user@müller.de', 'a#b@example.com', '用户@例子.广告', '"john doe"@example.com']) {
+      const created = await api('/users', { body: { email } });
+      expect(created.status, `${email}: ${created.text}`).toBe(201);
+      const again = await api('/users', { body: { email: `  ${email.toUpperCase()} ` } });
+      expect({ id: again.json.user_id, existing: again.json.existing }).toEqual({ id: created.json.user_id, existing: true });
+    }
+  });
+
   it('refuses a missing or non-string e-mail with 400 invalid_email', async () => {
     for (const body of [{}, { email: null }, { email: 7 }, { email: ['a@example.com'] }, { first_name: 'Ann' }]) {
       expectError(await api('/users', { body }), 400, 'invalid_email');
@@ -503,7 +524,10 @@ describe('POST /users/{id}/media', () => {
       item('lon-range', MSG, AT, { longitude: 180.5 }),
       item('kind', MSG, AT, { media_type: 'gif' }),
       item('kind-case', MSG, AT, { media_type: 'Photo' }),
-      item('thumb', MSG, AT, { thumbnail_url: 'not a uri' }),
+      item('thumb', MSG, AT, { thumbnail_url: 7 }),
+      // Never fetched or validated: any string is stored and echoed verbatim.
+      item('thumb-text', MSG, AT, { thumbnail_url: ' not a uri/../x.jpg ' }),
+      item('surrogate-\ud800', MSG, AT),
       item('duration', MSG, AT, { duration_seconds: '5' }),
       item('filename', MSG, AT, { filename: 12 }),
       item('epoch', MSG, AT, { taken_at: 1720828800 }),
@@ -530,8 +554,11 @@ describe('POST /users/{id}/media', () => {
       kind: 'invalid', 'kind-case': 'invalid', thumb: 'invalid', duration: 'invalid', filename: 'invalid', epoch: 'invalid',
       'date-only': 'invalid', 'no-zone': 'invalid', 'feb-30': 'invalid', 'empty-time': 'invalid',
       'no-lat': 'missing_coordinates', 'no-lon': 'missing_coordinates', 'no-time': 'missing_taken_at', bare: 'missing_coordinates',
+      'surrogate-\ud800': 'invalid',
     });
-    expect(body.rejected).toHaveLength(19);
+    expect(body.rejected).toHaveLength(20);
+    // The lone surrogate comes back exactly as sent (JSON-escaped on the wire).
+    expect(reply.text).toContain('"surrogate-\\ud800"');
     expect(body.accepted).toBe(items.length - body.rejected.length);
     expect(body.matches).toHaveLength(body.accepted);
     const byId = new Map(body.matches.map((m) => [m.media_id, m]));
@@ -539,13 +566,14 @@ describe('POST /users/{id}/media', () => {
     expect(byId.get('z-utc')).toMatchObject(matchedTo100);
     expect(byId.get('offset')).toMatchObject(matchedTo100);
     expect(byId.get('nulls')).toMatchObject(matchedTo100);
+    expect(byId.get('thumb-text')).toMatchObject(matchedTo100);
     expect(byId.get('i'.repeat(255))).toMatchObject(matchedTo100);
     expect(byId.get('opera')).toEqual({ media_id: 'opera', matched: true, event_id: 103, venue_id: null });
     expect(byId.get('unlicensed')).toEqual({ media_id: 'unlicensed', matched: false, event_id: null, venue_id: 1 });
     expect(byId.get('hidden')).toEqual({ media_id: 'hidden', matched: false, event_id: null, venue_id: null });
     expect(byId.get('no-event')).toEqual({ media_id: 'no-event', matched: false, event_id: null, venue_id: null });
     expect(byId.get('nowhere')).toEqual({ media_id: 'nowhere', matched: false, event_id: null, venue_id: null });
-    expect(body.matched).toBe(5);
+    expect(body.matched).toBe(6);
     expect(body.matched).toBe(body.matches.filter((m) => m.matched && m.event_id != null).length);
 
     expect(body.events.map((e) => e.id).sort()).toEqual([100, 103]);
@@ -555,12 +583,13 @@ describe('POST /users/{id}/media', () => {
       starts_at_local: '2024-07-12T20:00:00',
       venue: { id: 1, name: 'Madison Square Garden', city: 'New York', region: 'NY', country: 'US', latitude: MSG.lat, longitude: MSG.lon },
       performers: [{ id: 7, name: 'The Example Band', category: 'rock', image_url: null, is_headliner: true }],
-      media_count: 4,
+      media_count: 5,
     });
     expect(event100.venue).not.toHaveProperty('capacity');
     // taken_at ascending (ties by id); a thumbnail never sent (or sent as null) is absent.
     expect(event100.media).toEqual([
       { media_id: 'i'.repeat(255), taken_at: AT, media_type: 'photo' },
+      { media_id: 'thumb-text', taken_at: AT, media_type: 'photo', thumbnail_url: ' not a uri/../x.jpg ' },
       { media_id: 'z-utc', taken_at: AT, media_type: 'photo', thumbnail_url: 'https://cdn.example/z.jpg' },
       { media_id: 'nulls', taken_at: '2024-07-13T00:10:00.250+00:00', media_type: 'photo' },
       { media_id: 'offset', taken_at: '2024-07-12T20:30:00-04:00', media_type: 'video' },

@@ -3,13 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createApp } from '../../src/service/app.js';
+import { createApp, type CreateAppOptions } from '../../src/service/app.js';
 import { parseCatalog, type Catalog } from '../../src/service/catalog/index.js';
 import type { KeyEntry } from '../../src/service/keys.js';
 import { openPostgresStore } from '../../src/service/store/postgres.js';
 import { openStore } from '../../src/service/store/store.js';
 import type { RetryPolicy } from '../../src/service/store/retry.js';
 import type { Store } from '../../src/service/store/types.js';
+import { createResponseCheck } from './contract-check.js';
 
 /** The demo catalog's anchor venues and events (fixed ids and values), as a catalog file. */
 export const ANCHOR_CATALOG_JSON = {
@@ -69,6 +70,8 @@ export const LIMITED = KEYS[3]!.key;
 export interface TestApp {
   app: FastifyInstance;
   store: Store;
+  /** Responses that did not conform to the OpenAPI document (close() fails when any). */
+  violations: string[];
   /** Sets the clock the service reads (ms). */
   setNow(ms: number): void;
   close(): Promise<void>;
@@ -96,22 +99,53 @@ export async function openTestStore(options: { dbPath?: string; retry?: RetryPol
 }
 
 /** An in-process app over a fresh store (in-memory SQLite, or a new PostgreSQL schema) and the anchor catalog. */
-export async function makeApp(options: { dbPath?: string; catalog?: Catalog; retry?: RetryPolicy } = {}): Promise<TestApp> {
+export async function makeApp(
+  options: { dbPath?: string; catalog?: Catalog; retry?: RetryPolicy } & Pick<CreateAppOptions, 'limits' | 'authThrottle'> = {},
+): Promise<TestApp> {
   const store = await openTestStore(options);
   let now = Date.parse('2025-01-01T00:00:00Z');
-  const app = await createApp({ store, catalog: options.catalog ?? anchorCatalog(), keys: KEYS, clock: () => now });
+  const app = await createApp({
+    store,
+    catalog: options.catalog ?? anchorCatalog(),
+    keys: KEYS,
+    clock: () => now,
+    limits: options.limits,
+    authThrottle: options.authThrottle,
+  });
+  const violations = checkResponses(app);
   await app.ready();
   return {
     app,
     store,
+    violations,
     setNow: (ms) => {
       now = ms;
     },
     close: async () => {
       await app.close();
       await store.close();
+      if (violations.length > 0) throw new Error(`responses outside the OpenAPI document:\n${violations.join('\n')}`);
     },
   };
+}
+
+const contract = createResponseCheck();
+
+/**
+ * Checks every response the app sends against the OpenAPI document; returns the list of
+ * problems, which grows as requests are answered. Call before `ready()`.
+ */
+export function checkResponses(app: FastifyInstance): string[] {
+  const violations: string[] = [];
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload === 'string') {
+      violations.push(
+        ...contract.check({ method: request.method, url: request.url, status: reply.statusCode, headers: reply.getHeaders(), body: payload }),
+      );
+    }
+    return payload;
+  });
+  return violations;
 }
 
 /** A temp folder removed by the returned cleanup. */

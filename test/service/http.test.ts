@@ -6,7 +6,7 @@ import { EventsPage, IngestResponse, Stats, type Event } from '../../src/contrac
 import { createApp } from '../../src/service/app.js';
 import { parseCatalog } from '../../src/service/catalog/index.js';
 import { destinationPoint } from '../../src/service/matching/index.js';
-import { ACME, ANCHOR_CATALOG_JSON, itemAt, KEYS, openTestStore, VENUE } from './helpers.js';
+import { ACME, ANCHOR_CATALOG_JSON, checkResponses, itemAt, KEYS, openTestStore, VENUE } from './helpers.js';
 
 /** Anchors plus a run of events at two extra venues for paging (ties on the start instant included). */
 const PAGING_EVENTS = Array.from({ length: 45 }, (_, i) => ({
@@ -34,12 +34,14 @@ beforeAll(async () => {
   const store = await openTestStore();
   const catalog = parseCatalog(CATALOG);
   const app = await createApp({ store, catalog, keys: KEYS });
+  const violations = checkResponses(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
   close = async () => {
     await app.close();
     await store.close();
+    expect(violations, 'responses outside the OpenAPI document').toEqual([]);
   };
 });
 afterAll(async () => close());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MediaMetadata } from '../../src/contract/media.js';
+import { MAX_THUMBNAIL_URL_LENGTH, MediaMetadata } from '../../src/contract/media.js';
 import { isWellFormedMedia } from '../../src/service/media-check.js';
 import { seededRandom as rng } from '../../src/util/seeded-random.js';
 
@@ -14,20 +14,21 @@ const VALID: Record<string, Pool> = {
   longitude: [ABSENT, null, 0, 180, -180, -73.9934, 151.2254],
   media_type: [ABSENT, null, 'photo', 'video'],
   filename: [ABSENT, null, '', 'IMG_0001.JPG'],
-  thumbnail_url: [ABSENT, null, 'https://cdn.example.com/t/1.jpg', 'http://localhost:8080/x?y=1'],
+  // Never fetched or validated: any string up to the cap is kept verbatim.
+  thumbnail_url: [ABSENT, null, 'https://cdn.example.com/t/1.jpg', 'http://localhost:8080/x?y=1', '', 'thumbs/1.jpg', 'javascript:alert(1)', 'file:///etc/passwd', 'x'.repeat(MAX_THUMBNAIL_URL_LENGTH), '😀'],
   duration_seconds: [ABSENT, null, 0, 12.5, 1e9],
   device_make: [ABSENT, null, 'Apple'],
   device_model: [ABSENT, null, 'iPhone 15'],
   device_lens_model: [ABSENT, null, ''],
 };
 const INVALID: Record<string, Pool> = {
-  id: ['x'.repeat(256), 42, null, ['a']],
+  id: ['x'.repeat(256), 42, null, ['a'], 'a\ud800', '\udc00b'],
   taken_at: ['2024-07-12T20:00:00', '2024-07-12 20:00:00Z', '2023-02-29T10:00:00Z', '2024-13-01T00:00:00Z', '2024-07-12T24:00:00Z', '2024-07-12T20:00Z', '2024-07-12T20:00:00+24:00', '', 1720814400000, true, '2024-07-12T20:00:00.Z'],
   latitude: [90.0001, -91, '40.7', Number.NaN, Infinity, true, {}],
   longitude: [180.5, -181, '0', Number.NaN, -Infinity],
   media_type: ['Photo', 'image', '', 1, true],
   filename: [1, false, {}, []],
-  thumbnail_url: ['not a url', '', 'cdn.example.com/x.jpg', 1, {}],
+  thumbnail_url: [1, {}, true, []],
   duration_seconds: [-1, -0.001, '3', Infinity, Number.NaN],
   device_make: [1, true],
   device_model: [{}, 0],
@@ -92,5 +93,17 @@ describe('isWellFormedMedia agrees with the MediaMetadata schema', () => {
         expect(isWellFormedMedia(item), `${member}: ${String(bad)}`).toBe(false);
       }
     }
+  });
+
+  it('drops a thumbnail it cannot keep verbatim, and keeps the item', () => {
+    for (const thumbnail of ['x'.repeat(MAX_THUMBNAIL_URL_LENGTH + 1), 'https://cdn.example.com/\ud800.jpg']) {
+      const item = { id: 'a', taken_at: '2024-07-12T20:00:00Z', latitude: 1, longitude: 2, thumbnail_url: thumbnail };
+      // The fast check leaves it to the schema, which accepts the item without the URL.
+      expect(isWellFormedMedia(item)).toBe(false);
+      const parsed = MediaMetadata.safeParse(item);
+      expect(parsed.success && parsed.data.thumbnail_url).toBe(null);
+    }
+    const kept = MediaMetadata.parse({ id: 'a', thumbnail_url: ' ./relative thumb ' });
+    expect(kept.thumbnail_url).toBe(' ./relative thumb ');
   });
 });

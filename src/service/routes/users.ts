@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { isValidEmail, normalizeEmail } from '../../rules/email.js';
 import { UserCreateRequest, UserId, type UserCreateResponse } from '../../contract/users.js';
 import type { ServiceDeps } from '../deps.js';
 import { ServiceError } from '../service-error.js';
 import type { Scope, UserRow } from '../store/types.js';
-
-const Email = z.email().max(254);
 
 /** The scope of the request's key. Only called behind the auth hook. */
 export function scopeOf(request: FastifyRequest): Scope {
@@ -35,7 +33,7 @@ function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** POST /users: idempotent on the trimmed, lower-cased e-mail within (partner, environment). */
+/** POST /users: idempotent on the normalised e-mail (rules/email.ts) within (partner, environment). */
 export function registerUserRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   app.post('/users', async (request, reply) => {
     const body = request.body;
@@ -43,8 +41,8 @@ export function registerUserRoutes(app: FastifyInstance, deps: ServiceDeps): voi
       throw new ServiceError('invalid_request', 'body must be a JSON object');
     }
     const raw = (body as { email?: unknown }).email;
-    const email = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
-    if (!Email.safeParse(email).success) throw new ServiceError('invalid_email', 'email is missing or not a valid address');
+    const email = typeof raw === 'string' ? normalizeEmail(raw) : '';
+    if (!isValidEmail(email)) throw new ServiceError('invalid_email', 'email is missing or not a valid address');
     const members = withoutNulls(body as Record<string, unknown>);
     // The contract: a phone number never makes the call fail; one that is not a string is ignored.
     if (typeof members.phone_number !== 'string') delete members.phone_number;
