@@ -5,6 +5,7 @@ import type { WorkerTask } from './worker.js';
 
 /** Runs groups of files through read + extract + hash. */
 export interface FilePool {
+  /** Results in the order of `files`; an aborted in-thread run returns those it finished. */
   run(files: string[], signal?: AbortSignal): Promise<FileResult[]>;
   close(): Promise<void>;
 }
@@ -27,9 +28,13 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
       headBytes: extractor.HEAD_BYTES,
     });
     return {
-      async run(files) {
+      // On abort it stops between files: what was read is returned (and cached), nothing more.
+      async run(files, signal) {
         const results: FileResult[] = [];
-        for (const file of files) results.push(await reader(file));
+        for (const file of files) {
+          if (signal?.aborted) break;
+          results.push(await reader(file));
+        }
         return results;
       },
       async close() {},

@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { walk, type WalkEvent, type WalkFile } from '../../src/scan/walk.js';
+import { walk, type WalkEvent, type WalkFile, type WalkFs } from '../../src/scan/walk.js';
 import { fileSkipReason, folderSkipReason } from '../../src/scan/junk.js';
 
 let dir: string;
@@ -134,17 +135,14 @@ describe('walk', () => {
     put('ok/a.jpg');
     put('locked/b.jpg');
     put('z.jpg');
-    // Running as root reads everything, so the refusal comes from an injected readdir.
-    const readdir = ((target: string, ...rest: unknown[]) => {
-      const callback = rest[rest.length - 1] as (e: NodeJS.ErrnoException | null, v: unknown) => void;
+    // Running as root reads everything, so the refusal comes from an injected opendir.
+    const opendir: WalkFs['opendir'] = async (target, options) => {
       if (target.endsWith(`${path.sep}locked`)) {
-        const error: NodeJS.ErrnoException = Object.assign(new Error(`EACCES: permission denied, scandir '${target}'`), { code: 'EACCES' });
-        callback(error, undefined);
-        return;
+        throw Object.assign(new Error(`EACCES: permission denied, opendir '${target}'`), { code: 'EACCES' });
       }
-      (fs.readdir as (...args: unknown[]) => void)(target, ...rest);
-    }) as typeof fs.readdir;
-    const events = await collect({ fs: { readdir } });
+      return fs.promises.opendir(target, options);
+    };
+    const events = await collect({ fs: { opendir } });
     expect(files(events)).toEqual(['ok/a.jpg', 'z.jpg']);
     const warnings = events.filter((e) => e.type === 'warning');
     expect(warnings).toHaveLength(1);
@@ -190,23 +188,36 @@ describe('walk', () => {
     expect(skipped(events)).toEqual(['not_media pipe.jpg']);
   });
 
-  it('holds back listing while the consumer lags (memory stays bounded)', async () => {
-    for (let i = 0; i < 30; i++) put(`d${i}/f${i}.jpg`);
-    let maxQueued = 0;
+  it('lists nothing ahead of what the consumer pulls (memory stays bounded)', async () => {
+    // An in-memory tree: every call settles on promises alone, so once the event loop has
+    // turned, a walk that listed ahead on its own would have listed every folder.
+    const folders = new Map<string, string[]>([['/lib', Array.from({ length: 30 }, (_, i) => `d${i}`)]]);
+    for (let i = 0; i < 30; i++) folders.set(`/lib/d${i}`, [`f${i}.jpg`]);
+    const type = (folder: boolean) => ({ isDirectory: () => folder, isSymbolicLink: () => false, isFile: () => !folder });
     let listed = 0;
-    const readdir = ((target: string, ...rest: unknown[]) => {
-      listed += 1;
-      (fs.readdir as (...args: unknown[]) => void)(target, ...rest);
-    }) as typeof fs.readdir;
-    const iterator = walk({ roots: [dir], highWaterMark: 4, fs: { readdir } })[Symbol.asyncIterator]();
+    const memoryFs: WalkFs = {
+      opendir: async (dir) => {
+        listed += 1;
+        const names = [...(folders.get(dir) ?? [])];
+        return {
+          read: async () => {
+            const name = names.shift();
+            return name === undefined ? null : ({ name, ...type(folders.has(`${dir}/${name}`)) } as Dirent);
+          },
+          close: async () => undefined,
+        };
+      },
+      stat: async (file) => ({ size: 1, mtimeMs: 1, ino: file.length, dev: 1, ...type(folders.has(file)) }) as Stats,
+    };
+    const iterator = walk({ roots: ['/lib'], fs: memoryFs })[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.done).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    maxQueued = listed;
-    // 31 folders exist; with room for 4 events only a few of them may have been listed.
-    expect(maxQueued).toBeLessThan(20);
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // The root and the first folder: nothing more until the consumer asks.
+    expect(listed).toBe(2);
     let count = 1;
     while (!(await iterator.next()).done) count += 1;
     expect(count).toBe(30);
+    expect(listed).toBe(31);
   });
 });
