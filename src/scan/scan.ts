@@ -81,7 +81,16 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
   // media) never starts a thread, and not awaited there: threads boot and load the extractor
   // while the walk fills the first group.
   const startPool = (): Promise<FilePool> => (pool ??= createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) }));
-  const counting = options.onListed ? startCount(options, stop.signal, options.onListed) : null;
+  // The count stops when the walk ends (it then knows the exact number) or the scan stops.
+  const countStop = new AbortController();
+  const stopCount = (): void => countStop.abort();
+  stop.signal.addEventListener('abort', stopCount, { once: true });
+  const onListed = options.onListed;
+  const counting = onListed
+    ? startCount(roots, options, countStop.signal, (files, done) => {
+        if (!countStop.signal.aborted) onListed(files, done);
+      })
+    : null;
 
   try {
     if (opened.warning) yield opened.warning;
@@ -97,6 +106,7 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
       cache,
       shownPath,
       onEnd: (found) => {
+        stopCount();
         if (!stop.signal.aborted) options.onWalkDone?.(found);
       },
     });
@@ -148,9 +158,7 @@ function openCache(options: ScanOptions): { cache: ScanCache | null; warning: Sc
 }
 
 /** The listing-only count, reported through `onListed`; never fails the scan. */
-async function startCount(options: ScanOptions, signal: AbortSignal, onListed: (files: number, done: boolean) => void): Promise<void> {
-  const cwd = options.cwd ?? process.cwd();
-  const roots = resolveScanRoots(options.roots, cwd);
+async function startCount(roots: string[], options: ScanOptions, signal: AbortSignal, onListed: (files: number, done: boolean) => void): Promise<void> {
   try {
     let files = 0;
     const folders: string[] = [];

@@ -28,7 +28,8 @@ export type PipelineEvent =
   | { type: 'queued'; items: number }
   | { type: 'answered'; items: readonly PendingItem[]; response: IngestResponse }
   | { type: 'failed'; items: readonly PendingItem[]; error: CamrollError }
-  | { type: 'abandoned'; items: readonly PendingItem[] };
+  /** `unsent`: dropped at an interruption before the batch began (new, not pending, next run). */
+  | { type: 'abandoned'; items: readonly PendingItem[]; unsent?: true };
 
 /** The journal operations the pipeline needs (a dry run passes a no-op one). */
 export type JournalPort = Pick<Journal, 'isKnown' | 'beginBatch' | 'completeBatch' | 'failBatch' | 'abandonBatch'>;
@@ -119,7 +120,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
     if (controller.signal.aborted) {
       summary.batchAbandoned(items.length);
-      emit({ type: 'abandoned', items });
+      emit({ type: 'abandoned', items, unsent: true });
       return;
     }
     const batchId = options.journal.beginBatch(

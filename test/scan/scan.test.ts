@@ -219,4 +219,34 @@ describe('scanLibrary', () => {
     const skips = await scan({ roots: [path.join(lib, 'roll-0000'), path.join(lib, 'roll-0001')], cwd: dir, workers: 0, cache: false });
     expect(skips.find((e) => e.type === 'skipped')).toEqual({ type: 'skipped', reason: 'not_media', path: 'library/roll-0001/x.txt' });
   });
+
+  it('reports the total from a listing that runs ahead of the reads, then the exact number', async () => {
+    for (let i = 0; i < 60; i++) fs.copyFileSync(path.join(lib, 'roll-0000', 'IMG_000001.JPG'), path.join(lib, 'roll-0002', `copy-${i}.jpg`));
+    let listingOver!: () => void;
+    const over = new Promise<void>((resolve) => (listingOver = resolve));
+    const listed: [number, boolean][] = [];
+    let walked: number | null = null;
+    let seen = 0;
+    const { extract } = countingExtractor();
+    for await (const event of scanLibrary({
+      roots: [lib],
+      cacheDir,
+      extract,
+      cache: false,
+      onListed: (files, done) => {
+        listed.push([files, done]);
+        if (done) listingOver();
+      },
+      onWalkDone: (files) => (walked = files),
+    })) {
+      if (event.type !== 'record' || ++seen > 1) continue;
+      // The consumer holds the first record: the walk waits, the listing does not.
+      await over;
+      expect(walked).toBeNull();
+    }
+    expect(listed.at(-1)).toEqual([72, true]);
+    expect(listed.every(([files]) => files <= 72)).toBe(true);
+    expect(walked).toBe(72);
+    expect(seen).toBe(72);
+  });
 });

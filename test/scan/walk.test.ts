@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { walk, type WalkEvent, type WalkFile, type WalkFs } from '../../src/scan/walk.js';
+import { countMediaFiles } from '../../src/scan/count.js';
 import { fileSkipReason, folderSkipReason } from '../../src/scan/junk.js';
 
 let dir: string;
@@ -219,5 +220,60 @@ describe('walk', () => {
     while (!(await iterator.next()).done) count += 1;
     expect(count).toBe(30);
     expect(listed).toBe(31);
+  });
+
+  it('leaves out excluded files without counting them, media or not', async () => {
+    put('a.jpg');
+    put('notes.txt');
+    put('shots/s.png');
+    const events = await collect({ exclude: ['*.txt', 'shots'] });
+    expect(files(events)).toEqual(['a.jpg']);
+    expect(skipped(events)).toEqual([]);
+  });
+
+  it('walks a folder too large to hold whole, with the fingerprint of all its sidecars', async () => {
+    const big = path.join(dir, 'big');
+    fs.mkdirSync(big);
+    for (let i = 0; i < 4200; i++) fs.writeFileSync(path.join(big, `IMG_${i}.jpg`), '');
+    fs.writeFileSync(path.join(big, 'zz-last.xmp'), '<x/>');
+    const first = (await collect()).filter((e): e is WalkFile => e.type === 'file');
+    expect(first).toHaveLength(4200);
+    expect(new Set(first.map((f) => f.sidecarFingerprint)).size).toBe(1);
+    expect(first[0]!.sidecarFingerprint).not.toBe('');
+    // The sidecar may be listed after the first 4,096 entries: editing it still changes every file's key.
+    fs.writeFileSync(path.join(big, 'zz-last.xmp'), '<x edited="1"/>');
+    const second = (await collect()).filter((e): e is WalkFile => e.type === 'file');
+    expect(second[0]!.sidecarFingerprint).not.toBe(first[0]!.sidecarFingerprint);
+  });
+});
+
+describe('countMediaFiles (the listing that gives progress its total)', () => {
+  it('counts what the walk finds, under the same rules, without examining plain files', async () => {
+    put('a.jpg');
+    put('deep/b.HEIC');
+    put('deep/er/c.mp4');
+    put('notes.txt');
+    put('a.jpg.json', '{}');
+    put('._a.jpg');
+    put('@eaDir/x.jpg');
+    put('.hidden/h.jpg');
+    put('Screenshots/s.png');
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'camroll-count-out-'));
+    try {
+      fs.writeFileSync(path.join(outside, 'o.jpg'), 'o');
+      fs.symlinkSync(outside, path.join(dir, 'linked'));
+      fs.symlinkSync(path.join(outside, 'o.jpg'), path.join(dir, 'link.jpg'));
+      fs.symlinkSync(dir, path.join(dir, 'deep', 'loop'));
+      for (const followSymlinks of [false, true]) {
+        const options = { roots: [dir], exclude: ['Screenshots'], followSymlinks };
+        const running: number[] = [];
+        const total = await countMediaFiles(options, (n) => running.push(n));
+        expect(total).toBe(files(await collect(options)).length);
+        expect(running.at(-1)).toBe(total);
+        expect([...running].sort((x, y) => x - y)).toEqual(running); // it only grows
+      }
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

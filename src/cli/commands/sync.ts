@@ -17,7 +17,7 @@ import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync
 import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
-import { createProgress, teeProgress, terminalProgress } from '../output/sync-progress.js';
+import { createProgress, teeProgress, terminalProgress, type ProgressSnapshot } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
 import { renderCounts, renderResult } from '../output/sync-result.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
@@ -124,19 +124,30 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   };
   let scanDone = false;
   let queued = 0;
+  // The walk lists ahead of reading: the total is known early, then exact when the walk ends.
+  let total: number | null = null;
+  let totalFinal = false;
+  let unsent = 0;
+  const snapshot = (): ProgressSnapshot => ({ counts: summary.counts, queued, scanDone, total, totalFinal, unsent });
   const summary = createSummary();
   let warnings = 0;
-  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, flags, signal, () => (scanDone = true));
+  const listed = (files: number, final: boolean): void => {
+    total = files;
+    totalFinal = final;
+    progress.update(snapshot());
+  };
+  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, flags, signal, () => (scanDone = true), listed);
   const onEvent = (event: PipelineEvent): void => {
     report?.onEvent(event);
     if (event.type === 'queued') queued += event.items;
+    if (event.type === 'abandoned' && event.unsent) unsent += event.items.length;
     if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
       note(`camroll: warning: ${event.path}: ${event.message} [${event.code}]`);
     }
     if (event.type === 'failed') {
       progress.log(`camroll: a batch of ${event.items.length} items failed: ${event.error.message} [${event.error.code}]; they stay pending`);
     }
-    progress.update({ counts: summary.counts, queued, scanDone });
+    progress.update(snapshot());
   };
 
   // The host going away stops the sync (journal consistent, summary printed), as does a
@@ -271,9 +282,17 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
 }
 
 /** The scanner's stream, with paths shown as the user would see them. */
-async function* adaptScan(roots: string[], ctx: CliContext, options: ScanOptions, signal: AbortSignal, onDone: () => void): AsyncGenerator<SyncInput> {
+async function* adaptScan(
+  roots: string[],
+  ctx: CliContext,
+  options: ScanOptions,
+  signal: AbortSignal,
+  onDone: () => void,
+  onListed: (files: number, final: boolean) => void,
+): AsyncGenerator<SyncInput> {
   const { exclude, followSymlinks, cache, workers } = options;
-  for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...(workers ? { workers } : {}) })) {
+  const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
+  for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
     if (event.type === 'record') {
       yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
     } else {
