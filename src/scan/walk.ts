@@ -1,3 +1,4 @@
+import * as nodeFs from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { createExcludeMatcher } from './exclude.js';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 import { entryKind, extensionOf, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
 import { sidecarFingerprint } from './sidecar-print.js';
+import { createBatchStat, type StatOutcome } from './stat-batch.js';
 
 /** A media file found by the walk, with what the scan cache keys on. */
 export interface WalkFile {
@@ -31,10 +33,12 @@ export interface FolderHandle {
   close(): Promise<void>;
 }
 
-/** The two file-system calls the walk makes; tests pass failing or in-memory ones. */
+/** The file-system calls the walk makes; tests pass failing or in-memory ones. */
 export interface WalkFs {
   opendir(dir: string, options: { bufferSize: number }): Promise<FolderHandle>;
   stat(file: string): Promise<Stats>;
+  /** Used while stats are fast (stat-batch.ts); absent when a test passes its own `stat`. */
+  statSync?: (file: string) => Stats;
 }
 
 export interface WalkOptions {
@@ -76,6 +80,7 @@ interface WalkContext {
   signal: AbortSignal | undefined;
   /** dev:ino of every folder walked, when following symlinks (the loop guard). */
   visited: Set<string>;
+  statBatch: (files: readonly string[]) => Promise<StatOutcome[]>;
 }
 
 /** The file-system calls of a real walk, with test overrides. */
@@ -83,6 +88,7 @@ export function walkFs(overrides: Partial<WalkFs> = {}): WalkFs {
   return {
     opendir: overrides.opendir ?? ((dir, options) => fsp.opendir(dir, options)),
     stat: overrides.stat ?? ((file) => fsp.stat(file)),
+    ...(overrides.statSync ? { statSync: overrides.statSync } : overrides.stat ? {} : { statSync: (file: string) => nodeFs.statSync(file) }),
   };
 }
 
@@ -94,8 +100,10 @@ export function walkFs(overrides: Partial<WalkFs> = {}): WalkFs {
  * a skipped folder is never opened and counts once.
  */
 export async function* walkBatches(options: WalkOptions): AsyncGenerator<WalkEvent[]> {
+  const fs = walkFs(options.fs);
   const ctx: WalkContext = {
-    fs: walkFs(options.fs),
+    fs,
+    statBatch: createBatchStat(fs),
     excluded: createExcludeMatcher(options.exclude ?? []),
     follow: options.followSymlinks ?? false,
     signal: options.signal,
@@ -170,10 +178,13 @@ async function* folderBatches(folder: Folder, ctx: WalkContext, stack: Folder[])
     };
     let events: WalkEvent[] = [];
     let examine: Examined[] = [];
-    const examined = async (): Promise<void> => {
-      const found = await Promise.all(examine.map((entry) => examineEntry(entry, print, ctx, subfolders)));
+    const examineAll = async (): Promise<void> => {
+      const outcomes = await ctx.statBatch(examine.map((entry) => entry.abs));
+      examine.forEach((entry, i) => {
+        const event = examined(entry, outcomes[i]!, print, ctx.follow, subfolders);
+        if (event) events.push(event);
+      });
       examine = [];
-      for (const event of found) if (event) events.push(event);
     };
     for await (const entry of entries()) {
       const rel = joinRel(folder.rel, entry.name);
@@ -185,12 +196,12 @@ async function* folderBatches(folder: Folder, ctx: WalkContext, stack: Folder[])
       else if (kind.kind === 'sidecar') events.push({ type: 'skipped', reason: 'sidecar', absPath: abs });
       else examine.push({ abs, rel, link: kind.kind === 'link' });
       if (examine.length < BATCH && events.length < BATCH) continue;
-      await examined();
+      await examineAll();
       if (ctx.signal?.aborted) return;
       if (events.length > 0) yield events;
       events = [];
     }
-    await examined();
+    await examineAll();
     if (events.length > 0) yield events;
   } catch (error) {
     // The folder stopped reading half-way (an I/O error, a share gone): what was found stays.
@@ -219,23 +230,20 @@ async function largeFolderPrint(dir: string, ctx: WalkContext): Promise<string> 
 }
 
 /**
- * A media name or a symlink: what the stat finds decides. A followed symlinked folder
+ * A media name or a symlink: what the stat found decides. A followed symlinked folder
  * joins `subfolders`.
  */
-async function examineEntry(entry: Examined, print: string, ctx: WalkContext, subfolders: Folder[]): Promise<WalkEvent | null> {
+function examined(entry: Examined, outcome: StatOutcome, print: string, follow: boolean, subfolders: Folder[]): WalkEvent | null {
   const name = path.basename(entry.abs);
   const ext = extensionOf(name);
-  let stats: Stats;
-  try {
-    stats = await ctx.fs.stat(entry.abs);
-  } catch (caught) {
-    const error = caught as NodeJS.ErrnoException;
-    if (error.code !== 'ENOENT') return warning('unreadable_file', entry.abs, error);
+  if (outcome.error) {
+    if (outcome.error.code !== 'ENOENT') return warning('unreadable_file', entry.abs, outcome.error);
     // A link whose target is missing, or a file deleted since the listing.
     return { type: 'skipped', reason: entry.link ? 'broken_symlink' : 'vanished', absPath: entry.abs };
   }
+  const stats = outcome.stats;
   if (stats.isDirectory()) {
-    if (!ctx.follow) return { type: 'skipped', reason: 'symlink_folder', absPath: entry.abs };
+    if (!follow) return { type: 'skipped', reason: 'symlink_folder', absPath: entry.abs };
     const reason = folderSkipReason(name);
     if (reason) return { type: 'skipped', reason, absPath: entry.abs };
     subfolders.push({ abs: entry.abs, rel: entry.rel });
@@ -253,4 +261,3 @@ async function examineEntry(entry: Examined, print: string, ctx: WalkContext, su
     sidecarFingerprint: print,
   };
 }
-
