@@ -6,17 +6,21 @@
  * though the walk lists the whole library first): sync runs with --verbose, whose line per
  * request gives when the first POST .../media went out (seen at - its duration).
  *
- *   npm run bench:sync -- [--files 5000] [--rounds 2] [--keep]
+ *   npm run bench:sync -- [--files 5000] [--rounds 2] [--bin B] [--keep]
+ *
+ * `--bin B` times another build (e.g. the previous commit's) on the same library.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
-import { BIN, tempHome } from '../test/e2e/helpers/camroll.js';
+import { join, resolve } from 'node:path';
+import { BIN as OWN_BIN, tempHome } from '../test/e2e/helpers/camroll.js';
 import { generateLibrary } from '../test/e2e/helpers/library.js';
 import { startServe } from '../test/e2e/helpers/serve.js';
 
 const KEY = 'sk_bench_local_key';
+const binAt = process.argv.indexOf('--bin');
+const BIN = binAt >= 0 ? resolve(process.argv[binAt + 1]!) : OWN_BIN;
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

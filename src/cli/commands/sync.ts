@@ -16,6 +16,7 @@ import type { RequestTrace } from '../../client/index.js';
 import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
 import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
+import { startAhead } from '../../scan/head-start.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
 import { createProgress, teeProgress, terminalProgress, type ProgressSnapshot } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
@@ -175,58 +176,65 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
         journal?.close();
       }
     }
-    const directory = openDirectory();
-    const connection = await openConnection({
-      ctx,
-      flags: {
-        baseUrl: flags.baseUrl,
-        profile: flags.profile,
-        retries: flags.retries,
-        timeout: flags.timeout,
-        verbose: flags.verbose,
-        debug: flags.debug,
-      },
-      client: {
-        onRequest: observe,
-        onRetry: (notice) => {
-          ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`);
-          logLine(`camroll: ${describeRetry(notice)}`);
-        },
-      },
-    }).catch((error: unknown) => {
-      directory.close();
-      throw error;
-    });
+    // The scan starts now, while the service is reached: its threads boot and the first
+    // files are read by the time the first batch can be sent.
+    const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
     try {
-      const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
-      return await runSync({
-        identity,
-        scan,
-        batchSize: flags.batchSize,
-        concurrency: flags.concurrency,
-        full: flags.full,
-        signal,
-        journalDir: join(appPaths().data, 'journals'),
-        connection: {
-          client: connection.client,
-          target: connection.target,
-          users: {
-            recall: (target, email) => directory.lookup(target, email)?.userId,
-            remember: (target, email, userId, existing) => {
-              directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
-              if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind)}`);
-            },
+      const directory = openDirectory();
+      const connection = await openConnection({
+        ctx,
+        flags: {
+          baseUrl: flags.baseUrl,
+          profile: flags.profile,
+          retries: flags.retries,
+          timeout: flags.timeout,
+          verbose: flags.verbose,
+          debug: flags.debug,
+        },
+        client: {
+          onRequest: observe,
+          onRetry: (notice) => {
+            ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`);
+            logLine(`camroll: ${describeRetry(notice)}`);
           },
         },
-        onEvent,
-        summary,
-        readHistory: flags.events && !flags.quiet,
-        allowEmpty: flags.allowEmpty,
-        notice: (line) => note(`camroll: ${line}`),
+      }).catch((error: unknown) => {
+        directory.close();
+        throw error;
       });
+      try {
+        const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
+        return await runSync({
+          identity,
+          scan: () => early,
+          batchSize: flags.batchSize,
+          concurrency: flags.concurrency,
+          full: flags.full,
+          signal,
+          journalDir: join(appPaths().data, 'journals'),
+          connection: {
+            client: connection.client,
+            target: connection.target,
+            users: {
+              recall: (target, email) => directory.lookup(target, email)?.userId,
+              remember: (target, email, userId, existing) => {
+                directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
+                if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind)}`);
+              },
+            },
+          },
+          onEvent,
+          summary,
+          readHistory: flags.events && !flags.quiet,
+          allowEmpty: flags.allowEmpty,
+          notice: (line) => note(`camroll: ${line}`),
+        });
+      } finally {
+        directory.close();
+        await connection.close();
+      }
     } finally {
-      directory.close();
-      await connection.close();
+      await early.close();
     }
   };
   // Ctrl-C (or the host going away) during start-up or the scan ends as an error rather than
