@@ -27,15 +27,21 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
       sidecars: extractor.createSidecarFinder(),
       headBytes: extractor.HEAD_BYTES,
     });
+    let previous: Promise<unknown> = Promise.resolve();
     return {
+      // Runs one after the other: the reader's buffer is shared, and an extraction awaits.
       // On abort it stops between files: what was read is returned (and cached), nothing more.
-      async run(files, signal) {
-        const results: FileResult[] = [];
-        for (const file of files) {
-          if (signal?.aborted) break;
-          results.push(await reader(file));
-        }
-        return results;
+      run(files, signal) {
+        const run = previous.then(async () => {
+          const results: FileResult[] = [];
+          for (const file of files) {
+            if (signal?.aborted) break;
+            results.push(await reader(file));
+          }
+          return results;
+        });
+        previous = run.catch(() => undefined);
+        return run;
       },
       async close() {},
     };

@@ -8,6 +8,7 @@ import { MediaMetadata } from '../../src/contract/index.js';
 import { InterruptedError, ScanError, UsageError } from '../../src/errors.js';
 import { extractFile } from '../../src/scan/extract/index.js';
 import type { ExtractFn } from '../../src/scan/read-file.js';
+import { createFilePool } from '../../src/scan/pool.js';
 import { resolveScanRoots, scanLibrary, type ScanOptions } from '../../src/scan/scan.js';
 import { createScanSummary } from '../../src/scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../src/scan/types.js';
@@ -248,5 +249,21 @@ describe('scanLibrary', () => {
     expect(listed.every(([files]) => files <= 72)).toBe(true);
     expect(walked).toBe(72);
     expect(seen).toBe(72);
+  });
+
+  it('reads in this thread one group at a time, whatever the extractor awaits (the read buffer is shared)', async () => {
+    const extract: ExtractFn = async (input) => {
+      const result = await extractFile(input);
+      await new Promise((resolve) => setImmediate(resolve)); // another group's read could run here
+      return result;
+    };
+    const pool = await createFilePool({ workers: 0, extract });
+    const files = records(await scan({ workers: 0, cache: false })).map((r) => r.absPath);
+    // Two groups in flight at once, as the scan's read stage runs them.
+    const [first, second] = await Promise.all([pool.run(files.slice(0, 6)), pool.run(files.slice(6))]);
+    const results = [...first!, ...second!];
+    expect(results).toHaveLength(12);
+    for (const result of results) expect(result.media!.id).toBe(sha256(result.absPath));
+    await pool.close();
   });
 });
