@@ -129,8 +129,8 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   let total: number | null = null;
   let totalFinal = false;
   let unsent = 0;
-  const snapshot = (): ProgressSnapshot => ({ counts: summary.counts, queued, scanDone, total, totalFinal, unsent });
   const summary = createSummary();
+  const snapshot = (): ProgressSnapshot => ({ counts: summary.counts, queued, scanDone, total, totalFinal, unsent });
   let warnings = 0;
   const listed = (files: number, final: boolean): void => {
     total = files;
@@ -176,65 +176,63 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
         journal?.close();
       }
     }
+    const directory = openDirectory();
     // The scan starts now, while the service is reached: its threads boot and the first
     // files are read by the time the first batch can be sent.
     const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
+    const connection = await openConnection({
+      ctx,
+      flags: {
+        baseUrl: flags.baseUrl,
+        profile: flags.profile,
+        retries: flags.retries,
+        timeout: flags.timeout,
+        verbose: flags.verbose,
+        debug: flags.debug,
+      },
+      client: {
+        onRequest: observe,
+        onRetry: (notice) => {
+          ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`);
+          logLine(`camroll: ${describeRetry(notice)}`);
+        },
+      },
+    }).catch(async (error: unknown) => {
+      directory.close();
+      await early.close();
+      throw error;
+    });
     try {
-      const directory = openDirectory();
-      const connection = await openConnection({
-        ctx,
-        flags: {
-          baseUrl: flags.baseUrl,
-          profile: flags.profile,
-          retries: flags.retries,
-          timeout: flags.timeout,
-          verbose: flags.verbose,
-          debug: flags.debug,
-        },
-        client: {
-          onRequest: observe,
-          onRetry: (notice) => {
-            ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`);
-            logLine(`camroll: ${describeRetry(notice)}`);
-          },
-        },
-      }).catch((error: unknown) => {
-        directory.close();
-        throw error;
-      });
-      try {
-        const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
-        return await runSync({
-          identity,
-          scan: () => early,
-          batchSize: flags.batchSize,
-          concurrency: flags.concurrency,
-          full: flags.full,
-          signal,
-          journalDir: join(appPaths().data, 'journals'),
-          connection: {
-            client: connection.client,
-            target: connection.target,
-            users: {
-              recall: (target, email) => directory.lookup(target, email)?.userId,
-              remember: (target, email, userId, existing) => {
-                directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
-                if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind)}`);
-              },
+      const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
+      return await runSync({
+        identity,
+        scan: () => early,
+        batchSize: flags.batchSize,
+        concurrency: flags.concurrency,
+        full: flags.full,
+        signal,
+        journalDir: join(appPaths().data, 'journals'),
+        connection: {
+          client: connection.client,
+          target: connection.target,
+          users: {
+            recall: (target, email) => directory.lookup(target, email)?.userId,
+            remember: (target, email, userId, existing) => {
+              directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
+              if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind)}`);
             },
           },
-          onEvent,
-          summary,
-          readHistory: flags.events && !flags.quiet,
-          allowEmpty: flags.allowEmpty,
-          notice: (line) => note(`camroll: ${line}`),
-        });
-      } finally {
-        directory.close();
-        await connection.close();
-      }
+        },
+        onEvent,
+        summary,
+        readHistory: flags.events && !flags.quiet,
+        allowEmpty: flags.allowEmpty,
+        notice: (line) => note(`camroll: ${line}`),
+      });
     } finally {
+      directory.close();
       await early.close();
+      await connection.close();
     }
   };
   // Ctrl-C (or the host going away) during start-up or the scan ends as an error rather than
