@@ -1,3 +1,5 @@
+import { MEDIA_EXTENSIONS } from './extract/formats.js';
+
 /**
  * Which files and folders a scan leaves out on purpose, and under which stable reason name
  * (the names appear in the summary and in `skipped` events; scripts may rely on them).
@@ -53,4 +55,28 @@ export function extensionOf(name: string): string {
 export function isSidecarName(name: string): boolean {
   const ext = extensionOf(name);
   return ext === 'json' || ext === 'xmp';
+}
+
+/** What the walk does with one folder entry, decided on its name and type alone. */
+export type EntryKind =
+  | { kind: 'folder' }
+  | { kind: 'skip'; reason: SkipReason }
+  | { kind: 'sidecar' }
+  /** A media name: the entry is examined (stat) before it counts as a file. */
+  | { kind: 'media' }
+  /** A symlink: what it points to decides (stat). */
+  | { kind: 'link' };
+
+/** Classifies a directory entry (pure: the dirent's type bits and its name). */
+export function entryKind(name: string, type: { isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
+  if (type.isDirectory()) {
+    const reason = folderSkipReason(name);
+    return reason ? { kind: 'skip', reason } : { kind: 'folder' };
+  }
+  const reason = fileSkipReason(name);
+  if (reason) return { kind: 'skip', reason };
+  if (type.isSymbolicLink()) return { kind: 'link' };
+  if (isSidecarName(name)) return { kind: 'sidecar' };
+  if (!MEDIA_EXTENSIONS.has(extensionOf(name))) return { kind: 'skip', reason: 'not_media' };
+  return { kind: 'media' };
 }

@@ -5,6 +5,7 @@ import type { WorkerTask } from './worker.js';
 
 /** Runs groups of files through read + extract + hash. */
 export interface FilePool {
+  /** Results in the order of `files`; an aborted in-thread run returns those it finished. */
   run(files: string[], signal?: AbortSignal): Promise<FileResult[]>;
   close(): Promise<void>;
 }
@@ -26,11 +27,21 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
       sidecars: extractor.createSidecarFinder(),
       headBytes: extractor.HEAD_BYTES,
     });
+    let previous: Promise<unknown> = Promise.resolve();
     return {
-      async run(files) {
-        const results: FileResult[] = [];
-        for (const file of files) results.push(await reader(file));
-        return results;
+      // Runs one after the other: the reader's buffer is shared, and an extraction awaits.
+      // On abort it stops between files: what was read is returned (and cached), nothing more.
+      run(files, signal) {
+        const run = previous.then(async () => {
+          const results: FileResult[] = [];
+          for (const file of files) {
+            if (signal?.aborted) break;
+            results.push(await reader(file));
+          }
+          return results;
+        });
+        previous = run.catch(() => undefined);
+        return run;
       },
       async close() {},
     };

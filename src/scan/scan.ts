@@ -4,17 +4,19 @@ import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import { openScanCache, type ScanCache } from './cache.js';
-import { createChannel } from './channel.js';
+import { countMediaFiles } from './count.js';
 import { EXTRACTOR_VERSION } from './extract/version.js';
 import { createFilePool, type FilePool } from './pool.js';
-import type { ExtractFn, FileResult } from './read-file.js';
+import type { ExtractFn } from './read-file.js';
+import { folderSidecarFingerprint } from './sidecar-print.js';
+import { groupMisses, lookUpCache, readGroups, toRecord } from './stages.js';
 import type { ScanEvent, ScanRecord } from './types.js';
-import { sidecarFingerprintOf, walk, type WalkFile, type WalkFs } from './walk.js';
+import { walkBatches, type WalkEvent, type WalkFile, type WalkFs } from './walk.js';
 
 export interface ScanOptions {
   /** Folders to scan (relative to `cwd`). A missing one is a UsageError. */
   roots: string[];
-  /** Glob patterns to leave out (see walk.ts). */
+  /** Glob patterns to leave out (see exclude.ts). */
   exclude?: string[];
   followSymlinks?: boolean;
   /** Use the scan cache (default true). */
@@ -26,8 +28,14 @@ export interface ScanOptions {
   signal?: AbortSignal;
   /** Base for relative roots and for shown paths (default process.cwd()). */
   cwd?: string;
-  /** Called once the walk has listed everything, with the number of media files found. */
+  /** Called once the walk has listed everything, with the number of media files found (the exact total). */
   onWalkDone?: (files: number) => void;
+  /**
+   * Asks for the total early: a listing-only count runs ahead of the walk (which goes at the
+   * pace of hashing) and reports the media files listed so far, then `done` once it has
+   * listed everything. `onWalkDone` still gives the exact number at the end.
+   */
+  onListed?: (files: number, done: boolean) => void;
   /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
   extract?: ExtractFn;
   walkFs?: Partial<WalkFs>;
@@ -49,9 +57,12 @@ const TASK_BYTES = 32 * 1024 * 1024; // 32 MiB
 
 /**
  * Scans folders and streams one `record` per media file (out of order: files are read
- * concurrently), plus `skipped` and `warning` events. Unchanged files come from the scan
- * cache without being read. On abort it stops walking, drops unfinished reads, keeps the
- * cache consistent, then throws InterruptedError after the last event.
+ * concurrently), plus `skipped` and `warning` events. A chain of small async generators:
+ * walk -> cache lookup -> grouping -> reads on the thread pool (lookups, grouping and
+ * reads in stages.ts). Unchanged files come from the scan cache without being read. On abort
+ * it stops walking, drops unfinished reads, keeps the cache consistent, then throws
+ * InterruptedError after the last event; a consumer that stops early (`return()`) unwinds
+ * the chain the same way.
  */
 export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEvent> {
   const cwd = options.cwd ?? process.cwd();
@@ -62,126 +73,69 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) stop.abort();
 
-  const out = createChannel<ScanEvent>({ limit: 1024 });
-  let cache: ScanCache | null = null;
-  if (options.cache !== false) {
-    const dir = options.cacheDir ?? appPaths().cache;
-    try {
-      cache = openScanCache({ dir, extractorVersion: EXTRACTOR_VERSION });
-    } catch (error) {
-      out.pushNow({ type: 'warning', code: 'cache_unavailable', path: dir, message: `scan cache not used: ${String(error)}` });
-    }
-  }
+  const opened = openCache(options);
+  const cache = opened.cache;
   const workers = options.extract ? 0 : (options.workers ?? Math.min(availableParallelism(), MAX_DEFAULT_WORKERS));
   let pool: Promise<FilePool> | null = null;
+  // Started on the first cache miss, so a re-scan served from the cache (or a folder without
+  // media) never starts a thread, and not awaited there: threads boot and load the extractor
+  // while the walk fills the first group.
+  const startPool = (): Promise<FilePool> => (pool ??= createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) }));
+  // The count stops when the walk ends (it then knows the exact number) or the scan stops.
+  const countStop = new AbortController();
+  const stopCount = (): void => countStop.abort();
+  stop.signal.addEventListener('abort', stopCount, { once: true });
+  const onListed = options.onListed;
+  const counting = onListed
+    ? startCount(roots, options, countStop.signal, (files, done) => {
+        if (!countStop.signal.aborted) onListed(files, done);
+      })
+    : null;
 
-  const produce = async (): Promise<void> => {
-    // Started on the first cache miss, so a re-scan served from the cache (or a folder without
-    // media) never starts a thread, and not awaited there: threads boot and load the extractor
-    // while the walk fills the first task.
-    const startPool = (): Promise<FilePool> =>
-      (pool ??= createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) }));
-    const maxInFlight = Math.max(workers, 1) * 2; // one task running and one waiting per thread
-    const inFlight = new Set<Promise<void>>();
-    let group: WalkFile[] = [];
-    let groupBytes = 0;
-    let found = 0;
-
-    const dispatch = async (): Promise<void> => {
-      if (group.length === 0) return;
-      const files = group;
-      group = [];
-      groupBytes = 0;
-      while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
-      if (stop.signal.aborted) return;
-      const running = await startPool();
-      const task: Promise<void> = running.run(files.map((file) => file.absPath), stop.signal).then(
-        (results) => {
-          results.forEach((result, i) => finish(files[i]!, result));
-        },
-        (error: unknown) => {
-          if (stop.signal.aborted) return; // unfinished reads are dropped, not reported
-          for (const file of files) {
-            finish(file, { absPath: file.absPath, size: file.size, media: null, source: null, cacheable: false, error: { code: 'internal_error', message: String(error) } });
-          }
-        },
-      );
-      const tracked = task.finally(() => inFlight.delete(tracked));
-      inFlight.add(tracked);
-    };
-
-    const finish = (file: WalkFile, result: FileResult): void => {
-      const record = toRecord(file, result, false);
-      if (result.cacheable) cache?.put(file, record);
-      out.pushNow({ type: 'record', record });
-    };
-
-    // Files named on the command line are read as they are; folders are walked.
-    const fileRoots: WalkFile[] = [];
-    const folderRoots: string[] = [];
-    for (const root of roots) {
-      const stats = fs.statSync(root);
-      if (!stats.isFile()) folderRoots.push(root);
-      else {
-        fileRoots.push({
-          type: 'file',
-          path: path.basename(root),
-          absPath: root,
-          size: stats.size,
-          mtimeMs: stats.mtimeMs,
-          ino: stats.ino,
-          sidecarFingerprint: sidecarFingerprintOf(path.dirname(root)),
-        });
-      }
-    }
-    for await (const event of chain(fileRoots, walk({
-      roots: folderRoots,
+  try {
+    if (opened.warning) yield opened.warning;
+    const { files, folders } = await splitRoots(roots);
+    const walked = walkBatches({
+      roots: folders,
       exclude: options.exclude,
       followSymlinks: options.followSymlinks,
       signal: stop.signal,
       fs: options.walkFs,
-    }))) {
+    });
+    const looked = lookUpCache(prepend(files, walked), {
+      cache,
+      shownPath,
+      onEnd: (found) => {
+        stopCount();
+        if (!stop.signal.aborted) options.onWalkDone?.(found);
+      },
+    });
+    const grouped = groupMisses(looked, {
+      maxFiles: TASK_FILES,
+      maxBytes: TASK_BYTES,
+      onFirst: () => void startPool().catch(() => undefined), // a failure surfaces in the first run
+    });
+    const records = readGroups(grouped, {
+      run: async (group, signal) => (await startPool()).run(group.map((file) => file.absPath), signal),
+      limit: Math.max(workers, 1) * 2, // one task running and one waiting per thread
+      signal: stop.signal,
+      finish: (file, result) => {
+        const record = toRecord(file, result, false);
+        if (result.cacheable) cache?.put(file, record);
+        return { type: 'record', record };
+      },
+    });
+    for await (const events of records) {
+      for (const event of events) {
+        if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
+        yield event;
+      }
       if (stop.signal.aborted) break;
-      if (event.type === 'skipped') {
-        await out.push({ type: 'skipped', reason: event.reason, path: shownPath(event.absPath) });
-        continue;
-      }
-      if (event.type === 'warning') {
-        await out.push({ type: 'warning', code: event.code, path: shownPath(event.absPath), message: event.message });
-        continue;
-      }
-      found += 1;
-      const hit = cache?.get(event);
-      if (hit) {
-        await out.push({ type: 'record', record: toRecord(event, hit, true) });
-        continue;
-      }
-      if (pool === null) startPool().catch(() => undefined); // a failure surfaces in dispatch
-      group.push(event);
-      groupBytes += event.size;
-      if (group.length >= TASK_FILES || groupBytes >= TASK_BYTES) await dispatch();
-      await out.room();
-    }
-    await dispatch();
-    if (!stop.signal.aborted) options.onWalkDone?.(found);
-    await Promise.allSettled([...inFlight]);
-  };
-
-  const producer = produce().then(
-    () => out.close(),
-    (error: unknown) => out.fail(error),
-  );
-  try {
-    for await (const event of out) {
-      if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
-      yield event;
     }
   } finally {
-    // The consumer may have stopped early: stop reading, and unblock a producer waiting for room.
     stop.abort();
-    out.close();
-    await producer;
     options.signal?.removeEventListener('abort', onAbort);
+    await counting;
     try {
       cache?.close();
     } finally {
@@ -190,6 +144,65 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
     }
   }
   if (options.signal?.aborted) throw new InterruptedError('scan interrupted');
+}
+
+/** The scan cache, or a warning when it cannot be used (every file is then read). */
+function openCache(options: ScanOptions): { cache: ScanCache | null; warning: ScanEvent | null } {
+  if (options.cache === false) return { cache: null, warning: null };
+  const dir = options.cacheDir ?? appPaths().cache;
+  try {
+    return { cache: openScanCache({ dir, extractorVersion: EXTRACTOR_VERSION }), warning: null };
+  } catch (error) {
+    return { cache: null, warning: { type: 'warning', code: 'cache_unavailable', path: dir, message: `scan cache not used: ${String(error)}` } };
+  }
+}
+
+/** The listing-only count, reported through `onListed`; never fails the scan. */
+async function startCount(roots: string[], options: ScanOptions, signal: AbortSignal, onListed: (files: number, done: boolean) => void): Promise<void> {
+  try {
+    let files = 0;
+    const folders: string[] = [];
+    for (const root of roots) {
+      if ((await fs.promises.stat(root)).isFile()) files += 1;
+      else folders.push(root);
+    }
+    const total = await countMediaFiles(
+      { roots: folders, exclude: options.exclude, followSymlinks: options.followSymlinks, signal, fs: options.walkFs },
+      (listed) => onListed(files + listed, false),
+    );
+    if (!signal.aborted) onListed(files + total, true);
+  } catch {
+    // Only a guide for progress: the walk reports what it cannot read.
+  }
+}
+
+/** Files named on the command line are read as they are (whatever their name); folders are walked. */
+async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders: string[] }> {
+  const files: WalkFile[] = [];
+  const folders: string[] = [];
+  for (const root of roots) {
+    const stats = await fs.promises.stat(root);
+    if (!stats.isFile()) {
+      folders.push(root);
+      continue;
+    }
+    files.push({
+      type: 'file',
+      path: path.basename(root),
+      absPath: root,
+      size: stats.size,
+      mtimeMs: stats.mtimeMs,
+      ino: stats.ino,
+      sidecarFingerprint: await folderSidecarFingerprint(path.dirname(root)),
+    });
+  }
+  return { files, folders };
+}
+
+/** The named files as one batch, then the walk's batches. */
+async function* prepend(files: WalkFile[], walked: AsyncIterable<WalkEvent[]>): AsyncGenerator<WalkEvent[]> {
+  if (files.length > 0) yield files;
+  yield* walked;
 }
 
 /**
@@ -235,23 +248,3 @@ export function displayPathOf(record: Pick<ScanRecord, 'path' | 'absPath'>, root
   if (rootCount <= 1) return record.path;
   return path.relative(cwd, record.absPath).split(path.sep).join('/');
 }
-
-function toRecord(file: WalkFile, result: Pick<FileResult, 'media' | 'source' | 'error'>, cached: boolean): ScanRecord {
-  return {
-    path: file.path,
-    absPath: file.absPath,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    media: result.media,
-    source: result.source,
-    error: result.error,
-    cached,
-  };
-}
-
-/** The given items, then those of the iterable. */
-async function* chain<T>(first: readonly T[], rest: AsyncIterable<T>): AsyncGenerator<T> {
-  yield* first;
-  yield* rest;
-}
-

@@ -1,12 +1,13 @@
-import { createHash } from 'node:crypto';
 import * as nodeFs from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import fg from 'fast-glob';
-import { MEDIA_EXTENSIONS } from './extract/formats.js';
-import { createChannel } from './channel.js';
-import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
 import { describeFsError } from '../util/fs-error.js';
+import { createExcludeMatcher } from './exclude.js';
+import { MEDIA_EXTENSIONS } from './extract/formats.js';
+import { entryKind, extensionOf, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
+import { sidecarFingerprint } from './sidecar-print.js';
+import { createBatchStat, type StatOutcome } from './stat-batch.js';
 
 /** A media file found by the walk, with what the scan cache keys on. */
 export interface WalkFile {
@@ -26,256 +27,237 @@ export type WalkEvent =
   | { type: 'skipped'; reason: SkipReason; absPath: string }
   | { type: 'warning'; code: 'unreadable_folder' | 'unreadable_file'; absPath: string; message: string };
 
-/** The few file-system calls the walk makes; tests pass failing ones to simulate unreadable folders. */
-/** The fingerprint of a folder's sidecars from their `name:size:mtime` parts (any order). */
-function fingerprintOf(parts: string[]): string {
-  return createHash('sha1').update([...parts].sort().join('\n')).digest('base64url');
+/** An open folder read entry by entry (what `fs.promises.opendir` gives). */
+export interface FolderHandle {
+  read(): Promise<Dirent | null>;
+  close(): Promise<void>;
 }
 
-/**
- * The sidecar fingerprint the walk gives files of `dir` ('' when it holds no sidecar), for a
- * file named on its own: the scan cache keys entries by it.
- */
-export function sidecarFingerprintOf(dir: string): string {
-  let names: string[];
-  try {
-    names = nodeFs.readdirSync(dir).filter((name) => isSidecarName(name) && !fileSkipReason(name));
-  } catch {
-    return '';
-  }
-  if (names.length === 0) return '';
-  return fingerprintOf(
-    names.map((name) => {
-      try {
-        const stats = nodeFs.statSync(path.join(dir, name));
-        return `${name}:${stats.size}:${stats.mtimeMs}`;
-      } catch {
-        return `${name}:?`;
-      }
-    }),
-  );
-}
-
+/** The file-system calls the walk makes; tests pass failing or in-memory ones. */
 export interface WalkFs {
-  readdir: typeof nodeFs.readdir;
-  stat: typeof nodeFs.stat;
-  lstat: typeof nodeFs.lstat;
-  statSync: typeof nodeFs.statSync;
+  opendir(dir: string, options: { bufferSize: number }): Promise<FolderHandle>;
+  stat(file: string): Promise<Stats>;
+  /** Used while stats are fast (stat-batch.ts); absent when a test passes its own `stat`. */
+  statSync?: (file: string) => Stats;
 }
 
 export interface WalkOptions {
   /** Absolute folders, walked one after the other. */
   roots: string[];
-  /** fast-glob patterns relative to each root; a pattern without `/` matches at any depth. */
+  /** Glob patterns relative to each root; a pattern without `/` matches at any depth (exclude.ts). */
   exclude?: string[];
   followSymlinks?: boolean;
   signal?: AbortSignal;
   fs?: Partial<WalkFs>;
-  /** Events held before the walk pauses listing folders (default 1024). */
-  highWaterMark?: number;
 }
 
-type Dirent = nodeFs.Dirent;
-type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void;
+/** Entries opendir reads per system call. */
+const READ_AHEAD = 256;
+/**
+ * A folder of up to this many entries is listed once and held (names only) while its
+ * sidecars are fingerprinted; a larger one is listed twice, sidecars first, so a flat
+ * 200,000-file folder never sits in memory.
+ */
+const HELD_ENTRIES = 4096;
+/** Files examined (stat) at once, and the most events handed on in one batch. */
+const BATCH = 64;
+
+interface Folder {
+  abs: string;
+  /** Relative to the root, POSIX separators ('' for the root). */
+  rel: string;
+}
+
+/** An entry whose stat decides what it is. */
+interface Examined extends Folder {
+  link: boolean;
+}
+
+interface WalkContext {
+  fs: WalkFs;
+  excluded: ((relPath: string) => boolean) | null;
+  follow: boolean;
+  signal: AbortSignal | undefined;
+  /** dev:ino of every folder walked, when following symlinks (the loop guard). */
+  visited: Set<string>;
+  statBatch: (files: readonly string[]) => Promise<StatOutcome[]>;
+}
+
+/** The file-system calls of a real walk, with test overrides. */
+export function walkFs(overrides: Partial<WalkFs> = {}): WalkFs {
+  return {
+    opendir: overrides.opendir ?? ((dir, options) => fsp.opendir(dir, options)),
+    stat: overrides.stat ?? ((file) => fsp.stat(file)),
+    ...(overrides.statSync ? { statSync: overrides.statSync } : overrides.stat ? {} : { statSync: (file: string) => nodeFs.statSync(file) }),
+  };
+}
 
 /**
- * Walks the roots with a fast-glob stream and yields media files (with their stats), skip
- * notices and warnings. Junk and non-media names are filtered inside the directory listing
- * itself, so skipped folders cost one listing entry and are counted once each; listing
- * pauses while the consumer lags, so a million-file tree never sits in memory.
+ * Walks the roots depth-first and yields media files (with their stats), skip notices and
+ * warnings, in batches of at most about 64. Nothing is listed or examined until the consumer
+ * asks for the next batch (backpressure per batch of entries), so a million-file tree, or one
+ * huge folder, never sits in memory. Junk and `--exclude` are pure predicates on the names;
+ * a skipped folder is never opened and counts once.
  */
-export function walk(options: WalkOptions): AsyncIterable<WalkEvent> {
-  const fs: WalkFs = {
-    readdir: options.fs?.readdir ?? nodeFs.readdir,
-    stat: options.fs?.stat ?? nodeFs.stat,
-    lstat: options.fs?.lstat ?? nodeFs.lstat,
-    statSync: options.fs?.statSync ?? nodeFs.statSync,
+export async function* walkBatches(options: WalkOptions): AsyncGenerator<WalkEvent[]> {
+  const fs = walkFs(options.fs);
+  const ctx: WalkContext = {
+    fs,
+    statBatch: createBatchStat(fs),
+    excluded: createExcludeMatcher(options.exclude ?? []),
+    follow: options.followSymlinks ?? false,
+    signal: options.signal,
+    visited: new Set(),
   };
-  const limit = options.highWaterMark ?? 1024;
-  const channel = createChannel<WalkEvent>({ limit });
-  const follow = options.followSymlinks ?? false;
-  const exclude = (options.exclude ?? []).map((pattern) => (pattern.includes('/') ? pattern : `**/${pattern}`));
-  // Only folders that hold sidecars get an entry, so this stays small.
-  const sidecarPrints = new Map<string, string>();
-  const visitedFolders = new Set<string>();
-  let stopped = false;
-
-  const waitForRoom = async (): Promise<void> => {
-    while (!stopped && channel.size >= limit) await channel.room();
-  };
-  const skip = (reason: SkipReason, absPath: string): void => channel.pushNow({ type: 'skipped', reason, absPath });
-  const warn = (code: 'unreadable_folder' | 'unreadable_file', absPath: string, error: NodeJS.ErrnoException): void =>
-    channel.pushNow({ type: 'warning', code, absPath, message: describeFsError(error) });
-
-  const fingerprintSidecars = (dir: string, names: string[], done: () => void): void => {
-    const parts: string[] = [];
-    let left = names.length;
-    for (const name of names) {
-      fs.stat(path.join(dir, name), (error, stats) => {
-        parts.push(error ? `${name}:?` : `${name}:${stats.size}:${stats.mtimeMs}`);
-        left -= 1;
-        if (left > 0) return;
-        sidecarPrints.set(dir, fingerprintOf(parts));
-        done();
-      });
+  for (const root of options.roots) {
+    const stack: Folder[] = [{ abs: root, rel: '' }];
+    while (stack.length > 0) {
+      if (ctx.signal?.aborted) return;
+      yield* folderBatches(stack.pop()!, ctx, stack);
     }
-  };
+  }
+}
 
-  const listFolder = (dir: string, callback: ReaddirCallback): void => {
-    fs.readdir(dir, { withFileTypes: true }, (error, dirents) => {
-      if (error) {
-        warn('unreadable_folder', dir, error);
-        callback(error, []);
-        return;
-      }
-      const kept: Dirent[] = [];
-      const sidecars: string[] = [];
-      for (const dirent of dirents) {
-        const absPath = path.join(dir, dirent.name);
-        if (dirent.isDirectory()) {
-          const reason = folderSkipReason(dirent.name);
-          if (reason) skip(reason, absPath);
-          else kept.push(dirent);
-          continue;
-        }
-        const reason = fileSkipReason(dirent.name);
-        if (reason) {
-          skip(reason, absPath);
-        } else if (dirent.isSymbolicLink()) {
-          kept.push(dirent); // resolved below, on the entry
-        } else if (isSidecarName(dirent.name)) {
-          sidecars.push(dirent.name);
-          skip('sidecar', absPath);
-        } else if (!MEDIA_EXTENSIONS.has(extensionOf(dirent.name))) {
-          skip('not_media', absPath);
-        } else {
-          kept.push(dirent);
-        }
-      }
-      if (sidecars.length === 0) callback(null, kept);
-      else fingerprintSidecars(dir, sidecars, () => callback(null, kept));
-    });
-  };
+/** The walk one event at a time (see walkBatches). */
+export async function* walk(options: WalkOptions): AsyncGenerator<WalkEvent> {
+  for await (const batch of walkBatches(options)) {
+    for (const event of batch) yield event;
+  }
+}
 
-  // Every folder listing goes through here: the pause point and, when following links, the loop guard.
-  const readdir = ((dir: string, ...rest: unknown[]): void => {
-    const callback = rest[rest.length - 1] as ReaddirCallback;
-    void waitForRoom().then(() => {
-      if (stopped) {
-        callback(null, []);
-        return;
-      }
-      if (!follow) {
-        listFolder(dir, callback);
-        return;
-      }
-      fs.stat(dir, (error, stats) => {
-        if (error) {
-          warn('unreadable_folder', dir, error);
-          callback(error, []);
-          return;
-        }
-        const key = `${stats.dev}:${stats.ino}`;
-        if (visitedFolders.has(key)) {
-          skip('symlink_loop', dir);
-          callback(null, []);
-          return;
-        }
-        visitedFolders.add(key);
-        listFolder(dir, callback);
-      });
-    });
-  }) as unknown as typeof nodeFs.readdir;
+const joinRel = (rel: string, name: string): string => (rel === '' ? name : `${rel}/${name}`);
 
-  // Symlinks (not followed, or broken) and media names reach here; the stat decides which.
-  // A synchronous stat: on a warm cache it costs a third of a callback round trip, and this
-  // stat is most of a re-scan's work (listing parallelism comes from fast-glob's readdirs).
-  const onEntry = (root: string, entry: { path: string; name: string; dirent: Dirent }): void => {
-    if (entry.dirent.isDirectory()) return;
-    const absPath = path.join(root, entry.path);
-    const isLink = entry.dirent.isSymbolicLink();
-    let stats: nodeFs.Stats;
+function warning(code: 'unreadable_folder' | 'unreadable_file', absPath: string, error: unknown): WalkEvent {
+  return { type: 'warning', code, absPath, message: describeFsError(error as NodeJS.ErrnoException) };
+}
+
+/** One folder's events; its subfolders go on `stack`. */
+async function* folderBatches(folder: Folder, ctx: WalkContext, stack: Folder[]): AsyncGenerator<WalkEvent[]> {
+  if (ctx.follow) {
+    // Through symlinks one folder may be reached twice, or forever: each is walked once.
+    let stats: Stats;
     try {
-      stats = fs.statSync(absPath);
-    } catch (caught) {
-      const error = caught as NodeJS.ErrnoException;
-      if (isLink && error.code === 'ENOENT') skip('broken_symlink', absPath);
-      else if (error.code === 'ENOENT') skip('vanished', absPath);
-      else warn('unreadable_file', absPath, error);
+      stats = await ctx.fs.stat(folder.abs);
+    } catch (error) {
+      yield [warning('unreadable_folder', folder.abs, error)];
       return;
     }
-    if (stats.isDirectory()) {
-      skip('symlink_folder', absPath);
-    } else if (!MEDIA_EXTENSIONS.has(extensionOf(entry.name))) {
-      skip(isSidecarName(entry.name) ? 'sidecar' : 'not_media', absPath);
-    } else if (stats.isFile()) {
-      channel.pushNow({
-        type: 'file',
-        path: entry.path,
-        absPath,
-        size: stats.size,
-        mtimeMs: stats.mtimeMs,
-        ino: stats.ino,
-        sidecarFingerprint: sidecarPrints.get(path.dirname(absPath)) ?? '',
-      });
-    } else {
-      skip('not_media', absPath); // a FIFO, socket or device with a media name
+    const key = `${stats.dev}:${stats.ino}`;
+    if (ctx.visited.has(key)) {
+      yield [{ type: 'skipped', reason: 'symlink_loop', absPath: folder.abs }];
+      return;
     }
-  };
-
-  const walkRoot = (root: string): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const stream = fg.stream('**', {
-        cwd: root,
-        dot: true,
-        onlyFiles: false,
-        objectMode: true,
-        unique: false, // fast-glob's unique keeps every path in a Set: not for a million files
-        followSymbolicLinks: follow,
-        suppressErrors: true, // counted by our readdir as warnings, never the end of the walk
-        throwErrorOnBrokenSymbolicLink: false,
-        ignore: exclude,
-        fs: { readdir, stat: fs.stat, lstat: fs.lstat },
-      }) as Readable;
-      const onAbort = (): void => {
-        stream.destroy();
-        resolve();
-      };
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      stream.on('data', (entry: { path: string; name: string; dirent: Dirent }) => onEntry(root, entry));
-      stream.once('error', reject);
-      stream.once('end', () => {
-        options.signal?.removeEventListener('abort', onAbort);
-        resolve();
-      });
-    });
-
-  void (async () => {
-    try {
-      for (const root of options.roots) {
-        if (options.signal?.aborted) break;
-        await walkRoot(root);
+    ctx.visited.add(key);
+  }
+  let handle: FolderHandle;
+  try {
+    handle = await ctx.fs.opendir(folder.abs, { bufferSize: READ_AHEAD });
+  } catch (error) {
+    yield [warning('unreadable_folder', folder.abs, error)];
+    return;
+  }
+  const subfolders: Folder[] = [];
+  try {
+    const held: Dirent[] = [];
+    let rest = true;
+    while (held.length < HELD_ENTRIES) {
+      const entry = await handle.read();
+      if (entry === null) {
+        rest = false;
+        break;
       }
-      stopped = true;
-      channel.close();
-    } catch (error) {
-      stopped = true;
-      channel.fail(error);
+      held.push(entry);
     }
-  })();
+    const print = rest
+      ? await largeFolderPrint(folder.abs, ctx)
+      : await sidecarFingerprint(folder.abs, held.filter(isSidecarEntry).map((entry) => entry.name), ctx.fs.stat);
+    const entries = async function* (): AsyncGenerator<Dirent> {
+      for (const entry of held) yield entry;
+      held.length = 0;
+      for (let entry = rest ? await handle.read() : null; entry !== null; entry = await handle.read()) yield entry;
+    };
+    let events: WalkEvent[] = [];
+    let examine: Examined[] = [];
+    const examineAll = async (): Promise<void> => {
+      const outcomes = await ctx.statBatch(examine.map((entry) => entry.abs));
+      examine.forEach((entry, i) => {
+        const event = examined(entry, outcomes[i]!, print, ctx.follow, subfolders);
+        if (event) events.push(event);
+      });
+      examine = [];
+    };
+    for await (const entry of entries()) {
+      const rel = joinRel(folder.rel, entry.name);
+      if (ctx.excluded?.(rel)) continue; // asked for: not counted
+      const abs = path.join(folder.abs, entry.name);
+      const kind = entryKind(entry.name, entry);
+      if (kind.kind === 'folder') subfolders.push({ abs, rel });
+      else if (kind.kind === 'skip') events.push({ type: 'skipped', reason: kind.reason, absPath: abs });
+      else if (kind.kind === 'sidecar') events.push({ type: 'skipped', reason: 'sidecar', absPath: abs });
+      else examine.push({ abs, rel, link: kind.kind === 'link' });
+      if (examine.length < BATCH && events.length < BATCH) continue;
+      await examineAll();
+      if (ctx.signal?.aborted) return;
+      if (events.length > 0) yield events;
+      events = [];
+    }
+    await examineAll();
+    if (events.length > 0) yield events;
+  } catch (error) {
+    // The folder stopped reading half-way (an I/O error, a share gone): what was found stays.
+    yield [warning('unreadable_folder', folder.abs, error)];
+  } finally {
+    await handle.close().catch(() => undefined);
+    // Depth-first, in listing order.
+    for (let i = subfolders.length - 1; i >= 0; i--) stack.push(subfolders[i]!);
+  }
+}
 
+const isSidecarEntry = (entry: Dirent): boolean => entryKind(entry.name, entry).kind === 'sidecar';
+
+/** A folder too large to hold: a first listing for its sidecars only. */
+async function largeFolderPrint(dir: string, ctx: WalkContext): Promise<string> {
+  const names: string[] = [];
+  const handle = await ctx.fs.opendir(dir, { bufferSize: READ_AHEAD });
+  try {
+    for (let entry = await handle.read(); entry !== null; entry = await handle.read()) {
+      if (isSidecarEntry(entry)) names.push(entry.name);
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  return sidecarFingerprint(dir, names, ctx.fs.stat);
+}
+
+/**
+ * A media name or a symlink: what the stat found decides. A followed symlinked folder
+ * joins `subfolders`.
+ */
+function examined(entry: Examined, outcome: StatOutcome, print: string, follow: boolean, subfolders: Folder[]): WalkEvent | null {
+  const name = path.basename(entry.abs);
+  const ext = extensionOf(name);
+  if (outcome.error) {
+    if (outcome.error.code !== 'ENOENT') return warning('unreadable_file', entry.abs, outcome.error);
+    // A link whose target is missing, or a file deleted since the listing.
+    return { type: 'skipped', reason: entry.link ? 'broken_symlink' : 'vanished', absPath: entry.abs };
+  }
+  const stats = outcome.stats;
+  if (stats.isDirectory()) {
+    if (!follow) return { type: 'skipped', reason: 'symlink_folder', absPath: entry.abs };
+    const reason = folderSkipReason(name);
+    if (reason) return { type: 'skipped', reason, absPath: entry.abs };
+    subfolders.push({ abs: entry.abs, rel: entry.rel });
+    return null;
+  }
+  if (!MEDIA_EXTENSIONS.has(ext)) return { type: 'skipped', reason: isSidecarName(name) ? 'sidecar' : 'not_media', absPath: entry.abs };
+  if (!stats.isFile()) return { type: 'skipped', reason: 'not_media', absPath: entry.abs }; // a FIFO, socket or device
   return {
-    [Symbol.asyncIterator]: () => {
-      const inner = channel[Symbol.asyncIterator]();
-      return {
-        next: () => inner.next(),
-        return: async (value?: unknown) => {
-          // The consumer stopped early: let pending listings finish empty.
-          stopped = true;
-          channel.close();
-          return inner.return ? inner.return(value) : { done: true, value: undefined };
-        },
-      } as AsyncIterator<WalkEvent>;
-    },
+    type: 'file',
+    path: entry.rel,
+    absPath: entry.abs,
+    size: stats.size,
+    mtimeMs: stats.mtimeMs,
+    ino: stats.ino,
+    sidecarFingerprint: print,
   };
 }

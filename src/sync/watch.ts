@@ -1,9 +1,9 @@
+import { EventEmitter, on } from 'node:events';
 import { readdir, type Stats } from 'node:fs';
 import path from 'node:path';
 import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'chokidar';
-import micromatch from 'micromatch';
 import { MEDIA_EXTENSIONS } from '../scan/extract/formats.js';
-import { createChannel } from '../scan/channel.js';
+import { createExcludeMatcher } from '../scan/exclude.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName } from '../scan/junk.js';
 
 /**
@@ -63,11 +63,9 @@ function relativeToRoots(roots: readonly string[], absPath: string): string | nu
  * `isFile` is undefined when the watcher does not know yet.
  */
 export function createWatchFilter(roots: readonly string[], exclude: readonly string[] = []): (absPath: string, isFile?: boolean) => boolean {
-  // The walk's convention: a pattern without '/' matches at any depth.
-  const patterns = exclude.map((pattern) => (pattern.includes('/') ? pattern : `**/${pattern}`));
-  // Compiled once: the watcher asks about every path it meets.
-  const matchers = patterns.map((pattern) => micromatch.matcher(pattern, { dot: true, posix: true, strictSlashes: false }));
-  const excluded = (rel: string): boolean => matchers.some((matches) => matches(rel));
+  // The walk's own --exclude rule, compiled once: the watcher asks about every path it meets.
+  const matcher = createExcludeMatcher(exclude);
+  const excluded = (rel: string): boolean => matcher !== null && matcher(rel);
   return (absPath, isFile) => {
     const rel = relativeToRoots(roots, absPath);
     if (rel === null || rel === '') return false;
@@ -114,7 +112,10 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   const quietMs = options.quietMs ?? DEFAULT_QUIET_MS;
   const maxBatch = options.maxBatchFiles ?? DEFAULT_MAX_BATCH_FILES;
   const skip = createWatchFilter(options.roots, options.exclude);
-  const out = createChannel<WatchEvent>({ limit: Number.MAX_SAFE_INTEGER });
+  // The watcher's callbacks become one async stream; events.on queues what the consumer has
+  // not taken yet and ends (AbortError) when the signal aborts.
+  const out = new EventEmitter();
+  const push = (event: WatchEvent): boolean => out.emit('event', event);
   const polling = options.poll === true;
   const watcher = (options.watch ?? chokidarWatch)(options.roots, {
     ignoreInitial: true,
@@ -138,7 +139,7 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
     if (media.size === 0) return;
     const files = [...media];
     media.clear();
-    out.pushNow({ type: 'changes', files });
+    push({ type: 'changes', files });
   };
   const gathered = (): void => {
     if (timer !== null) clearTimeout(timer);
@@ -153,24 +154,19 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   watcher.on('add', onFile);
   watcher.on('change', onFile);
   watcher.on('unlink', (absPath: string) => media.delete(absPath));
-  watcher.on('ready', () => out.pushNow({ type: 'ready', polling }));
+  watcher.on('ready', () => push({ type: 'ready', polling }));
   watcher.on('error', (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     // inotify's per-user limit: polling, or a higher limit, is the way out.
     const hint = code === 'ENOSPC' ? ' (the system limit on watched folders: use --poll, or raise fs.inotify.max_user_watches)' : '';
-    out.pushNow({ type: 'warning', code: 'watch_error', message: `${error instanceof Error ? error.message : String(error)}${hint}` });
+    push({ type: 'warning', code: 'watch_error', message: `${error instanceof Error ? error.message : String(error)}${hint}` });
   });
 
-  const stop = (): void => out.close();
-  if (options.signal.aborted) stop();
-  else options.signal.addEventListener('abort', stop, { once: true });
   try {
-    for await (const event of out) {
-      if (options.signal.aborted) break;
-      yield event;
-    }
+    for await (const [event] of on(out, 'event', { signal: options.signal })) yield event as WatchEvent;
+  } catch (error) {
+    if (!options.signal.aborted) throw error;
   } finally {
-    options.signal.removeEventListener('abort', stop);
     if (timer !== null) clearTimeout(timer);
     await watcher.close();
   }

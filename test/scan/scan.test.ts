@@ -8,6 +8,7 @@ import { MediaMetadata } from '../../src/contract/index.js';
 import { InterruptedError, ScanError, UsageError } from '../../src/errors.js';
 import { extractFile } from '../../src/scan/extract/index.js';
 import type { ExtractFn } from '../../src/scan/read-file.js';
+import { createFilePool } from '../../src/scan/pool.js';
 import { resolveScanRoots, scanLibrary, type ScanOptions } from '../../src/scan/scan.js';
 import { createScanSummary } from '../../src/scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../src/scan/types.js';
@@ -218,5 +219,51 @@ describe('scanLibrary', () => {
     expect(found[0]!.path).toBe('IMG_000000.JPG'); // records stay relative to their root
     const skips = await scan({ roots: [path.join(lib, 'roll-0000'), path.join(lib, 'roll-0001')], cwd: dir, workers: 0, cache: false });
     expect(skips.find((e) => e.type === 'skipped')).toEqual({ type: 'skipped', reason: 'not_media', path: 'library/roll-0001/x.txt' });
+  });
+
+  it('reports the total from a listing that runs ahead of the reads, then the exact number', async () => {
+    for (let i = 0; i < 60; i++) fs.copyFileSync(path.join(lib, 'roll-0000', 'IMG_000001.JPG'), path.join(lib, 'roll-0002', `copy-${i}.jpg`));
+    let listingOver!: () => void;
+    const over = new Promise<void>((resolve) => (listingOver = resolve));
+    const listed: [number, boolean][] = [];
+    let walked: number | null = null;
+    let seen = 0;
+    const { extract } = countingExtractor();
+    for await (const event of scanLibrary({
+      roots: [lib],
+      cacheDir,
+      extract,
+      cache: false,
+      onListed: (files, done) => {
+        listed.push([files, done]);
+        if (done) listingOver();
+      },
+      onWalkDone: (files) => (walked = files),
+    })) {
+      if (event.type !== 'record' || ++seen > 1) continue;
+      // The consumer holds the first record: the walk waits, the listing does not.
+      await over;
+      expect(walked).toBeNull();
+    }
+    expect(listed.at(-1)).toEqual([72, true]);
+    expect(listed.every(([files]) => files <= 72)).toBe(true);
+    expect(walked).toBe(72);
+    expect(seen).toBe(72);
+  });
+
+  it('reads in this thread one group at a time, whatever the extractor awaits (the read buffer is shared)', async () => {
+    const extract: ExtractFn = async (input) => {
+      const result = await extractFile(input);
+      await new Promise((resolve) => setImmediate(resolve)); // another group's read could run here
+      return result;
+    };
+    const pool = await createFilePool({ workers: 0, extract });
+    const files = records(await scan({ workers: 0, cache: false })).map((r) => r.absPath);
+    // Two groups in flight at once, as the scan's read stage runs them.
+    const [first, second] = await Promise.all([pool.run(files.slice(0, 6)), pool.run(files.slice(6))]);
+    const results = [...first!, ...second!];
+    expect(results).toHaveLength(12);
+    for (const result of results) expect(result.media!.id).toBe(sha256(result.absPath));
+    await pool.close();
   });
 });

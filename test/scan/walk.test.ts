@@ -1,9 +1,11 @@
 import * as fs from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { walk, type WalkEvent, type WalkFile } from '../../src/scan/walk.js';
+import { walk, type WalkEvent, type WalkFile, type WalkFs } from '../../src/scan/walk.js';
+import { countMediaFiles } from '../../src/scan/count.js';
 import { fileSkipReason, folderSkipReason } from '../../src/scan/junk.js';
 
 let dir: string;
@@ -134,17 +136,14 @@ describe('walk', () => {
     put('ok/a.jpg');
     put('locked/b.jpg');
     put('z.jpg');
-    // Running as root reads everything, so the refusal comes from an injected readdir.
-    const readdir = ((target: string, ...rest: unknown[]) => {
-      const callback = rest[rest.length - 1] as (e: NodeJS.ErrnoException | null, v: unknown) => void;
+    // Running as root reads everything, so the refusal comes from an injected opendir.
+    const opendir: WalkFs['opendir'] = async (target, options) => {
       if (target.endsWith(`${path.sep}locked`)) {
-        const error: NodeJS.ErrnoException = Object.assign(new Error(`EACCES: permission denied, scandir '${target}'`), { code: 'EACCES' });
-        callback(error, undefined);
-        return;
+        throw Object.assign(new Error(`EACCES: permission denied, opendir '${target}'`), { code: 'EACCES' });
       }
-      (fs.readdir as (...args: unknown[]) => void)(target, ...rest);
-    }) as typeof fs.readdir;
-    const events = await collect({ fs: { readdir } });
+      return fs.promises.opendir(target, options);
+    };
+    const events = await collect({ fs: { opendir } });
     expect(files(events)).toEqual(['ok/a.jpg', 'z.jpg']);
     const warnings = events.filter((e) => e.type === 'warning');
     expect(warnings).toHaveLength(1);
@@ -190,23 +189,91 @@ describe('walk', () => {
     expect(skipped(events)).toEqual(['not_media pipe.jpg']);
   });
 
-  it('holds back listing while the consumer lags (memory stays bounded)', async () => {
-    for (let i = 0; i < 30; i++) put(`d${i}/f${i}.jpg`);
-    let maxQueued = 0;
+  it('lists nothing ahead of what the consumer pulls (memory stays bounded)', async () => {
+    // An in-memory tree: every call settles on promises alone, so once the event loop has
+    // turned, a walk that listed ahead on its own would have listed every folder.
+    const folders = new Map<string, string[]>([['/lib', Array.from({ length: 30 }, (_, i) => `d${i}`)]]);
+    for (let i = 0; i < 30; i++) folders.set(`/lib/d${i}`, [`f${i}.jpg`]);
+    const type = (folder: boolean) => ({ isDirectory: () => folder, isSymbolicLink: () => false, isFile: () => !folder });
     let listed = 0;
-    const readdir = ((target: string, ...rest: unknown[]) => {
-      listed += 1;
-      (fs.readdir as (...args: unknown[]) => void)(target, ...rest);
-    }) as typeof fs.readdir;
-    const iterator = walk({ roots: [dir], highWaterMark: 4, fs: { readdir } })[Symbol.asyncIterator]();
+    const memoryFs: WalkFs = {
+      opendir: async (dir) => {
+        listed += 1;
+        const names = [...(folders.get(dir) ?? [])];
+        return {
+          read: async () => {
+            const name = names.shift();
+            return name === undefined ? null : ({ name, ...type(folders.has(`${dir}/${name}`)) } as Dirent);
+          },
+          close: async () => undefined,
+        };
+      },
+      stat: async (file) => ({ size: 1, mtimeMs: 1, ino: file.length, dev: 1, ...type(folders.has(file)) }) as Stats,
+    };
+    const iterator = walk({ roots: ['/lib'], fs: memoryFs })[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.done).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    maxQueued = listed;
-    // 31 folders exist; with room for 4 events only a few of them may have been listed.
-    expect(maxQueued).toBeLessThan(20);
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // The root and the first folder: nothing more until the consumer asks.
+    expect(listed).toBe(2);
     let count = 1;
     while (!(await iterator.next()).done) count += 1;
     expect(count).toBe(30);
+    expect(listed).toBe(31);
+  });
+
+  it('leaves out excluded files without counting them, media or not', async () => {
+    put('a.jpg');
+    put('notes.txt');
+    put('shots/s.png');
+    const events = await collect({ exclude: ['*.txt', 'shots'] });
+    expect(files(events)).toEqual(['a.jpg']);
+    expect(skipped(events)).toEqual([]);
+  });
+
+  it('walks a folder too large to hold whole, with the fingerprint of all its sidecars', async () => {
+    const big = path.join(dir, 'big');
+    fs.mkdirSync(big);
+    for (let i = 0; i < 4200; i++) fs.writeFileSync(path.join(big, `IMG_${i}.jpg`), '');
+    fs.writeFileSync(path.join(big, 'zz-last.xmp'), '<x/>');
+    const first = (await collect()).filter((e): e is WalkFile => e.type === 'file');
+    expect(first).toHaveLength(4200);
+    expect(new Set(first.map((f) => f.sidecarFingerprint)).size).toBe(1);
+    expect(first[0]!.sidecarFingerprint).not.toBe('');
+    // The sidecar may be listed after the first 4,096 entries: editing it still changes every file's key.
+    fs.writeFileSync(path.join(big, 'zz-last.xmp'), '<x edited="1"/>');
+    const second = (await collect()).filter((e): e is WalkFile => e.type === 'file');
+    expect(second[0]!.sidecarFingerprint).not.toBe(first[0]!.sidecarFingerprint);
+  });
+});
+
+describe('countMediaFiles (the listing that gives progress its total)', () => {
+  it('counts what the walk finds, under the same rules, without examining plain files', async () => {
+    put('a.jpg');
+    put('deep/b.HEIC');
+    put('deep/er/c.mp4');
+    put('notes.txt');
+    put('a.jpg.json', '{}');
+    put('._a.jpg');
+    put('@eaDir/x.jpg');
+    put('.hidden/h.jpg');
+    put('Screenshots/s.png');
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'camroll-count-out-'));
+    try {
+      fs.writeFileSync(path.join(outside, 'o.jpg'), 'o');
+      fs.symlinkSync(outside, path.join(dir, 'linked'));
+      fs.symlinkSync(path.join(outside, 'o.jpg'), path.join(dir, 'link.jpg'));
+      fs.symlinkSync(dir, path.join(dir, 'deep', 'loop'));
+      for (const followSymlinks of [false, true]) {
+        const options = { roots: [dir], exclude: ['Screenshots'], followSymlinks };
+        const running: number[] = [];
+        const total = await countMediaFiles(options, (n) => running.push(n));
+        expect(total).toBe(files(await collect(options)).length);
+        expect(running.at(-1)).toBe(total);
+        expect([...running].sort((x, y) => x - y)).toEqual(running); // it only grows
+      }
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

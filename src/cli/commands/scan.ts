@@ -108,7 +108,9 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       signal: AbortSignal.any([ctx.signal, local.signal]),
       cwd: ctx.cwd,
       ...(flags.workers ? { workers: flags.workers } : {}),
-      onWalkDone: (files) => progress?.setTotal(files),
+      // The listing runs ahead of reading: a total (and an ETA) early, exact once the walk ends.
+      onListed: (files, final) => progress?.setTotal(files, final),
+      onWalkDone: (files) => progress?.setTotal(files, true),
     })) {
       await handle(event);
     }

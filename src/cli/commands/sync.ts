@@ -15,8 +15,9 @@ import type { RequestTrace } from '../../client/index.js';
 import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
 import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
+import { startAhead } from '../../scan/head-start.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
-import { createProgress, teeProgress, terminalProgress } from '../output/sync-progress.js';
+import { createProgress, teeProgress, terminalProgress, type ProgressSnapshot } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
 import { renderCounts, renderWatchTotals } from '../output/sync-result.js';
 import { startWatch, type StartedWatch, type WatchTotals } from '../sync-watch.js';
@@ -129,9 +130,18 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   };
   let scanDone = false;
   let queued = 0;
+  // The walk lists ahead of reading: the total is known early, then exact when the walk ends.
+  let total: number | null = null;
+  let totalFinal = false;
   const summary = createSummary();
+  const snapshot = (): ProgressSnapshot => ({ counts: summary.counts, queued, scanDone, total, totalFinal });
   let warnings = 0;
-  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, flags, signal, () => (scanDone = true));
+  const listed = (files: number, final: boolean): void => {
+    total = files;
+    totalFinal = final;
+    progress.update(snapshot());
+  };
+  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, flags, signal, () => (scanDone = true), listed);
   const onEvent = (event: PipelineEvent): void => {
     report?.onEvent(event);
     if (event.type === 'queued') queued += event.items;
@@ -141,7 +151,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     if (event.type === 'failed') {
       progress.log(`camroll: a batch of ${event.items.length} items failed: ${event.error.message} [${event.error.code}]; they stay pending`);
     }
-    progress.update({ counts: summary.counts, queued, scanDone });
+    progress.update(snapshot());
   };
 
   // The host going away stops the sync (journal consistent, summary printed), as does a
@@ -179,6 +189,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
       }
     }
     const directory = openDirectory();
+    // The scan starts now, while the service is reached: its threads boot and the first
+    // files are read by the time the first batch can be sent.
+    const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
     const connection = await openConnection({
       ctx,
       flags: {
@@ -196,8 +209,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           logLine(`camroll: ${describeRetry(notice)}`);
         },
       },
-    }).catch((error: unknown) => {
+    }).catch(async (error: unknown) => {
       directory.close();
+      await early.close();
       throw error;
     });
     try {
@@ -205,7 +219,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
       const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
       return await runSync({
         identity,
-        scan,
+        scan: () => early,
         batchSize: flags.batchSize,
         concurrency: flags.concurrency,
         full: flags.full,
@@ -245,6 +259,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     } finally {
       await (watch as StartedWatch | null)?.close();
       directory.close();
+      await early.close();
       await connection.close();
     }
   };
@@ -281,9 +296,17 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
 }
 
 /** The scanner's stream, with paths shown as the user would see them. */
-async function* adaptScan(roots: string[], ctx: CliContext, options: ScanOptions, signal: AbortSignal, onDone: () => void): AsyncGenerator<SyncInput> {
+async function* adaptScan(
+  roots: string[],
+  ctx: CliContext,
+  options: ScanOptions,
+  signal: AbortSignal,
+  onDone: () => void,
+  onListed: (files: number, final: boolean) => void,
+): AsyncGenerator<SyncInput> {
   const { exclude, followSymlinks, cache, workers } = options;
-  for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...(workers ? { workers } : {}) })) {
+  const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
+  for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
     if (event.type === 'record') {
       yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
     } else {

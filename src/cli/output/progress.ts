@@ -5,8 +5,8 @@ import type { Writable } from 'node:stream';
 export interface FileProgress {
   /** One file done; `bytesRead` is 0 when it came from a cache. */
   tick(bytesRead: number): void;
-  /** The total is known (the walk has finished listing). */
-  setTotal(total: number): void;
+  /** Media files listed so far; `final` (the default) once the listing is over. */
+  setTotal(total: number, final?: boolean): void;
   stop(): void;
 }
 
@@ -21,8 +21,9 @@ export interface FileProgressOptions {
 }
 
 /**
- * Files/s, MB/s and, once the total is known, an ETA. While the walk is still listing,
- * the total is unknown and shown as such rather than guessed.
+ * Files/s, MB/s and, once the total is final, an ETA. The listing runs ahead of reading and
+ * reports a growing total (shown as `N+`) until it is over; before its first folder the
+ * total is unknown and shown as such rather than guessed.
  */
 export function createFileProgress(options: FileProgressOptions): FileProgress {
   const now = options.now ?? Date.now;
@@ -30,16 +31,17 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
   let done = 0;
   let bytes = 0;
   let total: number | null = null;
+  let totalFinal = false;
 
   const stats = (): { rate: string; mbps: string; eta: string; totalText: string } => {
     const seconds = Math.max((now() - started) / 1000, 0.001);
     const rate = done / seconds;
-    const eta = total === null ? 'listing…' : rate > 0 ? formatDuration((total - done) / rate) : '?';
+    const eta = total === null || !totalFinal ? 'listing…' : rate > 0 ? formatDuration(Math.max(0, total - done) / rate) : '?';
     return {
       rate: rate.toFixed(rate < 10 ? 1 : 0),
       mbps: (bytes / 1e6 / seconds).toFixed(1),
       eta,
-      totalText: total === null ? '?' : String(total),
+      totalText: total === null ? '?' : `${total}${totalFinal ? '' : '+'}`,
     };
   };
 
@@ -67,8 +69,9 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
         bytes += bytesRead;
         bar.update(done);
       },
-      setTotal(value) {
+      setTotal(value, final = true) {
         total = value;
+        totalFinal = final;
         bar.setTotal(Math.max(value, 1));
       },
       stop() {
@@ -87,8 +90,9 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
       done += 1;
       bytes += bytesRead;
     },
-    setTotal(value) {
+    setTotal(value, final = true) {
       total = value;
+      totalFinal = final;
     },
     stop() {
       clearInterval(timer);

@@ -10,6 +10,10 @@ export interface ProgressSnapshot {
   queued: number;
   /** Whether the scan has finished (the sent total is final). */
   scanDone: boolean;
+  /** Media files listed so far (the walk lists ahead of reading); null before the first folder. */
+  total?: number | null;
+  /** Whether `total` is final (the listing is over). */
+  totalFinal?: boolean;
 }
 
 export interface ProgressView {
@@ -29,6 +33,50 @@ export interface ProgressOptions {
 
 const PLAIN_INTERVAL_MS = 5 * 1000; // 5 s
 
+/** What both displays show, computed once from a snapshot. */
+export interface ProgressFigures {
+  /** Files dealt with: answered, already answered earlier, duplicates, unreadable, pending. */
+  done: number;
+  /** The listing's total ('?' while unknown). */
+  total: string;
+  /** Files per second since the start. */
+  rate: number;
+  /** 'listing…' until the total is final. */
+  eta: string;
+  /** Items the service answered in this run and in earlier runs (skipped now). */
+  answered: number;
+  alreadyAnswered: number;
+  /** Items sent and not answered (failed or cut short): the journal's pending, sent again next run. */
+  pending: number;
+}
+
+/**
+ * The figures of a snapshot. Every file ends as answered, already answered (skipped: it
+ * advances the bar too), a duplicate, unreadable, or pending; so `done` reaches the total
+ * and the ETA is real. At Ctrl-C, `answered` and `pending` are what the next run's resume
+ * notice reports (items never sent are neither: the next run sends them as new).
+ */
+export function progressFigures(snapshot: ProgressSnapshot, elapsedSeconds: number): ProgressFigures {
+  const c = snapshot.counts;
+  const pending = c.pending;
+  const done = c.sent + c.skipped_already_sent + c.duplicates + c.scan_errors + pending;
+  const seconds = Math.max(elapsedSeconds, 0.001);
+  const rate = done / seconds;
+  const total = snapshot.total ?? null;
+  const final = snapshot.totalFinal === true || snapshot.scanDone;
+  const left = total === null ? 0 : Math.max(total, c.files) - done;
+  const eta = total === null || !final ? 'listing…' : left <= 0 ? '0s' : rate > 0 ? formatDuration(left / rate) : '?';
+  return {
+    done,
+    total: total === null ? '?' : String(Math.max(total, c.files)),
+    rate,
+    eta,
+    answered: c.sent + c.skipped_already_sent,
+    alreadyAnswered: c.skipped_already_sent,
+    pending,
+  };
+}
+
 /** Bars on a terminal, a plain line every few seconds otherwise (logs, CI). */
 export function createProgress(options: ProgressOptions): ProgressView {
   return options.isTTY ? createBars(options) : createPlainLines(options);
@@ -38,50 +86,49 @@ function createBars(options: ProgressOptions): ProgressView {
   const now = options.now ?? Date.now;
   const started = now();
   let latest: ProgressSnapshot | null = null;
-  const elapsed = (): number => Math.max(0.001, (now() - started) / 1000);
+  const figures = (): ProgressFigures | null => (latest ? progressFigures(latest, (now() - started) / 1000) : null);
 
-  // Our own line formats: the totals grow while the scan lists, which cli-progress's own
-  // ETA cannot handle, so the ETA is shown only once the scan is done and the total final.
-  const scannedLine = (): string => {
-    if (!latest) return ' scanned  0 files';
-    const c = latest.counts;
-    const state = latest.scanDone ? 'done' : `${(c.files / elapsed()).toFixed(0)} files/s`;
-    return ` scanned  ${c.files} files | ${state}${c.scan_errors ? ` | ${c.scan_errors} unreadable` : ''}`;
+  // Our own line formats: cli-progress's ETA assumes a fixed total, ours grows while listing.
+  const filesLine = (bar: string): string => {
+    const f = figures();
+    if (!f || !latest) return ` files  |${bar}| 0/? | listing…`;
+    const unreadable = latest.counts.scan_errors ? ` | ${latest.counts.scan_errors} unreadable` : '';
+    return ` files  |${bar}| ${f.done}/${f.total} | ${f.rate.toFixed(0)} files/s | ETA ${f.eta} | read ${latest.counts.files}${unreadable}`;
   };
-  const sentLine = (bar: string): string => {
-    if (!latest) return ` sent    |${bar}| 0 items`;
+  const sentLine = (): string => {
+    const f = figures();
+    if (!f || !latest) return ' sent   answered 0 | pending 0';
     const c = latest.counts;
-    const done = c.sent + c.pending;
-    const rate = c.sent / elapsed();
-    const eta = !latest.scanDone ? 'scanning…' : rate > 0 ? formatDuration((latest.queued - done) / rate) : '?';
+    const earlier = f.alreadyAnswered ? ` (${f.alreadyAnswered} in earlier runs)` : '';
     const failed = c.failed_batches ? ` | failed batches ${c.failed_batches}` : '';
-    return ` sent    |${bar}| ${done}/${latest.queued} items | ${rate.toFixed(0)}/s | ETA ${eta} | matched ${c.matched} | rejected ${totalRejected(c)}${failed}`;
+    return ` sent   answered ${f.answered}${earlier} | pending ${f.pending} | in flight ${Math.max(0, latest.queued - c.sent - c.pending)} | matched ${c.matched} | rejected ${totalRejected(c)}${failed}`;
   };
 
   // Started on the first update, so notices printed while connecting come before the bars.
-  let bars: { multibar: cliProgress.MultiBar; scanned: cliProgress.SingleBar; sent: cliProgress.SingleBar } | null = null;
+  let bars: { multibar: cliProgress.MultiBar; files: cliProgress.SingleBar; sent: cliProgress.SingleBar } | null = null;
   const start = (): NonNullable<typeof bars> => {
     const multibar = new cliProgress.MultiBar(
       { stream: options.stream as NodeJS.WriteStream, clearOnComplete: false, hideCursor: true, fps: 5 },
       cliProgress.Presets.shades_classic,
     );
-    const scanned = multibar.create(1, 0, {}, { format: () => scannedLine() });
-    const sent = multibar.create(1, 0, {}, {
+    const files = multibar.create(1, 0, {}, {
       format: (opts, params) => {
         const size = opts.barsize ?? 40;
         const filled = Math.round(params.progress * size);
-        return sentLine((opts.barCompleteString ?? '').slice(0, filled) + (opts.barIncompleteString ?? '').slice(0, size - filled));
+        return filesLine((opts.barCompleteString ?? '').slice(0, filled) + (opts.barIncompleteString ?? '').slice(0, size - filled));
       },
     });
-    return { multibar, scanned, sent };
+    const sent = multibar.create(1, 0, {}, { format: () => sentLine() });
+    return { multibar, files, sent };
   };
   return {
     update(snapshot) {
       latest = snapshot;
       bars ??= start();
-      bars.scanned.update(snapshot.counts.files);
-      bars.sent.setTotal(Math.max(1, snapshot.queued));
-      bars.sent.update(snapshot.counts.sent + snapshot.counts.pending);
+      const f = progressFigures(snapshot, (now() - started) / 1000);
+      bars.files.setTotal(Math.max(1, snapshot.total ?? 0, snapshot.counts.files));
+      bars.files.update(f.done);
+      bars.sent.update(snapshot.counts.sent);
     },
     log(line) {
       if (bars) bars.multibar.log(`${line}\n`);
@@ -101,11 +148,11 @@ function createPlainLines(options: ProgressOptions): ProgressView {
   let latest: ProgressSnapshot | null = null;
   const print = (snap: ProgressSnapshot): void => {
     const c = snap.counts;
-    const elapsed = Math.max(0.001, (now() - started) / 1000);
+    const f = progressFigures(snap, (now() - started) / 1000);
     options.stream.write(
-      `sync: scanned ${c.files} files (${(c.files / elapsed).toFixed(0)}/s), sent ${c.sent}/${snap.queued}, ` +
-        `accepted ${c.accepted}, matched ${c.matched}, rejected ${totalRejected(c)}, ` +
-        `already sent ${c.skipped_already_sent}, failed batches ${c.failed_batches}\n`,
+      `sync: ${f.done}/${f.total} files (${f.rate.toFixed(0)}/s, ETA ${f.eta}), read ${c.files}, ` +
+        `answered ${f.answered} (${f.alreadyAnswered} in earlier runs), pending ${f.pending}, ` +
+        `accepted ${c.accepted}, matched ${c.matched}, rejected ${totalRejected(c)}, failed batches ${c.failed_batches}\n`,
     );
   };
   return {

@@ -51,4 +51,22 @@ describe('plain progress lines (stderr is not a terminal)', () => {
     vi.advanceTimersByTime(50);
     expect(output).toBe('');
   });
+
+  it('shows a total that is still growing as such, with no ETA until the listing is over', () => {
+    const stream = new PassThrough();
+    let output = '';
+    stream.on('data', (d: Buffer) => (output += d.toString()));
+    let now = 0;
+    const progress = createFileProgress({ stream, isTTY: false, label: 'scan', intervalMs: 5, now: () => now });
+    now = 1000;
+    progress.tick(0);
+    progress.setTotal(500, false);
+    vi.advanceTimersByTime(5);
+    expect(output).toContain('scan: 1/500+ files, 1.0 files/s, 0.0 MB/s, ETA listing…');
+    progress.setTotal(4, true);
+    output = '';
+    vi.advanceTimersByTime(5);
+    expect(output).toContain('scan: 1/4 files, 1.0 files/s, 0.0 MB/s, ETA 3s');
+    progress.stop();
+  });
 });

@@ -1,0 +1,61 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createProgress, progressFigures, type ProgressSnapshot } from '../../../src/cli/output/sync-progress.js';
+import { createSummary } from '../../../src/sync/summary.js';
+
+function snapshotOf(change: (counts: ProgressSnapshot['counts']) => void, rest: Partial<ProgressSnapshot> = {}): ProgressSnapshot {
+  const counts = createSummary().counts;
+  change(counts);
+  return { counts, queued: 0, scanDone: false, ...rest };
+}
+
+describe('sync progress figures', () => {
+  it('counts every way a file ends as done, already answered ones included, against the listed total', () => {
+    const snapshot = snapshotOf(
+      (c) => {
+        c.files = 60;
+        c.sent = 20;
+        c.skipped_already_sent = 25;
+        c.duplicates = 3;
+        c.scan_errors = 2;
+        c.pending = 0;
+      },
+      { total: 100, totalFinal: true, queued: 30 },
+    );
+    const f = progressFigures(snapshot, 10);
+    expect(f).toMatchObject({ done: 50, total: '100', rate: 5, eta: '10s', answered: 45, alreadyAnswered: 25, pending: 0 });
+  });
+
+  it('says listing while the total still grows, and ? before the first folder', () => {
+    expect(progressFigures(snapshotOf(() => undefined, { total: 40, totalFinal: false }), 1)).toMatchObject({ total: '40', eta: 'listing…' });
+    expect(progressFigures(snapshotOf(() => undefined), 1)).toMatchObject({ total: '?', eta: 'listing…' });
+  });
+
+  it('at an interruption, pending is what the journal holds: items never sent are not pending', () => {
+    // 2 batches of 10 answered, one of 10 cut short in flight; 7 items dropped before sending
+    // are counted nowhere by the pipeline (the next run finds them new).
+    const snapshot = snapshotOf(
+      (c) => {
+        c.files = 40;
+        c.sent = 20;
+        c.pending = 10;
+      },
+      { total: 40, queued: 37 },
+    );
+    const f = progressFigures(snapshot, 1);
+    expect(f.answered).toBe(20); // "20 items already answered are skipped" on resume
+    expect(f.pending).toBe(10); // "10 pending items are sent again"
+    expect(f.done).toBe(30);
+  });
+
+  it('plain lines carry the total, the rate and the ETA', () => {
+    const stream = new PassThrough();
+    let output = '';
+    stream.on('data', (d: Buffer) => (output += d.toString()));
+    let now = 0;
+    const view = createProgress({ stream, isTTY: false, intervalMs: 1000, now: () => now });
+    now = 2000;
+    view.update(snapshotOf((c) => ((c.files = 10), (c.sent = 8)), { total: 16, totalFinal: true, queued: 10 }));
+    expect(output).toBe('sync: 8/16 files (4/s, ETA 2s), read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
+  });
+});
