@@ -7,6 +7,7 @@ import { ScanError } from '../../../src/errors.js';
 import { FILE_ERROR_CODES, HEAD_BYTES, MEDIA_EXTENSIONS, createSidecarFinder, extractFile } from '../../../src/scan/extract/index.js';
 import { createFileReader } from '../../../src/scan/read-file.js';
 import type { ByteSource, Extraction } from '../../../src/scan/types.js';
+import { seededRandom } from '../../../src/util/seeded-random.js';
 
 /**
  * Random truncations and byte flips of every fixture, in process, with a seeded PRNG and a
@@ -22,18 +23,6 @@ const ROOTS = [
   fileURLToPath(new URL('./files/', import.meta.url)),
 ];
 const ERROR_CODES = new Set<string>(Object.keys(FILE_ERROR_CODES));
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function mediaFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -114,7 +103,7 @@ describe('extractor fuzz: truncations and byte flips of every fixture', () => {
     '%s',
     async (_name, file) => {
       const original = readFileSync(file);
-      const random = prng(SEED ^ original.length);
+      const random = seededRandom(SEED ^ original.length);
       const before = await outcome(file, original, HEAD_BYTES);
       const inert = inertRange(file, original);
       for (let round = 0; round < ROUNDS_PER_FILE; round++) {
@@ -140,7 +129,7 @@ describe('extractor fuzz: truncations and byte flips of every fixture', () => {
   );
 
   it('gives exactly one result per file, media or error, for a folder of mutated files', async () => {
-    const random = prng(SEED);
+    const random = seededRandom(SEED);
     const written: string[] = [];
     FILES.forEach((file, i) => {
       const data = Uint8Array.from(readFileSync(file));
