@@ -126,7 +126,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   let queued = 0;
   const summary = createSummary();
   let warnings = 0;
-  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, flags, signal, () => (scanDone = true));
+  // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
+  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> =>
+    adaptScan(roots, ctx, flags, signal, () => (scanDone = true), () => report?.ready());
   const onEvent = (event: PipelineEvent): void => {
     report?.onEvent(event);
     if (event.type === 'queued') queued += event.items;
@@ -271,9 +273,17 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
 }
 
 /** The scanner's stream, with paths shown as the user would see them. */
-async function* adaptScan(roots: string[], ctx: CliContext, options: ScanOptions, signal: AbortSignal, onDone: () => void): AsyncGenerator<SyncInput> {
+async function* adaptScan(
+  roots: string[],
+  ctx: CliContext,
+  options: ScanOptions,
+  signal: AbortSignal,
+  onDone: () => void,
+  pace: () => Promise<void> | undefined,
+): AsyncGenerator<SyncInput> {
   const { exclude, followSymlinks, cache, workers } = options;
   for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...(workers ? { workers } : {}) })) {
+    await pace();
     if (event.type === 'record') {
       yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
     } else {
