@@ -307,9 +307,8 @@ describe('sync', () => {
     expectExit(result, 0);
     expectNoCrash(result);
     expect(result.stdout).toContain(`user ${userId}`);
-    expect(result.stdout).toMatch(/^events \(6, newest first\):$/m);
-    expect(result.stdout).toMatch(/^stats:$/m);
-    expect(result.stdout).toMatch(/^has synced:\s+yes/m);
+    expect(result.stdout).toMatch(/^Events \(6, newest first\)$/m);
+    expect(result.stdout).toMatch(/^Library synced\s+yes$/m);
   });
 });
 
@@ -376,12 +375,13 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
     const out = result.stdout;
     expect(out).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)$/m);
     expect(out).toMatch(/^files:\s+50 \(46 readable, 4 unreadable, 1 duplicate\)$/m);
-    expect(out).toMatch(/^events \(6, newest first\):$/m);
+    expect(out).toMatch(/^elapsed:\s+\d+\.\d s$/m);
+    expect(out).toMatch(/^Events \(6, newest first\)$/m);
     for (const name of ['Madison Square Garden', 'Wembley Stadium', 'Sydney Opera House', 'Tokyo Dome', 'Allianz Parque', 'Accor Arena']) {
       expect(out).toContain(name);
     }
-    expect(out).toMatch(/^events:\s+6 \(4 concerts, 2 sports\)$/m);
-    expect(out).toMatch(/^has synced:\s+yes/m);
+    expect(out).toMatch(/^Events\s+6 \(4 concerts, 2 sports\)$/m);
+    expect(out).toMatch(/^Library synced\s+yes$/m);
     // stderr: the embedded notice, the pass, the hint about unreadable files, and at most
     // plain progress lines on a slow machine; nothing else.
     const notes = result.stderr.trim().split('\n');

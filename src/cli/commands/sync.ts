@@ -19,7 +19,7 @@ import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
 import { createProgress, teeProgress, terminalProgress } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
-import { renderCounts, renderResult } from '../output/sync-result.js';
+import { renderCounts, renderResult, resultDocument } from '../output/sync-result.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
 import { createSummary } from '../../sync/summary.js';
 
@@ -104,6 +104,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
 }
 
 async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags): Promise<void> {
+  const started = Date.now();
   let report: SyncReport | null = null;
   if (flags.report) {
     const file = await openJsonLinesFile(flags.report, { notice: (line) => ctx.stderr.write(`camroll: ${line}\n`) });
@@ -239,24 +240,27 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     throw settled.error;
   }
   const result = settled.value;
+  const elapsedMs = Date.now() - started;
   logLine(`camroll: sync ended: outcome ${result.outcome}`);
-  for (const line of renderCounts(result, result.dry_run)) logLine(line);
+  for (const line of renderCounts(result, { dryRun: result.dry_run, elapsedMs })) logLine(line);
   await log?.close().catch((error: unknown) => (reportFailure ??= error));
 
   if (result.outcome === 'interrupted' && outageReason !== null && !ctx.signal.aborted) {
     // The summary is printed as on success; the pending items are sent by the next run.
     const stopped: SyncResult | DryRunResult = { ...result, outcome: 'outage' };
-    ctx.stdout.write(flags.json ? jsonLine(stopped) : renderResult(stopped, { history: false }));
+    ctx.stdout.write(flags.json ? jsonLine(resultDocument(stopped, elapsedMs)) : renderResult(stopped, { history: false, elapsedMs }));
     throw new CamrollError(
       'host_unreachable',
       `sync stopped: ${outageReason}; ${result.pending} items stay pending and the journal is consistent: run the same command again to resume`,
     );
   }
   if (result.outcome === 'interrupted') {
-    ctx.stderr.write(`${renderCounts(result, result.dry_run).join('\n')}\n`);
+    ctx.stderr.write(`${renderCounts(result, { dryRun: result.dry_run, elapsedMs }).join('\n')}\n`);
     throw new InterruptedError(INTERRUPTED);
   }
-  ctx.stdout.write(flags.json ? jsonLine(result) : renderResult(result, { history: flags.events && !flags.quiet }));
+  ctx.stdout.write(
+    flags.json ? jsonLine(resultDocument(result, elapsedMs)) : renderResult(result, { history: flags.events && !flags.quiet, elapsedMs }),
+  );
   if (result.scan_errors > 0 && !flags.report && !flags.quiet) {
     const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
     ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
