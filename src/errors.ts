@@ -24,13 +24,14 @@ export const CLIENT_ERROR_CODES = {
     'config_invalid',
     'config_unwritable',
   ],
-  /** What camroll keeps between runs: sync journals and their locks, the user directory, the scan cache. */
+  /** What camroll keeps between runs (sync journals and their locks, the user directory, the scan cache) cannot be used, or does not hold what was asked. */
   localState: [
     'locked',
     'lock_failed',
     'journal_error',
     'directory_unreadable',
     'directory_too_new',
+    'unknown_email',
     'cache_unreadable',
     'cache_too_new',
   ],
@@ -116,7 +117,7 @@ export class ConfigError extends CamrollError {
   }
 }
 
-/** A file camroll keeps between runs (journal, lock, user directory, scan cache) cannot be used. */
+/** A file camroll keeps between runs (journal, lock, user directory, scan cache) cannot be used, or lacks what was asked. */
 export class LocalStateError extends CamrollError {
   declare readonly code: LocalStateErrorCode;
 

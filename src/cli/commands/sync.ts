@@ -11,7 +11,7 @@ import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
 import { flagsError, jsonLine, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
-import { CamrollError, InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, OutageError, UsageError } from '../../errors.js';
 import type { RequestTrace } from '../../client/index.js';
 import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
 import { appPaths } from '../../paths.js';
@@ -226,7 +226,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   const endedBy = (error: unknown): unknown => {
     if (!(error instanceof InterruptedError)) return error;
     if (outageReason === null) return new InterruptedError(INTERRUPTED, { cause: error });
-    return new CamrollError('host_unreachable', `${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
+    return new OutageError(`${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
   };
   const settled: { value: SyncResult | DryRunResult } | { error: unknown } = await runPass().then(
     (value) => ({ value }),
@@ -249,8 +249,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     // The summary is printed as on success; the pending items are sent by the next run.
     const stopped: SyncResult | DryRunResult = { ...result, outcome: 'outage' };
     ctx.stdout.write(flags.json ? jsonLine(resultDocument(stopped, elapsedMs)) : renderResult(stopped, { history: false, elapsedMs }));
-    throw new CamrollError(
-      'host_unreachable',
+    throw new OutageError(
       `sync stopped: ${outageReason}; ${result.pending} items stay pending and the journal is consistent: run the same command again to resume`,
     );
   }
