@@ -6,7 +6,7 @@ import { openJournal, type Journal, type PassKind } from './journal.js';
 import type { JournalReader } from './journal-reader.js';
 import { runPipeline, type JournalPort, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { predictRejection } from './predict.js';
-import { decideOutcome, type SummaryAccumulator, type SyncCounts, type SyncOutcome } from './summary.js';
+import { decideOutcome, type SyncTally, type SyncCounts, type SyncOutcome } from './summary.js';
 
 /** Who the sync is for: an existing user id, or an e-mail to create or find. */
 export type SyncIdentity = { userId: string } | { email: string };
@@ -46,7 +46,7 @@ export interface SyncRunOptions {
   allowEmpty?: boolean;
   onEvent?: (event: PipelineEvent) => void;
   /** Counted into, so the caller can show live progress. */
-  summary?: SummaryAccumulator;
+  summary?: SyncTally;
   /** Notices for stderr (resume, stale journal, pass kind). */
   notice?: (line: string) => void;
 }

@@ -21,7 +21,7 @@ import { createProgress, teeProgress, terminalProgress } from '../output/sync-pr
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
 import { renderCounts, renderResult, resultDocument } from '../output/sync-result.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
-import { createSummary } from '../../sync/summary.js';
+import { createSyncTally } from '../../sync/summary.js';
 
 /** Requests in flight at most (`--concurrency`). */
 const MAX_CONCURRENCY = 32;
@@ -125,7 +125,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   };
   let scanDone = false;
   let queued = 0;
-  const summary = createSummary();
+  const summary = createSyncTally();
   let warnings = 0;
   // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
   const scan = (signal: AbortSignal): AsyncIterable<SyncInput> =>
