@@ -108,27 +108,23 @@ export class InterruptedError extends CamrollError {
   }
 }
 
-/** Configuration is missing or invalid (a profile, a base URL, a key), or its file cannot be used. */
-export class ConfigError extends CamrollError {
-  declare readonly code: ConfigErrorCode;
+/** A family whose members share one list of codes: the constructor takes only those. */
+class CodedError<Code extends string> extends CamrollError {
+  declare readonly code: Code;
 
-  constructor(code: ConfigErrorCode, message: string, options: CamrollErrorOptions = {}) {
+  constructor(code: Code, message: string, options: CamrollErrorOptions = {}) {
     super(code, message, options);
   }
 }
+
+/** Configuration is missing or invalid (a profile, a base URL, a key), or its file cannot be used. */
+export class ConfigError extends CodedError<ConfigErrorCode> {}
 
 /** A file camroll keeps between runs (journal, lock, user directory, scan cache) cannot be used, or lacks what was asked. */
-export class LocalStateError extends CamrollError {
-  declare readonly code: LocalStateErrorCode;
-
-  constructor(code: LocalStateErrorCode, message: string, options: CamrollErrorOptions = {}) {
-    super(code, message, options);
-  }
-}
+export class LocalStateError extends CodedError<LocalStateErrorCode> {}
 
 /** A file could not be read or parsed during a scan. */
-export class ScanError extends CamrollError {
-  declare readonly code: ScanErrorCode;
+export class ScanError extends CodedError<ScanErrorCode> {
   readonly path: string;
 
   constructor(code: ScanErrorCode, path: string, message: string, options: CamrollErrorOptions = {}) {
@@ -138,22 +134,10 @@ export class ScanError extends CamrollError {
 }
 
 /** A call the client refuses to send (a batch of the wrong size, a body outside the contract). */
-export class RequestError extends CamrollError {
-  declare readonly code: RequestErrorCode;
-
-  constructor(code: RequestErrorCode, message: string, options: CamrollErrorOptions = {}) {
-    super(code, message, options);
-  }
-}
+export class RequestError extends CodedError<RequestErrorCode> {}
 
 /** A file written for the user (`--report`, `--log-file`) failed part way (a full disk). */
-export class OutputError extends CamrollError {
-  declare readonly code: OutputErrorCode;
-
-  constructor(code: OutputErrorCode, message: string, options: CamrollErrorOptions = {}) {
-    super(code, message, options);
-  }
-}
+export class OutputError extends CodedError<OutputErrorCode> {}
 
 /** A sync stopped because the host went away; the journal is consistent. */
 export class OutageError extends CamrollError {
