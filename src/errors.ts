@@ -1,8 +1,63 @@
 /**
- * The one error model of camroll. Every failure that crosses a module boundary is a
- * CamrollError with a stable string `code`; only src/cli/ turns errors into exit codes
- * and printed messages.
+ * The one error model of camroll, and every error code the client side raises, in one file
+ * (as undici keeps its errors): one class per family, each with the stable string `code`s it
+ * may carry. Only src/cli/ turns errors into exit codes and printed messages.
+ *
+ * Two families carry codes from elsewhere: ApiError the service's own `error.code` (the
+ * contract's, or any other a service sends), NetworkError the operating system's or undici's
+ * (`ECONNREFUSED`, `UND_ERR_CONNECT_TIMEOUT`, see src/client/network-codes.ts).
  */
+export const CLIENT_ERROR_CODES = {
+  /** A bad flag, argument or combination of them (exit 2). */
+  usage: ['usage_error'],
+  /** Ctrl-C or SIGTERM (exit 130). */
+  interrupted: ['interrupted'],
+  /** The stored configuration, or what the environment and flags say about it. */
+  config: [
+    'invalid_base_url',
+    'invalid_profile',
+    'invalid_api_key',
+    'missing_api_key',
+    'unknown_profile',
+    'profile_without_url',
+    'config_unreadable',
+    'config_invalid',
+    'config_unwritable',
+  ],
+  /** What camroll keeps between runs (sync journals and their locks, the user directory, the scan cache) cannot be used, or does not hold what was asked. */
+  localState: [
+    'locked',
+    'lock_failed',
+    'journal_error',
+    'directory_unreadable',
+    'directory_too_new',
+    'unknown_email',
+    'cache_unreadable',
+    'cache_too_new',
+  ],
+  /** One media file that could not be read or parsed. */
+  scan: ['unsupported_format', 'corrupt_file', 'truncated_file', 'empty_file', 'read_error', 'internal_error'],
+  /** A call the client refuses before sending anything. */
+  request: ['invalid_request', 'invalid_batch_size'],
+  /** The service answered outside the contract. */
+  contract: ['contract_violation'],
+  /** A file camroll writes for the user (`--report`, `--log-file`). */
+  output: ['report_write_failed', 'log_write_failed'],
+  /** The host went away during a sync (the sync's outage stop). */
+  outage: ['host_unreachable'],
+  /** The embedded local service could not be used. */
+  embedded: ['embedded_no_key'],
+  /** A failure camroll did not foresee: a bug to report. */
+  internal: ['internal_error'],
+} as const;
+
+type CodesOf<F extends keyof typeof CLIENT_ERROR_CODES> = (typeof CLIENT_ERROR_CODES)[F][number];
+export type ConfigErrorCode = CodesOf<'config'>;
+export type LocalStateErrorCode = CodesOf<'localState'>;
+export type ScanErrorCode = CodesOf<'scan'>;
+export type RequestErrorCode = CodesOf<'request'>;
+export type OutputErrorCode = CodesOf<'output'>;
+
 export interface CamrollErrorOptions {
   cause?: unknown;
   details?: Record<string, unknown> | null;
@@ -22,7 +77,11 @@ export interface RequestErrorOptions extends CamrollErrorOptions {
   request?: RequestInfo | null;
 }
 
-/** Base class: a stable machine-readable `code`, a message for humans, an optional cause. */
+/**
+ * Base class: a stable machine-readable `code`, a message for humans, an optional cause.
+ * The client side raises one of the families below; the embedded service (src/service)
+ * builds its own from the contract's codes.
+ */
 export class CamrollError extends Error {
   readonly code: string;
   readonly details: Record<string, unknown> | null;
@@ -49,20 +108,55 @@ export class InterruptedError extends CamrollError {
   }
 }
 
-/** Configuration is missing or invalid (a profile, a base URL, a key). */
-export class ConfigError extends CamrollError {
-  constructor(code: string, message: string, options: CamrollErrorOptions = {}) {
+/** A family whose members share one list of codes: the constructor takes only those. */
+class CodedError<Code extends string> extends CamrollError {
+  declare readonly code: Code;
+
+  constructor(code: Code, message: string, options: CamrollErrorOptions = {}) {
     super(code, message, options);
   }
 }
 
-/** A file or folder could not be read or parsed during a scan. */
-export class ScanError extends CamrollError {
+/** Configuration is missing or invalid (a profile, a base URL, a key), or its file cannot be used. */
+export class ConfigError extends CodedError<ConfigErrorCode> {}
+
+/** A file camroll keeps between runs (journal, lock, user directory, scan cache) cannot be used, or lacks what was asked. */
+export class LocalStateError extends CodedError<LocalStateErrorCode> {}
+
+/** A file could not be read or parsed during a scan. */
+export class ScanError extends CodedError<ScanErrorCode> {
   readonly path: string;
 
-  constructor(code: string, path: string, message: string, options: CamrollErrorOptions = {}) {
+  constructor(code: ScanErrorCode, path: string, message: string, options: CamrollErrorOptions = {}) {
     super(code, message, options);
     this.path = path;
+  }
+}
+
+/** A call the client refuses to send (a batch of the wrong size, a body outside the contract). */
+export class RequestError extends CodedError<RequestErrorCode> {}
+
+/** A file written for the user (`--report`, `--log-file`) failed part way (a full disk). */
+export class OutputError extends CodedError<OutputErrorCode> {}
+
+/** A sync stopped because the host went away; the journal is consistent. */
+export class OutageError extends CamrollError {
+  constructor(message: string, options: CamrollErrorOptions = {}) {
+    super('host_unreachable', message, options);
+  }
+}
+
+/** The embedded local service started but cannot be used. */
+export class EmbeddedServiceError extends CamrollError {
+  constructor(message: string, options: CamrollErrorOptions = {}) {
+    super('embedded_no_key', message, options);
+  }
+}
+
+/** Something camroll did not foresee; the original is the `cause`. */
+export class InternalError extends CamrollError {
+  constructor(message: string, options: CamrollErrorOptions = {}) {
+    super('internal_error', message, options);
   }
 }
 
@@ -109,9 +203,25 @@ export class ContractViolationError extends CamrollError {
   }
 }
 
-/** Turns anything thrown into a CamrollError, keeping the original as `cause`. */
+/**
+ * Turns anything thrown into a CamrollError, keeping the original as `cause`. A validator's
+ * or the runtime's own error (a ZodError's JSON dump of issues, a RangeError) is summed up in
+ * one line rather than shown as it is.
+ */
 export function toCamrollError(error: unknown): CamrollError {
   if (error instanceof CamrollError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new CamrollError('internal_error', message, { cause: error });
+  return new InternalError(summarize(error), { cause: error });
+}
+
+/** One line about an unforeseen error: its kind and the first line of its message, or its first issue. */
+function summarize(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const issues = (error as { issues?: unknown }).issues;
+  if (Array.isArray(issues) && issues.length > 0) {
+    const first = issues[0] as { path?: unknown[]; message?: unknown };
+    const where = Array.isArray(first.path) && first.path.length > 0 ? first.path.join('.') : '(root)';
+    return `invalid value at ${where}: ${String(first.message ?? 'invalid')}`;
+  }
+  const line = error.message.split('\n')[0]?.trim() ?? '';
+  return line === '' ? error.name : `${error.name}: ${line}`;
 }

@@ -11,7 +11,7 @@ import {
   type ConfigStore,
   type UserDirectory,
 } from '../config/index.js';
-import { CamrollError, ConfigError, UsageError } from '../errors.js';
+import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import type { CliContext } from './context.js';
 import { wholeNumber } from './connection-args.js';
@@ -163,7 +163,7 @@ async function openEmbedded(
   const service = await startService({ host: '127.0.0.1', port: 0, dbPath, dataDir, env: ctx.env });
   if (service.localKey === null) {
     await service.close();
-    throw new CamrollError('embedded_no_key', 'the embedded service started without a local key');
+    throw new EmbeddedServiceError('the embedded service started without a local key');
   }
   const client = createClient({ ...clientOptions, baseUrl: service.baseUrl, apiKey: service.localKey });
   return {

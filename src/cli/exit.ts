@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { CamrollError, InterruptedError, UsageError } from '../errors.js';
+import { CamrollError, InterruptedError, toCamrollError, UsageError } from '../errors.js';
 import { nextStep } from './hints.js';
 
 export const EXIT_OK = 0;
@@ -21,12 +21,17 @@ export function exitCodeFor(error: unknown): number {
   return EXIT_FAILURE;
 }
 
-/** A one-line message for stderr; the code is there so support can search for it. */
+/**
+ * A one-line message for stderr; the code is there so support can search for it. Anything
+ * that is not a CamrollError (a validator's or the runtime's own error) is an internal error
+ * in one line: never a dump of zod issues or a bare "Maximum call stack size exceeded".
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof CamrollError) return `${error.message} [${error.code}]`;
-  if (error instanceof Error) return error.message;
-  return String(error);
+  const known = toCamrollError(error);
+  return `${known.message} [${known.code}]`;
 }
+
+const REPORT_HINT = 'this is a bug in camroll: please report it with the command you ran and this message';
 
 /** Commander's outcomes that are not failures, or whose output (help) is already printed. */
 function isQuietCommanderExit(error: CommanderError): boolean {
@@ -47,7 +52,7 @@ export function describeFailure(error: unknown, command: string | undefined): st
     return [`camroll: ${first} [usage_error]`, ...rest.map((line) => `  ${line}`), `  see \`${help}\``].join('\n') + '\n';
   }
   const lines = [`camroll: ${describeError(error)}`];
-  const step = nextStep(error);
+  const step = nextStep(error) ?? (toCamrollError(error).code === 'internal_error' ? REPORT_HINT : null);
   if (step !== null) lines.push(`  ${step}`);
   if (error instanceof UsageError && command !== undefined) lines.push(`  see \`camroll ${command} --help\``);
   return `${lines.join('\n')}\n`;

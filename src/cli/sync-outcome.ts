@@ -1,9 +1,9 @@
 import type { CliContext } from './context.js';
 import { jsonLine } from './connection-args.js';
 import { EXIT_FAILURE } from './exit.js';
-import { renderResult, renderWatchTotals } from './output/sync-result.js';
+import { renderResult, renderWatchTotals, resultDocument } from './output/sync-result.js';
 import type { WatchTotals } from './sync-watch.js';
-import { CamrollError, InterruptedError } from '../errors.js';
+import { InterruptedError, OutageError } from '../errors.js';
 import type { DryRunResult, SyncResult } from '../sync/run.js';
 
 /** What the ending needs of sync's flags. */
@@ -21,8 +21,8 @@ export const INTERRUPTED = 'sync interrupted; the journal is consistent: run the
  * A pass's human summary on stdout (unless `print` is false: --json prints later), its hints
  * on stderr, and the exit code it implies.
  */
-export function showResult(ctx: CliContext, flags: OutcomeFlags, result: SyncResult | DryRunResult, print: boolean): void {
-  if (print) ctx.stdout.write(renderResult(result, { history: flags.events && !flags.quiet }));
+export function showResult(ctx: CliContext, flags: OutcomeFlags, result: SyncResult | DryRunResult, print: boolean, elapsedMs?: number): void {
+  if (print) ctx.stdout.write(renderResult(result, { history: flags.events && !flags.quiet, elapsedMs }));
   if (result.scan_errors > 0 && !flags.report && !flags.quiet) {
     const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
     ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
@@ -44,38 +44,40 @@ export function showResult(ctx: CliContext, flags: OutcomeFlags, result: SyncRes
 export function showOutcome(
   ctx: CliContext,
   flags: OutcomeFlags,
-  ended: { result: SyncResult | DryRunResult; watch: WatchTotals | null; outageReason: string | null },
+  ended: { result: SyncResult | DryRunResult; watch: WatchTotals | null; outageReason: string | null; elapsedMs: number },
 ): void {
-  const { result, watch: watchTotals, outageReason } = ended;
-  const withWatch = (value: SyncResult | DryRunResult): object => (watchTotals === null ? value : { ...value, watch: watchTotals });
+  const { result, watch: watchTotals, outageReason, elapsedMs } = ended;
+  const document = (value: SyncResult | DryRunResult): object => {
+    const doc = resultDocument(value, elapsedMs);
+    return watchTotals === null ? doc : { ...doc, watch: watchTotals };
+  };
 
   if (outageReason !== null && !ctx.signal.aborted && (result.outcome === 'interrupted' || watchTotals !== null)) {
     // The summary is printed as on success; the pending items are sent by the next run.
     const stopped: SyncResult | DryRunResult = { ...result, outcome: 'outage' };
     const pending = result.pending + (watchTotals?.pending ?? 0);
-    if (flags.json) ctx.stdout.write(jsonLine(withWatch(stopped)));
-    else ctx.stdout.write(watchTotals === null ? renderResult(stopped, { history: false }) : `${renderWatchTotals(watchTotals)}\n`);
-    throw new CamrollError(
-      'host_unreachable',
+    if (flags.json) ctx.stdout.write(jsonLine(document(stopped)));
+    else ctx.stdout.write(watchTotals === null ? renderResult(stopped, { history: false, elapsedMs }) : `${renderWatchTotals(watchTotals)}\n`);
+    throw new OutageError(
       `sync stopped: ${outageReason}; ${pending} items stay pending and the journal is consistent: run the same command again to resume`,
     );
   }
   if (result.outcome === 'interrupted') {
     // The counts so far, where the result goes: a script reading --json gets its document.
-    ctx.stdout.write(flags.json ? jsonLine(result) : renderResult(result, { history: false }));
+    ctx.stdout.write(flags.json ? jsonLine(document(result)) : renderResult(result, { history: false, elapsedMs }));
     throw new InterruptedError(INTERRUPTED);
   }
   if (watchTotals !== null) {
     // A watch ends when the user stops it: its normal end (exit 0 when everything was answered).
     // The pass's summary and hints were shown when it ended.
-    ctx.stdout.write(flags.json ? jsonLine(withWatch(result)) : `${renderWatchTotals(watchTotals)}\n`);
+    ctx.stdout.write(flags.json ? jsonLine(document(result)) : `${renderWatchTotals(watchTotals)}\n`);
     if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0 || watchTotals.pending > 0) {
       ctx.stderr.write(`camroll: while watching, ${watchTotals.failed_batches} batches failed, ${watchTotals.pending} items stay pending and ${watchTotals.unreadable} files could not be read: run sync again\n`);
       // Items cut off by Ctrl-C are the user's choice; a failure or an unread file is not.
       if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0) ctx.exitCode = EXIT_FAILURE;
     }
   } else {
-    if (flags.json) ctx.stdout.write(jsonLine(result));
-    showResult(ctx, flags, result, !flags.json);
+    if (flags.json) ctx.stdout.write(jsonLine(document(result)));
+    showResult(ctx, flags, result, !flags.json, elapsedMs);
   }
 }

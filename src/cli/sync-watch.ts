@@ -4,7 +4,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { scanLibrary } from '../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../sync/pipeline.js';
 import type { ChangeSender } from '../sync/run.js';
-import { createSummary, totalRejected, type SyncCounts } from '../sync/summary.js';
+import { createSyncTally, totalRejected, type SyncCounts } from '../sync/summary.js';
 import { watchLibrary, type WatchEvent } from '../sync/watch.js';
 import { isNetworkFileSystem } from '../util/network-fs.js';
 import type { ScanOptions } from './scan-options.js';
@@ -69,7 +69,7 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
   return {
     polling,
     async follow(changes, note, onEvent) {
-      const summary = createSummary();
+      const summary = createSyncTally();
       const totals = { changes: 0, unreadable: 0 };
       const what = plural(options.roots.length, 'folder');
       note(`camroll: watching ${what} for new or changed files${polling ? ' (polling)' : ''}; Ctrl-C stops`);

@@ -13,7 +13,7 @@ import {
   type Event,
   type MediaMetadata,
 } from '../contract/index.js';
-import { CamrollError, ContractViolationError, InterruptedError } from '../errors.js';
+import { ConfigError, ContractViolationError, InterruptedError, RequestError, type CamrollError } from '../errors.js';
 import { checkBaseUrl } from '../rules/base-url.js';
 import { VERSION } from '../version.js';
 import { apiErrorFromResponse, networkErrorFrom, parseBody, redact, type ResponseFacts } from './http-errors.js';
@@ -199,7 +199,7 @@ export function createClient(options: ClientOptions): ApiClient {
 
   async function send<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
     if (!apiKey && !call.anonymous) {
-      throw new CamrollError('missing_api_key', 'no API key configured for this base URL');
+      throw new ConfigError('missing_api_key', 'no API key configured for this base URL');
     }
     const endpoint = `${call.method} ${call.path}`;
     for (let attempt = 1; ; attempt += 1) {
@@ -246,18 +246,20 @@ export function createClient(options: ClientOptions): ApiClient {
     baseUrl,
     ping: (opts = {}) => send({ method: 'GET', path: paths.ping(), schema: PingResult, anonymous: true, signal: opts.signal }),
     health: (opts = {}) => send({ method: 'GET', path: paths.health(), schema: HealthResult, signal: opts.signal }),
-    createUser: (body, opts = {}) =>
-      send({
-        method: 'POST',
-        path: paths.users(),
-        body: UserCreateRequest.parse(body),
-        schema: UserCreateResponse,
-        signal: opts.signal,
-      }),
+    createUser: (body, opts = {}) => {
+      // Checked here, so a bad value is named by its member rather than dumped by the validator.
+      const checked = UserCreateRequest.safeParse(body);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(body)';
+        return Promise.reject(new RequestError('invalid_request', `POST ${paths.users()}: ${where}: ${issue?.message ?? 'invalid'}`));
+      }
+      return send({ method: 'POST', path: paths.users(), body: checked.data, schema: UserCreateResponse, signal: opts.signal });
+    },
     ingest: (userId, media, opts = {}) => {
       if (media.length < MIN_BATCH_ITEMS || media.length > MAX_BATCH_ITEMS) {
         return Promise.reject(
-          new CamrollError(
+          new RequestError(
             'invalid_batch_size',
             `a media batch holds ${MIN_BATCH_ITEMS} to ${MAX_BATCH_ITEMS} items, not ${media.length}`,
           ),

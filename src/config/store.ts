@@ -2,6 +2,7 @@ import { chmodSync } from 'node:fs';
 import Conf from 'conf';
 import { ConfigError } from '../errors.js';
 import { appPaths } from '../paths.js';
+import { describeFsError } from '../util/fs-error.js';
 import { StoredConfig, validateBaseUrl, validateProfileName, type StoredProfile } from './schema.js';
 
 /** The profile a write goes to when none is named and none is current. */
@@ -76,9 +77,15 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
 
   const write = (next: StoredConfig): void => {
     const store = open();
-    store.store = next as unknown as Record<string, unknown>;
-    // conf sets the mode when it creates the file; a file made by hand or an older version may be wider.
-    chmodSync(store.path, 0o600);
+    try {
+      store.store = next as unknown as Record<string, unknown>;
+      // conf sets the mode when it creates the file; a file made by hand or an older version may be wider.
+      chmodSync(store.path, 0o600);
+    } catch (error) {
+      throw new ConfigError('config_unwritable', `cannot write the configuration at ${store.path}: ${describeFsError(error as NodeJS.ErrnoException)}`, {
+        cause: error,
+      });
+    }
   };
 
   const update = (change: (config: StoredConfig) => void): void => {
@@ -163,6 +170,8 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
 }
 
 function unreadable(path: string, error: unknown): ConfigError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ConfigError('config_unreadable', `cannot read the configuration at ${path}: ${reason}`);
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  // A file-system error in words (`permission denied (EACCES)`); anything else (bad JSON) as its parser says it.
+  const reason = typeof code === 'string' ? describeFsError(error as NodeJS.ErrnoException) : error instanceof Error ? error.message : String(error);
+  return new ConfigError('config_unreadable', `cannot read the configuration at ${path}: ${reason}; fix or remove the file`, { cause: error });
 }

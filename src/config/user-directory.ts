@@ -1,8 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { ConfigError } from '../errors.js';
-import { restrictToOwner } from '../util/private-file.js';
+import { openVersionedDatabase } from '../util/sqlite.js';
 import { normalizeEmail } from './schema.js';
 
 /** How an entry came to be known. */
@@ -81,18 +77,13 @@ const toEntry = (row: Row): DirectoryEntry => ({
 /** Opens (creating when needed) the user directory, a SQLite file of mode 0600. */
 export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirectory {
   const now = (): string => (options.now ?? (() => new Date()))().toISOString();
-  mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
-  let db: Database.Database;
-  try {
-    db = new Database(options.path, { timeout: 5000 }); // 5 s: another camroll may be writing
-    db.pragma('journal_mode = WAL');
-    restrictToOwner(options.path, `${options.path}-wal`, `${options.path}-shm`);
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) {
-      throw new ConfigError('directory_too_new', `the user directory ${options.path} was written by a newer camroll; upgrade camroll`);
-    }
-    db.transaction(() => {
-      db.exec(`CREATE TABLE IF NOT EXISTS users (
+  const db = openVersionedDatabase({
+    path: options.path,
+    what: 'the user directory',
+    version: SCHEMA_VERSION,
+    codes: { unreadable: 'directory_unreadable', tooNew: 'directory_too_new' },
+    create: (created) => {
+      created.exec(`CREATE TABLE IF NOT EXISTS users (
         target TEXT NOT NULL,
         email TEXT NOT NULL,
         user_id TEXT NOT NULL,
@@ -101,15 +92,9 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
         source TEXT NOT NULL,
         PRIMARY KEY (target, email)
       ) WITHOUT ROWID`);
-      db.exec('CREATE INDEX IF NOT EXISTS users_by_email ON users (email)');
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    })();
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw new ConfigError('directory_unreadable', `cannot open the user directory ${options.path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+      created.exec('CREATE INDEX IF NOT EXISTS users_by_email ON users (email)');
+    },
+  });
 
   const select = db.prepare<[string, string], Row>('SELECT * FROM users WHERE target = ? AND email = ?');
   const byEmail = db.prepare<[string], Row>('SELECT * FROM users WHERE email = ? ORDER BY last_seen DESC, target');

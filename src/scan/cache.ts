@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { FileProblem, ScannedMedia, SourceInfo } from './types.js';
-import { restrictToOwner } from '../util/private-file.js';
+import { isCorruption, openVersionedDatabase } from '../util/sqlite.js';
 
-/** Bump when the table changes: an older cache is dropped and rebuilt (it is only a cache). */
+/** Bump when the table changes: an older cache is dropped and rebuilt (it is only a cache); a newer one is left alone. */
 const SCHEMA_VERSION = 2;
 /** Writes are grouped: one transaction per this many records (and at close). */
 const WRITE_BATCH = 256;
@@ -43,21 +43,27 @@ export interface ScanCacheOptions {
   dir: string;
   /** The extractor's version: results of another version are misses. */
   extractorVersion: number;
+  /** How long to wait for another scan's write lock (default 5 s; tests shorten it). */
+  busyTimeoutMs?: number;
 }
 
 /** name, size, mtime_ms, ino, sidecars, extractor, data (JSON of CachedResult). */
 type Row = [string, number, number, number, string, number, string];
 
-/** Opens (or creates) the scan cache. A damaged database file is replaced once. */
+/**
+ * Opens (or creates) the scan cache. A file that is damaged or not a database is replaced
+ * once; any other failure (another scan holding the write lock past the busy timeout, a file
+ * written by a newer camroll, a folder that cannot be written) is thrown, and the file kept.
+ */
 export function openScanCache(options: ScanCacheOptions): ScanCache {
-  fs.mkdirSync(options.dir, { recursive: true });
   const file = path.join(options.dir, 'scan-cache.sqlite3');
   let db: Database.Database;
   try {
-    db = openDatabase(file);
-  } catch {
+    db = openDatabase(file, options.busyTimeoutMs);
+  } catch (error) {
+    if (!isCorruption(error)) throw error;
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
-    db = openDatabase(file);
+    db = openDatabase(file, options.busyTimeoutMs);
   }
   const columns = 'name, size, mtime_ms, ino, sidecars, extractor, data';
   const selectOne = db.prepare<[string, string], Row>(`SELECT ${columns} FROM files WHERE dir = ? AND name = ?`).raw(true);
@@ -78,7 +84,7 @@ export function openScanCache(options: ScanCacheOptions): ScanCache {
     if (pending.length === 0) return;
     const rows = pending;
     pending = [];
-    writeAll(rows);
+    writeAll.immediate(rows); // the write lock first: another scan may be writing too
   };
   let closed = false;
   // A first scan finds the table empty: every lookup would miss, so none is made.
@@ -132,19 +138,18 @@ export function openScanCache(options: ScanCacheOptions): ScanCache {
   };
 }
 
-function openDatabase(file: string): Database.Database {
-  const db = new Database(file, { timeout: 5000 }); // 5 s: another scan may be writing
-  try {
-    db.pragma('journal_mode = WAL');
-    // It holds paths, places and capture times: owner only, WAL and shared memory included.
-    restrictToOwner(file, `${file}-wal`, `${file}-shm`);
-    // A crash may lose the last group of writes, never corrupt the file: fine for a cache.
-    db.pragma('synchronous = NORMAL');
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== SCHEMA_VERSION) {
-      db.exec('DROP TABLE IF EXISTS files');
+function openDatabase(file: string, busyTimeoutMs: number | undefined): Database.Database {
+  return openVersionedDatabase({
+    path: file,
+    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
+    what: 'the scan cache',
+    version: SCHEMA_VERSION,
+    codes: { unreadable: 'cache_unreadable', tooNew: 'cache_too_new' },
+    // An older layout is only a cache: dropped and built again.
+    create: (db, from) => {
+      if (from !== 0) db.exec('DROP TABLE IF EXISTS files');
       // Keyed by folder then name, so one folder's rows are one range of the B-tree.
-      db.exec(`CREATE TABLE files (
+      db.exec(`CREATE TABLE IF NOT EXISTS files (
         dir TEXT NOT NULL,
         name TEXT NOT NULL,
         size INTEGER NOT NULL,
@@ -155,12 +160,7 @@ function openDatabase(file: string): Database.Database {
         data TEXT NOT NULL,
         PRIMARY KEY (dir, name)
       ) WITHOUT ROWID`);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    }
-    db.prepare('SELECT 1 FROM files LIMIT 1').get(); // surfaces a damaged file now, not mid-scan
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+    },
+    probe: 'SELECT 1 FROM files LIMIT 1', // surfaces a damaged file now, not mid-scan
+  });
 }

@@ -3,9 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RejectionReason } from '../contract/index.js';
-import { CamrollError } from '../errors.js';
-import { restrictToOwner } from '../util/private-file.js';
+import { LocalStateError } from '../errors.js';
+import { describeFsError } from '../util/fs-error.js';
 import { acquireLock, type ProcessLock } from '../util/process-lock.js';
+import { openVersionedDatabase } from '../util/sqlite.js';
 
 /**
  * The sync journal: what one service (base URL + partner) already knows of one user's
@@ -119,78 +120,67 @@ export interface OpenJournalOptions {
 
 /** Opens (creating if needed) the journal for a key and recovers from an unclean end. */
 export function openJournal(options: OpenJournalOptions): Journal {
-  mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   const path = join(options.dir, journalFileName(options.key));
+  try {
+    mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new LocalStateError('journal_error', `cannot create the journal folder ${options.dir}: ${describeFsError(error as NodeJS.ErrnoException)}`, {
+      cause: error,
+    });
+  }
   const now = (): string => (options.now ?? (() => new Date()))().toISOString();
   // One sync per journal at a time: a second would mark the first one's pass interrupted.
   const lock = acquireLock(`${path}.lock`, 'this user\'s sync journal for this target (another camroll sync)');
   let db: Database.Database;
   try {
-    db = new Database(path);
-  } catch (error) {
-    lock.release();
-    throw new CamrollError('journal_error', `cannot open sync journal ${path}: ${(error as Error).message}`, { cause: error });
-  }
-  try {
-    db.pragma('journal_mode = WAL');
-    // It lists a user's files and ids: owner only, WAL and shared memory included.
-    restrictToOwner(path, `${path}-wal`, `${path}-shm`);
-    // NORMAL in WAL mode survives a process crash (kill -9); only power loss may drop the last commit.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
-    // Ids are random, so each batch dirties pages all over the outcome table: a checkpoint
-    // (which syncs the file) every ~40 MiB of WAL rather than every ~4 MiB keeps a large first
-    // sync from paying for it again and again.
-    db.pragma('wal_autocheckpoint = 10000');
-    migrate(db, options.key);
-  } catch (error) {
-    db.close();
-    lock.release();
-    throw new CamrollError('journal_error', `cannot open sync journal ${path}: ${(error as Error).message}`, {
-      cause: error,
+    db = openVersionedDatabase({
+      path,
+      what: 'the sync journal',
+      version: JOURNAL_SCHEMA_VERSION,
+      codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+      create: (created) => createSchema(created, options.key),
     });
+  } catch (error) {
+    lock.release();
+    throw error;
   }
+  // Ids are random, so each batch dirties pages all over the outcome table: a checkpoint
+  // (which syncs the file) every ~40 MiB of WAL rather than every ~4 MiB keeps a large first
+  // sync from paying for it again and again.
+  db.pragma('wal_autocheckpoint = 10000');
   return createJournal(db, path, now, lock);
 }
 
-function migrate(db: Database.Database, key: JournalKey): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > JOURNAL_SCHEMA_VERSION) {
-    throw new Error(`journal schema ${version} is newer than this camroll (${JOURNAL_SCHEMA_VERSION})`);
-  }
-  if (version === 0) {
-    db.exec(`
-      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-      CREATE TABLE outcomes (
-        id TEXT PRIMARY KEY,
-        fingerprint BLOB NOT NULL,
-        outcome INTEGER NOT NULL,
-        batch_id INTEGER NOT NULL
-      ) WITHOUT ROWID;
-      CREATE TABLE passes (
-        id INTEGER PRIMARY KEY,
-        kind TEXT NOT NULL,
-        status TEXT NOT NULL,
-        started_at TEXT NOT NULL,
-        finished_at TEXT
-      );
-      CREATE TABLE batches (
-        id INTEGER PRIMARY KEY,
-        pass_id INTEGER NOT NULL,
-        status TEXT NOT NULL,
-        items INTEGER NOT NULL,
-        error TEXT
-      );
-      CREATE TABLE pending (id TEXT PRIMARY KEY, batch_id INTEGER NOT NULL) WITHOUT ROWID;
-    `);
-    const insert = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-    db.transaction(() => {
-      insert.run('base_url', key.baseUrl);
-      insert.run('partner_id', key.partnerId);
-      insert.run('user_id', key.userId);
-    })();
-    db.pragma(`user_version = ${JOURNAL_SCHEMA_VERSION}`);
-  }
+/** Version 1: outcomes per id, passes, batches, pending ids, and the key the journal belongs to. */
+function createSchema(db: Database.Database, key: JournalKey): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS outcomes (
+      id TEXT PRIMARY KEY,
+      fingerprint BLOB NOT NULL,
+      outcome INTEGER NOT NULL,
+      batch_id INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS passes (
+      id INTEGER PRIMARY KEY,
+      kind TEXT NOT NULL,
+      status TEXT NOT NULL,
+      started_at TEXT NOT NULL,
+      finished_at TEXT
+    );
+    CREATE TABLE IF NOT EXISTS batches (
+      id INTEGER PRIMARY KEY,
+      pass_id INTEGER NOT NULL,
+      status TEXT NOT NULL,
+      items INTEGER NOT NULL,
+      error TEXT
+    );
+    CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, batch_id INTEGER NOT NULL) WITHOUT ROWID;
+  `);
+  const insert = db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)');
+  insert.run('base_url', key.baseUrl);
+  insert.run('partner_id', key.partnerId);
+  insert.run('user_id', key.userId);
 }
 
 function createJournal(db: Database.Database, path: string, now: () => string, lock: ProcessLock): Journal {

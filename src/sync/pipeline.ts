@@ -5,7 +5,7 @@ import type { ScanRecord } from '../scan/types.js';
 import { createBatcher } from './batcher.js';
 import { createSeenIds } from './dedupe.js';
 import { fingerprintMedia, type BatchOutcome, type Journal, type JournalItem } from './journal.js';
-import { createSummary, type SummaryAccumulator } from './summary.js';
+import { createSyncTally, type SyncTally } from './summary.js';
 
 /** What the pipeline reads: the scanner's event stream (records, skip notices, warnings). */
 export type SyncInput =
@@ -46,11 +46,11 @@ export interface PipelineOptions {
   signal: AbortSignal;
   onEvent?: (event: PipelineEvent) => void;
   /** The accumulator to count into (the caller may read it live for progress). */
-  summary?: SummaryAccumulator;
+  summary?: SyncTally;
 }
 
 export interface PipelineResult {
-  summary: SummaryAccumulator;
+  summary: SyncTally;
   interrupted: boolean;
 }
 
@@ -64,7 +64,7 @@ const DEFAULT_MAX_LISTENERS = 10;
 const LISTENERS_PER_SEND = 4;
 
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
-  const summary = options.summary ?? createSummary();
+  const summary = options.summary ?? createSyncTally();
   const emit = options.onEvent ?? ((): void => undefined);
   const seen = createSeenIds();
   const batcher = createBatcher<PendingItem>(options.batchSize);

@@ -5,7 +5,7 @@ import { ApiError, UsageError } from '../errors.js';
 import { isUnreadError, isUnreadWarning } from '../rules/unread.js';
 import { openJournal, type Journal, type PassKind } from './journal.js';
 import { runPipeline, type PipelineEvent, type SyncInput } from './pipeline.js';
-import { decideOutcome, type SummaryAccumulator, type SyncCounts, type SyncOutcome } from './summary.js';
+import { decideOutcome, type SyncTally, type SyncCounts, type SyncOutcome } from './summary.js';
 
 /** Who the sync is for: an existing user id, or an e-mail to create or find. */
 export type SyncIdentity = { userId: string } | { email: string };
@@ -45,7 +45,7 @@ export interface SyncRunOptions {
   allowEmpty?: boolean;
   onEvent?: (event: PipelineEvent) => void;
   /** Counted into, so the caller can show live progress. */
-  summary?: SummaryAccumulator;
+  summary?: SyncTally;
   /** Notices for stderr (resume, stale journal, pass kind). */
   notice?: (line: string) => void;
   /**
@@ -58,7 +58,7 @@ export interface SyncRunOptions {
 /** Where a pass reports to: the live accumulator and the pipeline's events. */
 export interface PassIo {
   onEvent?: (event: PipelineEvent) => void;
-  summary?: SummaryAccumulator;
+  summary?: SyncTally;
 }
 
 /** Sends changed files after the first pass (`--watch`). */

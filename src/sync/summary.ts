@@ -25,8 +25,8 @@ export interface SyncCounts {
   pending: number;
 }
 
-/** Mutable accumulator for SyncCounts; each method is one pipeline fact. */
-export interface SummaryAccumulator {
+/** The running SyncCounts of one sync (the scan has its own ScanSummary): each method is one pipeline fact. */
+export interface SyncTally {
   readonly counts: SyncCounts;
   file(kind: 'media' | 'error'): void;
   duplicate(): void;
@@ -36,8 +36,8 @@ export interface SummaryAccumulator {
   batchAbandoned(size: number): void;
 }
 
-/** A zeroed accumulator. */
-export function createSummary(): SummaryAccumulator {
+/** A tally with every count at zero. */
+export function createSyncTally(): SyncTally {
   const counts: SyncCounts = {
     files: 0,
     media: 0,

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { CamrollError } from '../errors.js';
+import { LocalStateError } from '../errors.js';
+import { describeFsError } from './fs-error.js';
 
 /** Who holds a lock: written into the lock file. */
 export interface LockOwner {
@@ -47,7 +48,9 @@ export function acquireLock(path: string, what: string, now: () => Date = () => 
     try {
       fd = openSync(path, 'wx', 0o600);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new LocalStateError('lock_failed', `cannot create the lock file ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`, { cause: error });
+      }
       const owner = readOwner(path);
       const stale = owner === null ? false : owner.host === me.host && !alive(owner.pid);
       if (stale) {
@@ -55,7 +58,7 @@ export function acquireLock(path: string, what: string, now: () => Date = () => 
         continue;
       }
       const who = owner === null ? 'another process' : `process ${owner.pid} on ${owner.host}, started ${owner.started_at}`;
-      throw new CamrollError('locked', `${what} is in use by ${who}; wait for it to finish or stop it (if it is gone, delete ${path})`, {
+      throw new LocalStateError('locked', `${what} is in use by ${who}; wait for it to finish or stop it (if it is gone, delete ${path})`, {
         details: { lock: path, ...(owner ?? {}) },
       });
     }
@@ -74,5 +77,5 @@ export function acquireLock(path: string, what: string, now: () => Date = () => 
       },
     };
   }
-  throw new CamrollError('locked', `${what} is locked (${path})`);
+  throw new LocalStateError('locked', `${what} is locked (${path})`);
 }

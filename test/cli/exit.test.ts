@@ -1,7 +1,17 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor } from '../../src/cli/exit.js';
-import { ApiError, CamrollError, InterruptedError, UsageError } from '../../src/errors.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { describeFailure, exitCodeFor } from '../../src/cli/exit.js';
+import {
+  ApiError,
+  CamrollError,
+  CLIENT_ERROR_CODES,
+  InterruptedError,
+  OutputError,
+  UsageError,
+} from '../../src/errors.js';
 
 describe('exitCodeFor', () => {
   it.each([
@@ -16,5 +26,60 @@ describe('exitCodeFor', () => {
     ['plain error', new Error('z'), 1],
   ])('%s', (_name, error, code) => {
     expect(exitCodeFor(error)).toBe(code);
+  });
+});
+
+describe('describeFailure: nothing raw reaches the user', () => {
+  it('a validator error (ZodError) is one line naming the first issue, as an internal error to report', () => {
+    const parsed = z.object({ limit: z.number().int() }).safeParse({ limit: 'ten' });
+    expect(parsed.success).toBe(false);
+    const text = describeFailure(parsed.error, 'events')!;
+    expect(text.split('\n')).toEqual([
+      expect.stringMatching(/^camroll: invalid value at limit: .+ \[internal_error\]$/),
+      '  this is a bug in camroll: please report it with the command you ran and this message',
+      '',
+    ]);
+    expect(text).not.toContain('"code"');
+  });
+
+  it('a RangeError is one line with its kind, never a stack', () => {
+    let error: unknown;
+    try {
+      Math.max(...new Array(500_000).fill(1));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(RangeError);
+    const text = describeFailure(error, 'events')!;
+    expect(text.split('\n')[0]).toBe('camroll: RangeError: Maximum call stack size exceeded [internal_error]');
+    expect(text).not.toMatch(/^\s+at /m);
+    expect(exitCodeFor(error)).toBe(1);
+  });
+
+  it('a camroll error keeps its own code and next step', () => {
+    const text = describeFailure(new OutputError('report_write_failed', 'cannot write the report file r: no space left on the device (ENOSPC)'), 'scan');
+    expect(text).toBe('camroll: cannot write the report file r: no space left on the device (ENOSPC) [report_write_failed]\n');
+  });
+});
+
+describe('the client-side error codes', () => {
+  /** Every .ts file of the client side: all of src/ but the embedded service, which has its own codes. */
+  const clientSources = (): { file: string; text: string }[] => {
+    const root = join(import.meta.dirname, '..', '..', 'src');
+    return readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.c?ts$/.test(file) && !file.startsWith('service'))
+      .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  };
+
+  it('every code a client-side module raises is listed in src/errors.ts, and none builds a bare CamrollError', () => {
+    const known = new Set<string>(Object.values(CLIENT_ERROR_CODES).flat());
+    const raised: string[] = [];
+    for (const { file, text } of clientSources()) {
+      if (file === 'errors.ts') continue;
+      expect(text, file).not.toMatch(/new CamrollError\(/);
+      for (const match of text.matchAll(/new (?!ApiError|NetworkError)(\w+Error)\(\s*'([a-z_]+)'/g)) raised.push(`${match[1]}:${match[2]}`);
+    }
+    expect(raised.length).toBeGreaterThan(20);
+    expect(raised.filter((entry) => !known.has(entry.split(':')[1]!))).toEqual([]);
   });
 });

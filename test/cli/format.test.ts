@@ -65,6 +65,13 @@ describe('renderEventsTable', () => {
     expect(lines[2]).toMatch(/^2024-07-12 20:00\s+Event 2\s+Arena\s+Lyon\s+3$/);
     expect(lines[3]).toMatch(/^2019-01-02 19:30\s+Event 1\s+-\s+-\s+1$/);
   });
+
+  it('renders 200,000 events (`events --all` of a large history) without overflowing the stack', () => {
+    const many = Array.from({ length: 200_000 }, (_, i) => event(i, '2024-07-12T20:00:00', { media_count: i }));
+    const lines = renderEventsTable(many).trimEnd().split('\n');
+    expect(lines).toHaveLength(200_002);
+    expect(lines[200_001]).toMatch(/^2024-07-12 20:00\s+Event 199999\s+-\s+-\s+199999$/);
+  });
 });
 
 describe('renderStats', () => {

@@ -42,6 +42,7 @@ describe('--report FILE', () => {
   it.each([
     ['scan', ['scan', LIBRARY, '--no-cache', '--report', '/dev/full']],
     ['sync --dry-run', ['sync', LIBRARY, '--dry-run', '--report', '/dev/full']],
+    ['sync (embedded service)', ['sync', LIBRARY, '--email', 'full@example.com', '--no-cache', '--report', '/dev/full']],
   ])('%s into a full disk (/dev/full): a clear error and exit 1, never a crash', async (_name, args) => {
     const result = await runCli(args);
     expect(result.code).toBe(1);

@@ -34,17 +34,19 @@ describe('sync takes the scan options', () => {
 });
 
 describe('sync for automation', () => {
-  it('--json is one document, indented like every --json', async () => {
+  it('--json is one document, indented like every --json, with the elapsed time', async () => {
     const result = await runCli(['sync', LIBRARY, '--dry-run', '--json']);
     expect(result.stdout).toBe(`${JSON.stringify(JSON.parse(result.stdout), null, 2)}\n`);
+    expect(JSON.parse(result.stdout)).toMatchObject({ dry_run: true, elapsed_ms: expect.any(Number) });
   });
 
   it('--no-events skips reading and printing the history', async () => {
     const result = await runCli(['sync', LIBRARY, '--email', 'no-events@example.com', '--no-events']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)$/m);
-    expect(result.stdout).not.toContain('events (');
-    expect(result.stdout).not.toContain('stats:');
+    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s$/m);
+    expect(result.stdout).not.toContain('Events (');
+    expect(result.stdout).not.toContain('Library synced');
     const json = summaryOf((await runCli(['sync', LIBRARY, '--email', 'no-events@example.com', '--no-events', '--json'])).stdout);
     expect(json).toMatchObject({ events: [], stats: null });
   });
@@ -58,7 +60,7 @@ describe('sync for automation', () => {
       expect.stringMatching(/^camroll: created user [0-9a-f-]{36} for quiet@example\.com$/),
     ]);
     expect(result.stdout).toMatch(/^user /);
-    expect(result.stdout).not.toContain('events (');
+    expect(result.stdout).not.toContain('Events (');
   });
 
   it('--no-progress keeps notices as plain lines', async () => {
@@ -66,6 +68,12 @@ describe('sync for automation', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^camroll: full pass for user /m);
     expect(result.stderr).not.toMatch(/sent \d+\/|\d+ items\/s/);
+    // The history is the events table of `camroll events` and the stats view of `camroll stats`.
+    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m);
+    expect(result.stdout).toMatch(/^Events +6 \(4 concerts, 2 sports\)$/m);
+    expect(result.stdout).toMatch(/^Library synced +yes$/m);
+    expect(result.stdout).toContain('\nVenues most visited\n');
+    expect(result.stdout).toContain('\nEvents per year\n');
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderCounts, renderWatchTotals, syncCompleteLine } from '../../src/cli/output/sync-result.js';
 import { describeBatch } from '../../src/cli/sync-watch.js';
 import type { SyncResult } from '../../src/sync/run.js';
-import { createSummary } from '../../src/sync/summary.js';
+import { createSyncTally } from '../../src/sync/summary.js';
 
 const result = (over: Partial<SyncResult>): SyncResult => ({
   user_id: 'u',
@@ -12,7 +12,7 @@ const result = (over: Partial<SyncResult>): SyncResult => ({
   sync_complete: false,
   resumed_pending: 0,
   outcome: 'ok',
-  ...createSummary().counts,
+  ...createSyncTally().counts,
   events: [],
   stats: null,
   ...over,
@@ -30,9 +30,9 @@ describe('the sync summary says whether sync-complete was called, and why not', 
   });
 
   it('names pending items on a line of their own, only when there are some', () => {
-    const none = renderCounts(result({}), false);
+    const none = renderCounts(result({}), { dryRun: false });
     expect(none.some((line) => line.startsWith('pending:'))).toBe(false);
-    const some = renderCounts(result({ failed_batches: 1, pending: 12 }), false);
+    const some = renderCounts(result({ failed_batches: 1, pending: 12 }), { dryRun: false });
     expect(some).toContain('failed batches:         1');
     expect(some).toContain('pending:                12 items sent but not answered (sent again by the next run)');
   });
@@ -40,7 +40,7 @@ describe('the sync summary says whether sync-complete was called, and why not', 
 
 describe('watch lines', () => {
   it('one line per batch, from the counts before and after it', () => {
-    const summary = createSummary();
+    const summary = createSyncTally();
     const before = structuredClone(summary.counts);
     summary.file('media');
     summary.file('media');

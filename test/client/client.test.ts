@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type ClientOptions } from '../../src/client/index.js';
-import { ApiError, CamrollError, ContractViolationError, InterruptedError, NetworkError } from '../../src/errors.js';
+import { ApiError, CamrollError, ContractViolationError, InterruptedError, NetworkError, RequestError } from '../../src/errors.js';
 import { json, startTestServer, type Handler } from './test-server.js';
 
 const KEY = 'sk_test_supersecret_0123456789';
@@ -209,6 +209,16 @@ describe('createClient', () => {
     await expect(client.ingest(USER, [])).rejects.toMatchObject({ code: 'invalid_batch_size' });
     const many = Array.from({ length: 201 }, (_, i) => ({ id: `a${i}` }));
     await expect(client.ingest(USER, many)).rejects.toBeInstanceOf(CamrollError);
+    expect(server.seen).toHaveLength(0);
+  });
+
+  it('refuses a user body outside the contract before sending, naming the member (never a validator dump)', async () => {
+    const { client, server } = await setup((_req, res) => json(res, 200, {}));
+    const bad = { email: 'a@example.com', first_name: 42 } as unknown as { email: string };
+    const error = await client.createUser(bad).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestError);
+    expect(error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^POST \/users: first_name: /) });
+    expect((error as Error).message).not.toContain('\n');
     expect(server.seen).toHaveLength(0);
   });
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScanError } from '../../src/errors.js';
+import { ScanError, type ScanErrorCode } from '../../src/errors.js';
 import { createSidecarFinder } from '../../src/scan/extract/index.js';
 import { createFileReader, type ExtractFn } from '../../src/scan/read-file.js';
 import type { ByteSource, Extraction } from '../../src/scan/types.js';
@@ -56,7 +56,7 @@ describe('createFileReader', () => {
   it('passes the extractor error through, cacheable unless it is a read error', async () => {
     const file = path.join(dir, 'bad.jpg');
     fs.writeFileSync(file, 'xx');
-    const failing = (code: string): ExtractFn => async () => {
+    const failing = (code: ScanErrorCode): ExtractFn => async () => {
       throw new ScanError(code, file, `${code} here`);
     };
     const corrupt = await createFileReader({ extract: failing('corrupt_file'), sidecars: createSidecarFinder(), headBytes: 16 })(file);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createBatcher } from '../../src/sync/batcher.js';
 import { compactId, createSeenIds } from '../../src/sync/dedupe.js';
 import { predictRejection } from '../../src/sync/predict.js';
-import { createSummary, decideOutcome, totalRejected } from '../../src/sync/summary.js';
+import { createSyncTally, decideOutcome, totalRejected } from '../../src/sync/summary.js';
 
 const sha = (n: number): string => `sha256:${n.toString(16).padStart(64, '0')}`;
 
@@ -66,7 +66,7 @@ describe('predictRejection', () => {
 
 describe('summary', () => {
   it('accumulates batch answers, failures and abandons', () => {
-    const s = createSummary();
+    const s = createSyncTally();
     s.file('media');
     s.file('media');
     s.file('error');

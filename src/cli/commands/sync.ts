@@ -10,7 +10,7 @@ import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
 import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
-import { CamrollError, InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, OutageError, UsageError } from '../../errors.js';
 import type { RequestTrace } from '../../client/index.js';
 import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
 import { appPaths } from '../../paths.js';
@@ -23,7 +23,7 @@ import { renderCounts, renderWatchTotals } from '../output/sync-result.js';
 import { startWatch, type StartedWatch, type WatchTotals } from '../sync-watch.js';
 import { INTERRUPTED, showOutcome, showResult } from '../sync-outcome.js';
 import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
-import { createSummary } from '../../sync/summary.js';
+import { createSyncTally } from '../../sync/summary.js';
 
 /** Requests in flight at most (`--concurrency`). */
 const MAX_CONCURRENCY = 32;
@@ -110,6 +110,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
 }
 
 async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags): Promise<void> {
+  const started = Date.now();
   let report: SyncReport | null = null;
   if (flags.report) {
     const file = await openJsonLinesFile(flags.report, { notice: (line) => ctx.stderr.write(`camroll: ${line}\n`) });
@@ -133,7 +134,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   // The walk lists ahead of reading: the total is known early, then exact when the walk ends.
   let total: number | null = null;
   let totalFinal = false;
-  const summary = createSummary();
+  const summary = createSyncTally();
   const snapshot = (): ProgressSnapshot => ({ counts: summary.counts, queued, scanDone, total, totalFinal });
   let warnings = 0;
   const listed = (files: number, final: boolean): void => {
@@ -141,7 +142,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     totalFinal = final;
     progress.update(snapshot());
   };
-  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> => adaptScan(roots, ctx, flags, signal, () => (scanDone = true), listed);
+  // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
+  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> =>
+    adaptScan(roots, ctx, flags, signal, () => (scanDone = true), listed, () => report?.ready());
   const onEvent = (event: PipelineEvent): void => {
     report?.onEvent(event);
     if (event.type === 'queued') queued += event.items;
@@ -268,12 +271,12 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   const endedBy = (error: unknown): unknown => {
     if (!(error instanceof InterruptedError)) return error;
     if (outageReason === null) return new InterruptedError(INTERRUPTED, { cause: error });
-    return new CamrollError('host_unreachable', `${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
+    return new OutageError(`${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
   };
   /** The outcome and the counts, in the log file. */
-  const logOutcome = (what: 'pass' | 'sync', result: SyncResult | DryRunResult): void => {
+  const logOutcome = (what: 'pass' | 'sync', result: SyncResult | DryRunResult, elapsedMs?: number): void => {
     logLine(`camroll: ${what} ended: outcome ${result.outcome}`);
-    for (const line of renderCounts(result, result.dry_run)) logLine(line);
+    for (const line of renderCounts(result, { dryRun: result.dry_run, elapsedMs })) logLine(line);
   };
   const settled: { value: SyncResult | DryRunResult } | { error: unknown } = await runPass().then(
     (value) => ({ value }),
@@ -287,11 +290,12 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     throw settled.error;
   }
   const result = settled.value;
+  const elapsedMs = Date.now() - started;
   const watchTotals = watched as WatchTotals | null;
   if (watchTotals !== null) logLine(`camroll: ${renderWatchTotals(watchTotals)}`);
-  else logOutcome('sync', result);
+  else logOutcome('sync', result, elapsedMs);
   await log?.close().catch((error: unknown) => (reportFailure ??= error));
-  showOutcome(ctx, flags, { result, watch: watchTotals, outageReason });
+  showOutcome(ctx, flags, { result, watch: watchTotals, outageReason, elapsedMs });
   if (reportFailure !== null) throw reportFailure;
 }
 
@@ -303,10 +307,12 @@ async function* adaptScan(
   signal: AbortSignal,
   onDone: () => void,
   onListed: (files: number, final: boolean) => void,
+  pace: () => Promise<void> | undefined,
 ): AsyncGenerator<SyncInput> {
   const { exclude, followSymlinks, cache, workers } = options;
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
   for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
+    await pace();
     if (event.type === 'record') {
       yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
     } else {

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { UserId, type UserCreateRequest } from '../../contract/index.js';
 import type { DirectoryEntry, RememberInput, UserDirectory } from '../../config/index.js';
-import { CamrollError, UsageError } from '../../errors.js';
+import { LocalStateError, UsageError } from '../../errors.js';
 import { describeFsError } from '../../util/fs-error.js';
 import { addConnectionOptions, openDirectory, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
 import { isEmail, jsonLine, parseEmail, parseUserId } from '../connection-args.js';
@@ -191,8 +191,8 @@ export function registerUsers(program: Command, ctx: CliContext): void {
  * The error for an e-mail the directory does not hold at a target: it names the ways on, and
  * nothing is created (POST /users is not a lookup).
  */
-export function unknownEmail(email: string, target: string): CamrollError {
-  return new CamrollError(
+export function unknownEmail(email: string, target: string): LocalStateError {
+  return new LocalStateError(
     'unknown_email',
     `no user with e-mail ${email} is known on this machine for ${target}; give --user <uuid>, ` +
       "or add it with `camroll users import FILE` from the partner's records; " +

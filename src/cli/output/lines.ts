@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream, fchmod, fstat, promises as fsp, type WriteStream } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Writable } from 'node:stream';
-import { CamrollError, UsageError } from '../../errors.js';
+import { OutputError, UsageError } from '../../errors.js';
 import { describeFsError } from '../../util/fs-error.js';
 
 /** Writes one line and waits when the stream is full, so a slow reader of stdout holds memory flat. */
@@ -55,9 +55,9 @@ export async function openJsonLinesFile(file: string, options: OpenJsonLinesOpti
   }
   const stream = await openPrivateStream(file, 'w', 'report file');
   if (existed) options.notice?.(`overwriting ${file}`);
-  let failure: CamrollError | null = null;
+  let failure: OutputError | null = null;
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    failure ??= new CamrollError('report_write_failed', `cannot write the report file ${file}: ${describeFsError(error)}`, {
+    failure ??= new OutputError('report_write_failed', `cannot write the report file ${file}: ${describeFsError(error)}`, {
       cause: error,
     });
   });

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { CamrollError } from '../../errors.js';
+import { OutputError } from '../../errors.js';
 import { describeFsError } from '../../util/fs-error.js';
 import { openPrivateStream } from './lines.js';
 
@@ -18,9 +18,9 @@ export interface LogFile {
  */
 export async function openLogFile(path: string, now: () => Date = () => new Date()): Promise<LogFile> {
   const file = await openPrivateStream(path, 'a', 'log file');
-  let failure: CamrollError | null = null;
+  let failure: OutputError | null = null;
   file.on('error', (error: NodeJS.ErrnoException) => {
-    failure ??= new CamrollError('log_write_failed', `cannot write the log file ${path}: ${describeFsError(error)}`, { cause: error });
+    failure ??= new OutputError('log_write_failed', `cannot write the log file ${path}: ${describeFsError(error)}`, { cause: error });
   });
   let partial = '';
   const stream = new Writable({

@@ -1,6 +1,9 @@
 import type { PipelineEvent } from '../../sync/pipeline.js';
 import type { JsonLinesFile } from './lines.js';
 
+/** Lines queued before `ready()` makes the scan wait for the file (a slow disk, a pipe). */
+const HIGH_WATER_LINES = 1024;
+
 /**
  * `sync --report FILE`: one JSON line per item that did not make it, with its reason:
  * `{"type":"scan_error","path","code","message"}`,
@@ -9,19 +12,53 @@ import type { JsonLinesFile } from './lines.js';
  */
 export interface SyncReport {
   onEvent(event: PipelineEvent): void;
-  /** Closes the file; rejects with the first write failure. */
+  /** Resolves once the file has caught up enough to take more; the scan waits on it (backpressure). */
+  ready(): Promise<void>;
+  /** Writes what is queued and closes the file; rejects with the first write failure. */
   close(): Promise<void>;
 }
 
-/** Feeds pipeline events to a JSON-lines file. Writes are not awaited per event (the pipeline does not wait); a failure surfaces at close. */
+/**
+ * Feeds pipeline events to a JSON-lines file. The pipeline does not wait per event, so lines
+ * are queued and written in order by one loop; the sync pulls its next file only once the
+ * queue is short again (`ready`). After a failed write the rest is dropped and the failure
+ * surfaces at `close`, once the summary is printed.
+ */
 export function createSyncReport(file: JsonLinesFile, options: { predicted: boolean }): SyncReport {
-  let writing: Promise<void> = Promise.resolve();
-  const write = (line: object): void => {
-    // Chained, so lines keep their order and a failed write stops the rest.
-    writing = writing.then(() => file.write(line));
-    // Marked handled now: close() reports the failure, maybe long after it happened.
-    writing.catch(() => undefined);
+  const queue: object[] = [];
+  let head = 0;
+  let failure: { error: unknown } | null = null;
+  let pumping: Promise<void> | null = null;
+  let waiters: (() => void)[] = [];
+  const wake = (): void => {
+    const woken = waiters;
+    waiters = [];
+    for (const resolve of woken) resolve();
   };
+  const backlog = (): number => queue.length - head;
+
+  const pump = async (): Promise<void> => {
+    while (backlog() > 0 && failure === null) {
+      const line = queue[head]!;
+      head += 1;
+      try {
+        await file.write(line);
+      } catch (error) {
+        failure = { error };
+      }
+      if (backlog() < HIGH_WATER_LINES) wake();
+    }
+    queue.length = 0;
+    head = 0;
+    pumping = null;
+    wake();
+  };
+  const write = (line: object): void => {
+    if (failure !== null) return;
+    queue.push(line);
+    pumping ??= pump();
+  };
+
   return {
     onEvent(event) {
       switch (event.type) {
@@ -45,12 +82,19 @@ export function createSyncReport(file: JsonLinesFile, options: { predicted: bool
           break;
       }
     },
+    ready() {
+      if (failure !== null || backlog() < HIGH_WATER_LINES) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
+    },
     async close() {
+      await pumping;
+      const failed = failure as { error: unknown } | null;
       try {
-        await writing;
-      } finally {
         await file.close();
+      } catch (error) {
+        throw failed?.error ?? error;
       }
+      if (failed !== null) throw failed.error;
     },
   };
 }

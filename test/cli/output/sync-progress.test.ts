@@ -1,10 +1,10 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createProgress, progressFigures, type ProgressSnapshot } from '../../../src/cli/output/sync-progress.js';
-import { createSummary } from '../../../src/sync/summary.js';
+import { createSyncTally } from '../../../src/sync/summary.js';
 
 function snapshotOf(change: (counts: ProgressSnapshot['counts']) => void, rest: Partial<ProgressSnapshot> = {}): ProgressSnapshot {
-  const counts = createSummary().counts;
+  const counts = createSyncTally().counts;
   change(counts);
   return { counts, queued: 0, scanDone: false, ...rest };
 }

@@ -1,0 +1,96 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { LocalStateError, type LocalStateErrorCode } from '../errors.js';
+import { restrictToOwner } from './private-file.js';
+
+/** How long a statement waits for another process's write lock before SQLITE_BUSY. */
+const DEFAULT_BUSY_TIMEOUT_MS = 5 * 1000; // 5 s: another camroll may be writing
+
+export interface VersionedDatabaseOptions {
+  path: string;
+  /** What the file is, for messages: `the scan cache`. */
+  what: string;
+  /** The schema version this camroll writes (`PRAGMA user_version`). */
+  version: number;
+  /**
+   * Brings the schema from `from` (0: a new file) to `version`, with IF NOT EXISTS statements.
+   * Runs in one write transaction with the version check, so two processes opening the same
+   * new file at once create it once; a failure leaves the file as it was.
+   */
+  create(db: Database.Database, from: number): void;
+  /** The codes of the two ways opening fails. */
+  codes: { unreadable: LocalStateErrorCode; tooNew: LocalStateErrorCode };
+  /** Read only: no schema change, no WAL switch, the file must exist. */
+  readonly?: boolean;
+  busyTimeoutMs?: number;
+  /** A read that surfaces a damaged file at open rather than mid-run (e.g. `SELECT 1 FROM t LIMIT 1`). */
+  probe?: string;
+}
+
+/**
+ * Opens a SQLite file camroll keeps user data in: the folder made if needed, mode 0600 (WAL and
+ * shared memory included), WAL with synchronous NORMAL (a crash may lose the last commit, never
+ * corrupt the file), a busy timeout, and the schema created or upgraded in one transaction. A
+ * file written by a newer camroll is refused. Every failure is a LocalStateError naming the file;
+ * the SQLite error is its `cause` (see `isCorruption`).
+ */
+export function openVersionedDatabase(options: VersionedDatabaseOptions): Database.Database {
+  const { path, what, version, codes } = options;
+  const readonly = options.readonly === true;
+  const fail = (error: unknown): LocalStateError =>
+    error instanceof LocalStateError
+      ? error
+      : new LocalStateError(codes.unreadable, `cannot open ${what} ${path}: ${(error as Error).message}`, { cause: error });
+  let db: Database.Database;
+  try {
+    if (!readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    db = new Database(path, { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw fail(error);
+  }
+  try {
+    if (!readonly) {
+      db.pragma('journal_mode = WAL');
+      restrictToOwner(path, `${path}-wal`, `${path}-shm`);
+      db.pragma('synchronous = NORMAL');
+    }
+    const tooNew = (found: number): LocalStateError =>
+      new LocalStateError(codes.tooNew, `${what} ${path} was written by a newer camroll (schema ${found} is newer than this camroll's ${version}); upgrade camroll`);
+    const current = (): number => db.pragma('user_version', { simple: true }) as number;
+    const found = current();
+    if (found > version) throw tooNew(found);
+    if (found < version && !readonly) {
+      // IMMEDIATE: the write lock is taken before the version is read again, so a second
+      // process that got here too waits, then finds the schema made.
+      db.transaction(() => {
+        const now = current();
+        if (now > version) throw tooNew(now);
+        if (now === version) return;
+        options.create(db, now);
+        db.pragma(`user_version = ${version}`);
+      }).immediate();
+    }
+    if (options.probe !== undefined) db.prepare(options.probe).get();
+    return db;
+  } catch (error) {
+    db.close();
+    throw fail(error);
+  }
+}
+
+/** SQLite result codes that mean the file itself is damaged or is not a database. */
+const CORRUPTION_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB']);
+
+/**
+ * Whether an error (or its cause) says the database file is damaged or not a database, as
+ * opposed to busy, locked or unreadable: only then may a cache be thrown away and rebuilt.
+ */
+export function isCorruption(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at !== null && at !== undefined && depth < 5; depth += 1) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string' && (CORRUPTION_CODES.has(code) || code.startsWith('SQLITE_CORRUPT_'))) return true;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalStateError } from '../../src/errors.js';
+import { isCorruption, openVersionedDatabase, type VersionedDatabaseOptions } from '../../src/util/sqlite.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'camroll-sqlite-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Options for a one-table file, recording every call of `create`. */
+function options(path: string, version: number, calls: number[] = []): VersionedDatabaseOptions {
+  return {
+    path,
+    what: 'the test store',
+    version,
+    codes: { unreadable: 'cache_unreadable', tooNew: 'cache_too_new' },
+    create: (db, from) => {
+      calls.push(from);
+      db.exec('CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT)');
+      if (version >= 2) db.exec('CREATE INDEX IF NOT EXISTS t_by_v ON t (v)');
+    },
+  };
+}
+
+const versionOf = (path: string): number => {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.pragma('user_version', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+};
+
+describe('openVersionedDatabase', () => {
+  it('creates the folder and a WAL file of mode 0600 with the schema and its version, once', () => {
+    const path = join(dir, 'deep', 'er', 'store.sqlite');
+    const calls: number[] = [];
+    const db = openVersionedDatabase(options(path, 1, calls));
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    db.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1');
+    db.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'deep')).mode & 0o777).toBe(0o700);
+    expect(versionOf(path)).toBe(1);
+    openVersionedDatabase(options(path, 1, calls)).close();
+    expect(calls).toEqual([0]);
+  });
+
+  it('upgrades an older file, telling `create` the version it found', () => {
+    const path = join(dir, 'store.sqlite');
+    openVersionedDatabase(options(path, 1)).close();
+    const calls: number[] = [];
+    openVersionedDatabase(options(path, 2, calls)).close();
+    expect(calls).toEqual([1]);
+    expect(versionOf(path)).toBe(2);
+  });
+
+  it('refuses a file written by a newer version, and leaves it as it was', () => {
+    const path = join(dir, 'store.sqlite');
+    openVersionedDatabase(options(path, 3)).close();
+    const calls: number[] = [];
+    expect(() => openVersionedDatabase(options(path, 2, calls))).toThrow(
+      expect.objectContaining({ name: 'LocalStateError', code: 'cache_too_new', message: expect.stringContaining('upgrade camroll') }),
+    );
+    expect(calls).toEqual([]);
+    expect(versionOf(path)).toBe(3);
+  });
+
+  it('creates the schema in one transaction: a failure part way leaves no table and no version', () => {
+    const path = join(dir, 'store.sqlite');
+    const failing: VersionedDatabaseOptions = {
+      ...options(path, 1),
+      create: (db) => {
+        db.exec('CREATE TABLE IF NOT EXISTS t (k TEXT)');
+        throw new Error('disk said no');
+      },
+    };
+    expect(() => openVersionedDatabase(failing)).toThrow(expect.objectContaining({ code: 'cache_unreadable', message: expect.stringContaining('disk said no') }));
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 't'").get()).toEqual({ n: 0 });
+    db.close();
+    expect(versionOf(path)).toBe(0);
+  });
+
+  it('tells a damaged file from a busy one', () => {
+    const damaged = join(dir, 'damaged.sqlite');
+    writeFileSync(damaged, 'not a database at all '.repeat(100));
+    let error: unknown;
+    try {
+      openVersionedDatabase(options(damaged, 1));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(LocalStateError);
+    expect(isCorruption(error)).toBe(true);
+
+    const busy = join(dir, 'busy.sqlite');
+    const holder = new Database(busy);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      expect(() => openVersionedDatabase({ ...options(busy, 1), busyTimeoutMs: 20 })).toThrow(
+        expect.objectContaining({ code: 'cache_unreadable', cause: expect.objectContaining({ code: 'SQLITE_BUSY' }) }),
+      );
+      try {
+        openVersionedDatabase({ ...options(busy, 1), busyTimeoutMs: 20 });
+      } catch (caught) {
+        expect(isCorruption(caught)).toBe(false);
+      }
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+  });
+
+  it('opens read only without creating or changing anything; a missing file is an error', () => {
+    const path = join(dir, 'store.sqlite');
+    const calls: number[] = [];
+    expect(() => openVersionedDatabase({ ...options(path, 1, calls), readonly: true })).toThrow(expect.objectContaining({ code: 'cache_unreadable' }));
+    openVersionedDatabase(options(path, 1)).close();
+    const db = openVersionedDatabase({ ...options(path, 1, calls), readonly: true });
+    expect(() => db.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1')).toThrow(/readonly/);
+    db.close();
+    expect(calls).toEqual([]);
+  });
+});
