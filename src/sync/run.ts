@@ -16,8 +16,11 @@ export type SyncClient = Pick<ApiClient, 'health' | 'createUser' | 'ingest' | 's
 /** The users known on this machine, by (target, e-mail), so POST /users is not repeated for a known user. */
 export interface KnownUsers {
   recall(target: string, email: string): string | null | undefined;
-  /** `existing` is the service's answer: false when POST /users created a new profile. */
-  remember(target: string, email: string, userId: string, existing: boolean): void;
+  /**
+   * `existing` is the service's answer: false when POST /users created a new profile;
+   * `environment` is the key's (from /health), so a notice can say where the profile lives.
+   */
+  remember(target: string, email: string, userId: string, existing: boolean, environment: string): void;
 }
 
 export interface SyncTarget {
@@ -92,14 +95,14 @@ export async function resolveUser(
   identity: SyncIdentity,
   client: SyncClient,
   users: KnownUsers,
-  baseUrl: string,
+  where: { baseUrl: string; environment: string },
   signal: AbortSignal,
 ): Promise<{ userId: string; stats: Stats }> {
   if ('userId' in identity) {
     if (!UserId.safeParse(identity.userId).success) throw new UsageError(`--user must be a UUID: ${identity.userId}`);
     return { userId: identity.userId, stats: await client.stats(identity.userId, { signal }) };
   }
-  const remembered = users.recall(baseUrl, identity.email);
+  const remembered = users.recall(where.baseUrl, identity.email);
   if (remembered) {
     try {
       return { userId: remembered, stats: await client.stats(remembered, { signal }) };
@@ -109,7 +112,7 @@ export async function resolveUser(
     }
   }
   const created = await client.createUser({ email: identity.email }, { signal });
-  users.remember(baseUrl, identity.email, created.user_id, created.existing);
+  users.remember(where.baseUrl, identity.email, created.user_id, created.existing, where.environment);
   return { userId: created.user_id, stats: await client.stats(created.user_id, { signal }) };
 }
 
@@ -139,7 +142,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
   const notice = options.notice ?? ((): void => undefined);
   const signal = options.signal;
   const health = await client.health({ signal });
-  const { userId, stats: before } = await resolveUser(options.identity, client, users, target.identity, signal);
+  const { userId, stats: before } = await resolveUser(options.identity, client, users, { baseUrl: target.identity, environment: health.environment }, signal);
   const journal = openJournal({ dir: options.journalDir, key: { baseUrl: target.identity, partnerId: health.partner_id, userId } });
   try {
     // counts() scans the whole outcome table: read it once (it is zero after a clear).

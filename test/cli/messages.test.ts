@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, startTestServer } from '../client/test-server.js';
 import { runCli, useTempHome } from './helpers/run-cli.js';
+import { createdUserNotice } from '../../src/cli/commands/users.js';
 
 const KEY = 'sk_test_messages_never_shown_4321';
 const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
@@ -143,5 +144,16 @@ describe('the embedded service is never shown as a place to connect to', () => {
     const ping = await runCli(['ping']);
     expect(ping.code).toBe(0);
     expect(ping.stdout).toBe('ok: the in-process local service answered\n');
+  });
+});
+
+describe('the notice when sync --email creates a profile', () => {
+  const ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+  it.each([
+    ['embedded', undefined, `created user ${ID} for a@example.com`],
+    ['remote', 'sandbox', `created user ${ID} for a@example.com (a real profile: the sandbox runs on the production dataset)`],
+    ['remote', 'production', `created user ${ID} for a@example.com (a real production profile)`],
+  ] as const)('%s service, %s key', (kind, environment, expected) => {
+    expect(createdUserNotice(ID, 'a@example.com', kind, environment)).toBe(expected);
   });
 });

@@ -233,9 +233,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           target: connection.target,
           users: {
             recall: (target, email) => directory.lookup(target, email)?.userId,
-            remember: (target, email, userId, existing) => {
+            remember: (target, email, userId, existing, environment) => {
               directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
-              if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind)}`);
+              if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind, environment)}`);
             },
           },
         },

@@ -40,9 +40,18 @@ export function userRequestFromFlags(flags: CreateFlags): UserCreateRequest {
   return body;
 }
 
-/** The stderr line when POST /users made a new profile; a remote one is a real profile. */
-export function createdUserNotice(userId: string, email: string, kind: 'remote' | 'embedded'): string {
-  const real = kind === 'remote' ? ' (a real profile: the sandbox runs on the production dataset)' : '';
+/**
+ * The stderr line when POST /users made a new profile. On a remote host it is a real profile,
+ * even with a sandbox key (the sandbox runs on the production dataset); the embedded service's
+ * are local.
+ */
+export function createdUserNotice(userId: string, email: string, kind: 'remote' | 'embedded', environment?: string): string {
+  const real =
+    kind === 'embedded'
+      ? ''
+      : environment === 'production'
+        ? ' (a real production profile)'
+        : ' (a real profile: the sandbox runs on the production dataset)';
   return `created user ${userId} for ${email}${real}`;
 }
 
