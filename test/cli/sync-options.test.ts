@@ -69,7 +69,7 @@ describe('sync for automation', () => {
     expect(result.stderr).toMatch(/^camroll: full pass for user /m);
     expect(result.stderr).not.toMatch(/sent \d+\/|\d+ items\/s/);
     // The history is the events table of `camroll events` and the stats view of `camroll stats`.
-    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m);
+    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s\nsync-complete: +called \(the whole library was examined\)\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m);
     expect(result.stdout).toMatch(/^Events +6 \(4 concerts, 2 sports\)$/m);
     expect(result.stdout).toMatch(/^Library synced +yes$/m);
     expect(result.stdout).toContain('\nVenues most visited\n');
@@ -111,7 +111,7 @@ describe('sync --log-file', () => {
     const result = await runCli(['sync', LIBRARY, '--email', 'full-log@example.com', '--log-file', '/dev/full', '--no-events']);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)$/m);
-    expect(result.stdout).toMatch(/^sent: +45 in 1 batch$/m);
+    expect(result.stdout).toMatch(/^sent: +50 in 1 batch$/m);
     expect(result.stderr).toContain('camroll: cannot write the log file /dev/full: no space left on the device (ENOSPC) [log_write_failed]');
   });
 });

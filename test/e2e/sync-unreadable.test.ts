@@ -10,7 +10,8 @@ const NOBODY = { uid: 65534, gid: 65534 };
 const isRoot = process.getuid?.() === 0;
 const PHOTO = join(ROOT, 'fixtures', 'library', 'events', 'sao-paulo', 'IMG_5003.jpg');
 
-describe.skipIf(!isRoot)('an unreadable folder and file, as a user who cannot read them (skipped: needs root to run as nobody)', () => {
+const TITLE = 'an unreadable folder and file, as a user who cannot read them';
+describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run as nobody)`, () => {
   let env: SyncEnv;
   let dir: string;
   let lib: string;
