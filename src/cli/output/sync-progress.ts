@@ -1,6 +1,5 @@
 import type { Writable } from 'node:stream';
-import cliProgress from 'cli-progress';
-import { formatDuration } from './progress.js';
+import { createLiveDisplay, formatDuration } from './progress.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
 /** Live numbers the progress display shows. */
@@ -30,8 +29,6 @@ export interface ProgressOptions {
   intervalMs?: number;
   now?: () => number;
 }
-
-const PLAIN_INTERVAL_MS = 5 * 1000; // 5 s
 
 /** What both displays show, computed once from a snapshot. */
 export interface ProgressFigures {
@@ -77,99 +74,63 @@ export function progressFigures(snapshot: ProgressSnapshot, elapsedSeconds: numb
   };
 }
 
-/** Bars on a terminal, a plain line every few seconds otherwise (logs, CI). */
+/** Two rows on a terminal (files, sent), a plain line every few seconds otherwise (logs, CI). */
 export function createProgress(options: ProgressOptions): ProgressView {
-  return options.isTTY ? createBars(options) : createPlainLines(options);
-}
-
-function createBars(options: ProgressOptions): ProgressView {
   const now = options.now ?? Date.now;
   const started = now();
   let latest: ProgressSnapshot | null = null;
-  const figures = (): ProgressFigures | null => (latest ? progressFigures(latest, (now() - started) / 1000) : null);
+  const figures = (snap: ProgressSnapshot): ProgressFigures => progressFigures(snap, (now() - started) / 1000);
 
   // Our own line formats: cli-progress's ETA assumes a fixed total, ours grows while listing.
   const filesLine = (bar: string): string => {
-    const f = figures();
-    if (!f || !latest) return ` files  |${bar}| 0/? | listing…`;
+    if (!latest) return ` files  |${bar}| 0/? | listing…`;
+    const f = figures(latest);
     const unreadable = latest.counts.scan_errors ? ` | ${latest.counts.scan_errors} unreadable` : '';
     return ` files  |${bar}| ${f.done}/${f.total} | ${f.rate.toFixed(0)} files/s | ETA ${f.eta} | read ${latest.counts.files}${unreadable}`;
   };
   const sentLine = (): string => {
-    const f = figures();
-    if (!f || !latest) return ' sent   answered 0 | pending 0';
+    if (!latest) return ' sent   answered 0 | pending 0';
+    const f = figures(latest);
     const c = latest.counts;
     const earlier = f.alreadyAnswered ? ` (${f.alreadyAnswered} in earlier runs)` : '';
     const failed = c.failed_batches ? ` | failed batches ${c.failed_batches}` : '';
     return ` sent   answered ${f.answered}${earlier} | pending ${f.pending} | in flight ${Math.max(0, latest.queued - c.sent - c.pending)} | matched ${c.matched} | rejected ${totalRejected(c)}${failed}`;
   };
-
-  // Started on the first update, so notices printed while connecting come before the bars.
-  let bars: { multibar: cliProgress.MultiBar; files: cliProgress.SingleBar; sent: cliProgress.SingleBar } | null = null;
-  const start = (): NonNullable<typeof bars> => {
-    const multibar = new cliProgress.MultiBar(
-      { stream: options.stream as NodeJS.WriteStream, clearOnComplete: false, hideCursor: true, fps: 5 },
-      cliProgress.Presets.shades_classic,
-    );
-    const files = multibar.create(1, 0, {}, {
-      format: (opts, params) => {
-        const size = opts.barsize ?? 40;
-        const filled = Math.round(params.progress * size);
-        return filesLine((opts.barCompleteString ?? '').slice(0, filled) + (opts.barIncompleteString ?? '').slice(0, size - filled));
-      },
-    });
-    const sent = multibar.create(1, 0, {}, { format: () => sentLine() });
-    return { multibar, files, sent };
-  };
-  return {
-    update(snapshot) {
-      latest = snapshot;
-      bars ??= start();
-      const f = progressFigures(snapshot, (now() - started) / 1000);
-      bars.files.setTotal(Math.max(1, snapshot.total ?? 0, snapshot.counts.files));
-      bars.files.update(f.done);
-      bars.sent.update(snapshot.counts.sent);
-    },
-    log(line) {
-      if (bars) bars.multibar.log(`${line}\n`);
-      else options.stream.write(`${line}\n`);
-    },
-    stop() {
-      bars?.multibar.stop();
-    },
-  };
-}
-
-function createPlainLines(options: ProgressOptions): ProgressView {
-  const now = options.now ?? Date.now;
-  const interval = options.intervalMs ?? PLAIN_INTERVAL_MS;
-  const started = now();
-  let last = started;
-  let latest: ProgressSnapshot | null = null;
-  const print = (snap: ProgressSnapshot): void => {
+  const plainLine = (): string => {
+    const snap = latest!;
     const c = snap.counts;
-    const f = progressFigures(snap, (now() - started) / 1000);
-    options.stream.write(
+    const f = figures(snap);
+    return (
       `sync: ${f.done}/${f.total} files (${f.rate.toFixed(0)}/s, ETA ${f.eta}), read ${c.files}, ` +
-        `answered ${f.answered} (${f.alreadyAnswered} in earlier runs), pending ${f.pending}, ` +
-        `accepted ${c.accepted}, matched ${c.matched}, rejected ${totalRejected(c)}, failed batches ${c.failed_batches}\n`,
+      `answered ${f.answered} (${f.alreadyAnswered} in earlier runs), pending ${f.pending}, ` +
+      `accepted ${c.accepted}, matched ${c.matched}, rejected ${totalRejected(c)}, failed batches ${c.failed_batches}`
     );
   };
+  const filesDone = (): number => {
+    if (!latest) return 0;
+    const f = figures(latest);
+    return f.done / Math.max(1, latest.total ?? 0, latest.counts.files);
+  };
+
+  const display = createLiveDisplay({
+    stream: options.stream,
+    isTTY: options.isTTY,
+    ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
+    now,
+    finalPlainLine: true,
+    rows: [
+      { text: filesLine, fraction: filesDone },
+      { text: () => sentLine(), fraction: () => 0 },
+    ],
+    plainLine,
+  });
   return {
     update(snapshot) {
       latest = snapshot;
-      const t = now();
-      if (t - last >= interval) {
-        last = t;
-        print(snapshot);
-      }
+      display.refresh();
     },
-    log(line) {
-      options.stream.write(`${line}\n`);
-    },
-    stop() {
-      if (latest && now() - started >= interval) print(latest);
-    },
+    log: (line) => display.log(line),
+    stop: () => display.stop(),
   };
 }
 

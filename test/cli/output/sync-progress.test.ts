@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createProgress, progressFigures, type ProgressSnapshot } from '../../../src/cli/output/sync-progress.js';
 import { createSyncTally } from '../../../src/sync/summary.js';
 
@@ -52,10 +52,25 @@ describe('sync progress figures', () => {
     const stream = new PassThrough();
     let output = '';
     stream.on('data', (d: Buffer) => (output += d.toString()));
-    let now = 0;
-    const view = createProgress({ stream, isTTY: false, intervalMs: 1000, now: () => now });
-    now = 2000;
-    view.update(snapshotOf((c) => ((c.files = 10), (c.sent = 8)), { total: 16, totalFinal: true, queued: 10 }));
-    expect(output).toBe('sync: 8/16 files (4/s, ETA 2s), read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
+    // The display writes on an interval: fake timers step it, no real waiting.
+    vi.useFakeTimers();
+    try {
+      let now = 0;
+      const view = createProgress({ stream, isTTY: false, intervalMs: 1000, now: () => now });
+      view.update(snapshotOf((c) => ((c.files = 10), (c.sent = 8)), { total: 16, totalFinal: true, queued: 10 }));
+      expect(output).toBe('');
+      now = 2000;
+      vi.advanceTimersByTime(1000);
+      expect(output).toBe('sync: 8/16 files (4/s, ETA 2s), read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
+      // The last figures once more at the end (the job lasted an interval or more), once only.
+      output = '';
+      view.update(snapshotOf((c) => ((c.files = 16), (c.sent = 16)), { total: 16, totalFinal: true, queued: 16 }));
+      view.stop();
+      view.stop();
+      vi.advanceTimersByTime(5000);
+      expect(output).toBe('sync: 16/16 files (8/s, ETA 0s), read 16, answered 16 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
