@@ -5,7 +5,10 @@ import type { WorkerTask } from './worker.js';
 
 /** Runs groups of files through read + extract + hash. */
 export interface FilePool {
-  /** Results in the order of `files`; an aborted in-thread run returns those it finished. */
+  /**
+   * Results in the order of `files`. The signal stops an in-thread run between files (it
+   * returns those it finished); a task in a thread always runs to its end.
+   */
   run(files: string[], signal?: AbortSignal): Promise<FileResult[]>;
   close(): Promise<void>;
 }
@@ -62,9 +65,24 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
     // the 250 MB budget covers the whole process. 64 MB of old space is ample headroom.
     resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
   });
+  // Tasks are never aborted inside a thread: piscina ends a thread whose task is aborted,
+  // and with two tasks per thread the other task's answer can then arrive for a task it no
+  // longer knows ("Unexpected message from Worker", thrown where nothing can catch it). A
+  // task is one group (a few MB, tens of ms), so a stopped scan drops the answers of the
+  // groups in flight instead, and close() lets them settle before the threads go.
+  const inFlight = new Set<Promise<unknown>>();
   return {
-    run: (files, signal) => pool.run({ files }, signal ? { signal } : {}),
-    close: () => pool.destroy(),
+    run(files) {
+      const task = pool.run({ files });
+      const settled = task.catch(() => undefined);
+      inFlight.add(settled);
+      void settled.then(() => inFlight.delete(settled));
+      return task;
+    },
+    async close() {
+      await Promise.all(inFlight);
+      await pool.destroy();
+    },
   };
 }
 

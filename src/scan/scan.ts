@@ -137,10 +137,11 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
     options.signal?.removeEventListener('abort', onAbort);
     await counting;
     try {
-      cache?.close();
-    } finally {
+      // The pool first: reads still in flight settle (and are cached) before the cache closes.
       const started = await (pool as Promise<FilePool> | null)?.catch(() => null);
       await started?.close();
+    } finally {
+      cache?.close();
     }
   }
   if (options.signal?.aborted) throw new InterruptedError('scan interrupted');
