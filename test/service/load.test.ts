@@ -29,6 +29,26 @@ describe('the admission queue', () => {
     expect(admission.stats()).toEqual({ inFlight: 1, queued: 1, shed: 1 });
   });
 
+  it('starts at most startsPerTurn requests per turn of the loop, even when each one finishes at once', async () => {
+    // A synchronous handler frees its slot before the next socket is read; without a limit
+    // per turn a whole poll phase of requests would run back to back ahead of /ping.
+    const admission = createAdmission({ maxInFlight: 8, startsPerTurn: 2, maxQueue: 100, maxWaitMs: 10_000, retryAfterSeconds: 1 });
+    const started: number[] = [];
+    let turn = 0;
+    for (let i = 0; i < 5; i += 1) {
+      admission.enter((error, leave) => {
+        expect(error).toBeNull();
+        started.push(turn);
+        leave?.();
+      });
+    }
+    expect(started).toEqual([0, 0]);
+    expect(admission.stats()).toEqual({ inFlight: 0, queued: 3, shed: 0 });
+    for (turn = 1; turn <= 3; turn += 1) await nextTurn();
+    expect(started).toEqual([0, 0, 1, 1, 2]);
+    expect(admission.stats()).toEqual({ inFlight: 0, queued: 0, shed: 0 });
+  });
+
   it('sheds a request that waited past maxWaitMs, and skips one whose client left', async () => {
     let now = 0;
     const admission = createAdmission({ maxInFlight: 1, maxQueue: 10, maxWaitMs: 1000, retryAfterSeconds: 1, clock: () => now });
