@@ -55,6 +55,16 @@ export interface CreateAppOptions {
   authThrottle?: AuthThrottleOptions | false;
 }
 
+/**
+ * True when `text` cannot hold a `__proto__` or `constructor` key: neither word appears, and
+ * no `\u` escape could spell one. Such a body (nearly every real one) skips the parser's
+ * poisoning scan, two regular expressions over the whole text that cost a 200-item batch
+ * a third of its parse time; any other body still goes through the scan.
+ */
+function cannotPoison(text: string): boolean {
+  return !text.includes('proto') && !text.includes('constructor') && !text.includes('\\u');
+}
+
 /** Builds the embedded partner service as a Fastify instance (not listening). */
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
   const keys = createKeyRing(options.keys);
@@ -114,7 +124,19 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       done(null, undefined);
       return;
     }
-    jsonParser(request, body as string, (error, value) => {
+    const text = body as string;
+    if (cannotPoison(text)) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        done(new ServiceError('invalid_request', 'body is not valid JSON'), undefined);
+        return;
+      }
+      done(null, value);
+      return;
+    }
+    jsonParser(request, text, (error, value) => {
       if (error) done(new ServiceError('invalid_request', 'body is not valid JSON'), undefined);
       else done(null, value);
     });

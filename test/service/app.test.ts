@@ -69,6 +69,10 @@ describe('open routes, auth and framework failures', () => {
     expectError(await post('/v1/users', ACME, '<x/>', { 'content-type': 'application/xml' }), 415, 'unsupported_media_type');
     expectError(await post('/v1/users', ACME, '{"email":', { 'content-type': 'application/json' }), 400, 'invalid_request');
     expectError(await post('/v1/users', ACME, '{"__proto__":{"x":1}}', { 'content-type': 'application/json' }), 400, 'invalid_request');
+    // Spelled with escapes, and the constructor form: the same 400.
+    expectError(await post('/v1/users', ACME, '{"\\u005f_proto__":{"x":1}}', { 'content-type': 'application/json' }), 400, 'invalid_request');
+    expectError(await post('/v1/users', ACME, '{"email":"a@b.co","constructor":{"prototype":{"x":1}}}', { 'content-type': 'application/json' }), 400, 'invalid_request');
+    expectError(await post('/v1/users', ACME, '{"email":"a@b.co",', { 'content-type': 'application/json' }), 400, 'invalid_request');
     // A body with no Content-Type at all is a non-JSON body.
     const bare = await t.app.inject({ method: 'POST', url: '/v1/users', headers: { 'x-partner-api-key': ACME }, payload: Buffer.from('{"email":"a@b.co"}') });
     expectError(bare, 415, 'unsupported_media_type');
