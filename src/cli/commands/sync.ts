@@ -191,7 +191,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
         journal?.close();
       }
     }
-    const directory = openDirectory();
+    const directory = await openDirectory();
     // The scan starts now, while the service is reached: its threads boot and the first
     // files are read by the time the first batch can be sent.
     const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
