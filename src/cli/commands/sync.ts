@@ -2,10 +2,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { addConnectionOptions, describeRetry, openConnection, openDirectory } from '../connection.js';
+import { addConnectionOptions } from '../connection-options.js';
 import { openLogFile } from '../output/log-file.js';
-import { dryRunJournal } from '../sync-plan.js';
-import { createdUserNotice } from './users.js';
 import { openJsonLinesFile } from '../output/lines.js';
 import { createSyncReport, type SyncReport } from '../output/sync-report.js';
 import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
@@ -182,19 +180,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     if (!progressStopped) progress.stop();
     progressStopped = true;
   };
-  const runPass = async (): Promise<SyncResult | DryRunResult> => {
-    if (flags.dryRun) {
-      const journal = await dryRunJournal(ctx, flags, note);
-      try {
-        return await runDrySync({ scan, batchSize: flags.batchSize, signal, onEvent, summary, full: flags.full, journal });
-      } finally {
-        journal?.close();
-      }
-    }
+  /** The user directory and the connection; the client is loaded here, not with the command (undici alone is ~60 ms). */
+  const openService = async () => {
+    const [{ describeRetry, openConnection, openDirectory }, { createdUserNotice }] = await Promise.all([import('../connection.js'), import('./users.js')]);
     const directory = await openDirectory();
-    // The scan starts now, while the service is reached: its threads boot and the first
-    // files are read by the time the first batch can be sent.
-    const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
     const connection = await openConnection({
       ctx,
       flags: {
@@ -212,11 +201,33 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           logLine(`camroll: ${describeRetry(notice)}`);
         },
       },
-    }).catch(async (error: unknown) => {
+    }).catch((error: unknown) => {
       directory.close();
-      await early.close();
       throw error;
     });
+    return { connection, directory, createdUserNotice };
+  };
+  const runPass = async (): Promise<SyncResult | DryRunResult> => {
+    if (flags.dryRun) {
+      const { dryRunJournal } = await import('../sync-plan.js');
+      const journal = await dryRunJournal(ctx, flags, note);
+      try {
+        return await runDrySync({ scan, batchSize: flags.batchSize, signal, onEvent, summary, full: flags.full, journal });
+      } finally {
+        journal?.close();
+      }
+    }
+    // The scan starts first, while the HTTP client loads and the service is reached: its
+    // threads boot and the first files are read by the time the first batch can be sent.
+    const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
+    let opened: Awaited<ReturnType<typeof openService>>;
+    try {
+      opened = await openService();
+    } catch (error) {
+      await early.close();
+      throw error;
+    }
+    const { connection, directory, createdUserNotice } = opened;
     try {
       if (flags.watch) watch = await startWatch({ roots, scan: flags, cwd: ctx.cwd, poll: flags.poll, signal });
       const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
