@@ -342,7 +342,8 @@ async function* adaptScan(
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
   for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
     await pace();
-    if (event.type === 'record') {
+    // With one root the scanner's path is already the one shown: no copy of every record.
+    if (event.type === 'record' && roots.length > 1) {
       yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
     } else {
       yield event;
