@@ -1,38 +1,16 @@
-import { join } from 'node:path';
-import type { Command } from 'commander';
+import { dirname, join } from 'node:path';
 import { createClient, type ApiClient, type ClientOptions, type RequestTrace, type RetryNotice } from '../client/index.js';
-import {
-  createConfigStore,
-  decideTarget,
-  openUserDirectory,
-  resolveSettings,
-  validateBaseUrl,
-  validateProfileName,
-  type ConfigStore,
-  type UserDirectory,
-} from '../config/index.js';
+// Not the config barrel: it loads conf, which only a write needs (src/config/reader.ts).
+import { createConfigReader, type ConfigReader } from '../config/reader.js';
+import { decideTarget, resolveSettings } from '../config/resolve.js';
+import { validateBaseUrl, validateProfileName } from '../config/schema.js';
+import { openUserDirectory, type UserDirectory } from '../config/user-directory.js';
 import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import type { CliContext } from './context.js';
-import { wholeNumber } from './connection-args.js';
+import type { ConnectionFlags } from './connection-options.js';
 
-/** The connection flags every client command takes. */
-export interface ConnectionFlags {
-  baseUrl?: string;
-  profile?: string;
-  /** Retries after the first attempt (`--retries`). */
-  retries?: number;
-  /** Seconds to wait for an answer, and for each silence within one (`--timeout`). */
-  timeout?: number;
-  /** One stderr line per request and per retry (`-v`). */
-  verbose?: boolean;
-  /** `--verbose` with the request and response bodies, cut at 2 KB (`--debug`). */
-  debug?: boolean;
-}
-
-/** Bounds of `--retries` and `--timeout` (seconds). */
-const MAX_RETRIES = 20;
-const MAX_TIMEOUT_SECONDS = 600; // 10 min
+export { addConnectionOptions, type ConnectionFlags } from './connection-options.js';
 
 export interface ConnectionTarget {
   kind: 'remote' | 'embedded';
@@ -52,8 +30,8 @@ export interface Connection {
   /** The key requests carry, for raw probes (`doctor`); never printed. Null when none is configured. */
   apiKey: string | null;
   target: ConnectionTarget;
-  /** The configuration store the settings came from. */
-  store: ConfigStore;
+  /** The configuration the settings came from. */
+  store: ConfigReader;
   /** Closes the client and, when one was started, the embedded service. */
   close(): Promise<void>;
 }
@@ -65,23 +43,8 @@ export interface OpenConnectionOptions {
   requireKey?: boolean;
   /** Passed to createClient (timeouts, retry policy, onRetry). */
   client?: Omit<ClientOptions, 'baseUrl' | 'apiKey'>;
-  /** Defaults to the store in camroll's config folder. */
-  store?: ConfigStore;
-}
-
-/** Adds `--base-url`, `--profile`, `--retries` and `--timeout` to a client command. */
-export function addConnectionOptions(cmd: Command): Command {
-  return cmd
-    .option('--base-url <url>', 'service base URL, used whole with its version prefix (e.g. https://host/v1)')
-    .option('--profile <name>', 'stored profile to use (see `camroll config list`)')
-    .option('--retries <n>', `retries of a failed request, 0 to ${MAX_RETRIES} (default 5)`, wholeNumber('--retries', 0, MAX_RETRIES))
-    .option(
-      '--timeout <seconds>',
-      `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30)`,
-      wholeNumber('--timeout', 1, MAX_TIMEOUT_SECONDS),
-    )
-    .option('-v, --verbose', 'one line on stderr per request and per retry (never the key)')
-    .option('--debug', 'like --verbose, with request and response bodies cut at 2 KB');
+  /** Defaults to the configuration in camroll's config folder. */
+  store?: ConfigReader;
 }
 
 /** The embedded service's database file (its data lives there whatever port it gets). */
@@ -93,7 +56,7 @@ function embeddedDbPath(): string {
  * Where a command's requests would go, named as things kept between runs are keyed (journals,
  * the user directory), without starting anything: the base URL, or `embedded:<database>`.
  */
-export function targetIdentity(ctx: CliContext, flags: ConnectionFlags, store: ConfigStore = createConfigStore()): string {
+export function targetIdentity(ctx: CliContext, flags: ConnectionFlags, store: ConfigReader = createConfigReader()): string {
   if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
   if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
   const decision = decideTarget(resolveSettings({ flags, env: ctx.env, store }), { requireKey: false });
@@ -101,11 +64,21 @@ export function targetIdentity(ctx: CliContext, flags: ConnectionFlags, store: C
 }
 
 /** Opens the directory of users known on this machine (taking over ids an older camroll kept in config.json). */
-export function openDirectory(store: ConfigStore = createConfigStore()): UserDirectory {
+export async function openDirectory(reader: ConfigReader = createConfigReader()): Promise<UserDirectory> {
+  // Writing the file back needs conf: loaded only when there are ids to take over (a file of an
+  // older camroll). A file that cannot be read fails below, where the directory reads it.
+  const legacyFound = ((): boolean => {
+    try {
+      return Object.keys(reader.legacyUsers()).length > 0;
+    } catch {
+      return false;
+    }
+  })();
+  const writer = legacyFound ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path) }) : null;
   return openUserDirectory({
     path: join(appPaths().data, 'users.sqlite3'),
-    legacy: () => store.legacyUsers(),
-    legacyTaken: () => store.dropLegacyUsers(),
+    legacy: () => reader.legacyUsers(),
+    legacyTaken: () => writer?.dropLegacyUsers(),
   });
 }
 
@@ -119,7 +92,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
   if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
 
-  const store = options.store ?? createConfigStore();
+  const store = options.store ?? createConfigReader();
   const settings = resolveSettings({ flags, env: ctx.env, store });
   const profile = settings.profile.value;
   const decision = decideTarget(settings, { requireKey: options.requireKey !== false });
@@ -151,7 +124,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
 
 async function openEmbedded(
   ctx: CliContext,
-  store: ConfigStore,
+  store: ConfigReader,
   profile: string | null,
   clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'>,
 ): Promise<Connection> {

@@ -25,7 +25,7 @@ export async function dryRunJournal(ctx: CliContext, flags: DryRunFlags, note: (
   const target = targetIdentity(ctx, connectionFlags);
   let userId = flags.user ?? null;
   if (userId === null) {
-    const directory = openDirectory();
+    const directory = await openDirectory();
     try {
       userId = directory.lookup(target, flags.email as string)?.userId ?? null;
     } finally {

@@ -4,6 +4,8 @@ export type { ReadSecretOptions, SecretAnswer } from './read-secret.js';
 export { decideTarget, resolveSettings } from './resolve.js';
 export type { Resolved, ResolvedSettings, ResolveInput, SettingsFlags, Source, TargetDecision } from './resolve.js';
 export { normalizeEmail, ProfileName, StoredConfig, StoredProfile, validateBaseUrl, validateProfileName } from './schema.js';
+export { configFilePath, createConfigReader } from './reader.js';
+export type { ConfigLocation, ConfigReader } from './reader.js';
 export { createConfigStore, DEFAULT_PROFILE } from './store.js';
 export type { ConfigStore, ConfigStoreOptions } from './store.js';
 export { openUserDirectory } from './user-directory.js';

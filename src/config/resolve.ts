@@ -1,5 +1,5 @@
 import { ConfigError, UsageError } from '../errors.js';
-import type { ConfigStore } from './store.js';
+import type { ConfigReader } from './reader.js';
 import { validateBaseUrl, validateProfileName } from './schema.js';
 
 /** Where a resolved value came from, for `config show` and for error messages. */
@@ -27,7 +27,7 @@ export interface ResolvedSettings {
 export interface ResolveInput {
   flags: SettingsFlags;
   env: NodeJS.ProcessEnv;
-  store: ConfigStore;
+  store: ConfigReader;
 }
 
 const nonEmpty = (value: string | undefined): string | undefined =>

@@ -3,20 +3,16 @@ import Conf from 'conf';
 import { ConfigError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import { describeFsError } from '../util/fs-error.js';
-import { StoredConfig, validateBaseUrl, validateProfileName, type StoredProfile } from './schema.js';
+import { configFilePath, readStoredConfig, unreadableConfig, type ConfigLocation, type ConfigReader } from './reader.js';
+import { validateBaseUrl, validateProfileName, type StoredConfig, type StoredProfile } from './schema.js';
 
 /** The profile a write goes to when none is named and none is current. */
 export const DEFAULT_PROFILE = 'default';
 
-export interface ConfigStoreOptions {
-  /** Folder of the configuration file; defaults to camroll's config folder (tests pass a temp one). */
-  cwd?: string;
-}
+export type ConfigStoreOptions = ConfigLocation;
 
 /** Profiles, the current profile, and remembered user ids, in one conf file of mode 0600. */
-export interface ConfigStore {
-  readonly path: string;
-  read(): StoredConfig;
+export interface ConfigStore extends ConfigReader {
   currentProfile(): string | null;
   getProfile(name: string): StoredProfile | null;
   listProfiles(): { name: string; profile: StoredProfile; current: boolean }[];
@@ -29,15 +25,17 @@ export interface ConfigStore {
   removeProfile(profile: string): boolean;
   /** Makes a profile current; refuses one that does not exist or has no base URL. */
   useProfile(profile: string): void;
-  /** User ids an older camroll kept here (target -> e-mail -> id); the user directory takes them over. */
-  legacyUsers(): Record<string, Record<string, string>>;
   /** Drops those once the user directory holds them. */
   dropLegacyUsers(): void;
 }
 
-/** Opens (lazily) the configuration file. Nothing is written until a setter runs. */
+/**
+ * Opens (lazily) the configuration file. Nothing is written until a setter runs. Reads are
+ * the reader's (src/config/reader.ts); conf writes, atomically and with the file's mode.
+ */
 export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
   const cwd = options.cwd ?? appPaths().config;
+  const file = configFilePath(cwd);
   let conf: Conf<Record<string, unknown>> | null = null;
 
   const open = (): Conf<Record<string, unknown>> => {
@@ -51,29 +49,12 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
         accessPropertiesByDotNotation: false,
       });
     } catch (error) {
-      throw unreadable(`${cwd}/config.json`, error);
+      throw unreadableConfig(file, error);
     }
     return conf;
   };
 
-  const read = (): StoredConfig => {
-    const store = open();
-    let raw: unknown;
-    try {
-      raw = store.store;
-    } catch (error) {
-      throw unreadable(store.path, error);
-    }
-    const parsed = StoredConfig.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ConfigError(
-        'config_invalid',
-        `the configuration at ${store.path} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? ''}; fix or remove the file`,
-      );
-    }
-    return parsed.data;
-  };
+  const read = (): StoredConfig => readStoredConfig(file);
 
   const write = (next: StoredConfig): void => {
     const store = open();
@@ -167,11 +148,4 @@ export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore
       config.users = {};
     }),
   };
-}
-
-function unreadable(path: string, error: unknown): ConfigError {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  // A file-system error in words (`permission denied (EACCES)`); anything else (bad JSON) as its parser says it.
-  const reason = typeof code === 'string' ? describeFsError(error as NodeJS.ErrnoException) : error instanceof Error ? error.message : String(error);
-  return new ConfigError('config_unreadable', `cannot read the configuration at ${path}: ${reason}; fix or remove the file`, { cause: error });
 }

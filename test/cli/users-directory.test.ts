@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, startTestServer } from '../client/test-server.js';
@@ -62,6 +62,18 @@ describe('support: from an e-mail to a user, without creating one', () => {
     const forget = await remote(['users', 'forget', '--email', 'fan@example.com']);
     expect(forget.stdout).toBe('forgot fan@example.com at 1 target\n');
     expect((await remote(['stats', '--email', 'fan@example.com'])).code).toBe(1);
+  });
+
+  it('ids an older camroll kept in config.json are taken over once, and the file is written without them', async () => {
+    const configDir = join(home.home, 'config', 'camroll');
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_profile: null, profiles: {}, users: { [`${server.origin}/v1`]: { 'old@example.com': ID } } }));
+    const stats = await remote(['stats', '--email', 'old@example.com', '--json']);
+    expect(stats.code).toBe(0);
+    expect(server.seen.at(-1)).toMatchObject({ method: 'GET', url: `/v1/users/${ID}/stats` });
+    expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'))).toEqual({ current_profile: null, profiles: {}, users: {} });
+    const list = await runCli(['users', 'list', '--json']);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ email: 'old@example.com', user_id: ID, source: 'found' })]);
   });
 
   it('--user and --email together, or neither, are usage errors', async () => {

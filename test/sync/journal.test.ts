@@ -32,6 +32,23 @@ describe('journal', () => {
     expect(fingerprintMedia({ a: 1 })).not.toEqual(fingerprintMedia({ a: 2 }));
   });
 
+  it('keeps the fingerprints journals already hold (first 8 bytes of SHA-256 over the sorted members)', () => {
+    const media = {
+      id: 'sha256:d6052736bbae5e3ff46cd31ef8e6d03bb514eb3385725e76be51398a2fbf1454',
+      taken_at: '2023-08-15T11:52:43Z',
+      latitude: -39.992499,
+      longitude: -121.126059,
+      media_type: 'photo',
+      filename: 'IMG_000486.jpg',
+      duration_seconds: null,
+      device_make: 'Camroll',
+      device_model: 'Test Cam',
+      device_lens_model: null,
+    };
+    expect(fingerprintMedia(media).toString('hex')).toBe('ec1e9b2dc5ccbe02');
+    expect(fingerprintMedia({ id: 'x', thumbnail_url: undefined, latitude: 1.5 }).toString('hex')).toBe('f4899b969e5dfac3');
+  });
+
   it('knows answered ids only for the same metadata, and persists across reopen', () => {
     const j = openJournal({ dir, key });
     const pass = j.beginPass('full');

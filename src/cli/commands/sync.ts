@@ -2,12 +2,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { addConnectionOptions, describeRetry, openConnection, openDirectory } from '../connection.js';
-import { openLogFile } from '../output/log-file.js';
-import { dryRunJournal } from '../sync-plan.js';
-import { createdUserNotice } from './users.js';
-import { openJsonLinesFile } from '../output/lines.js';
-import { createSyncReport, type SyncReport } from '../output/sync-report.js';
+import { addConnectionOptions } from '../connection-options.js';
+import type { SyncReport } from '../output/sync-report.js';
 import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { InterruptedError, OutageError, UsageError } from '../../errors.js';
@@ -19,10 +15,8 @@ import { startAhead } from '../../scan/head-start.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
 import { createProgress, teeProgress, terminalProgress, type ProgressSnapshot } from '../output/sync-progress.js';
 import { addScanOptions, type ScanOptions } from '../scan-options.js';
-import { renderCounts, renderWatchTotals } from '../output/sync-result.js';
-import { startWatch, type StartedWatch, type WatchTotals } from '../sync-watch.js';
-import { INTERRUPTED, showOutcome, showResult } from '../sync-outcome.js';
-import { runDrySync, runSync, type DryRunResult, type SyncIdentity, type SyncResult } from '../../sync/run.js';
+import type { StartedWatch, WatchTotals } from '../sync-watch.js';
+import type { DryRunResult, SyncIdentity, SyncResult } from '../../sync/run.js';
 import { createSyncTally } from '../../sync/summary.js';
 
 /** Requests in flight at most (`--concurrency`). */
@@ -109,14 +103,32 @@ export function registerSync(program: Command, ctx: CliContext): void {
   });
 }
 
+/**
+ * What a sync needs once its scan is running: the pass, its ending, --watch. Imported then,
+ * not with the command, so the walk and the read threads start as soon as the scan
+ * command's do; the modules load while they boot.
+ */
+async function loadRunModules() {
+  const [run, watch, outcome, result] = await Promise.all([
+    import('../../sync/run.js'),
+    import('../sync-watch.js'),
+    import('../sync-outcome.js'),
+    import('../output/sync-result.js'),
+  ]);
+  return { ...run, ...watch, ...outcome, ...result };
+}
+
 async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags): Promise<void> {
   const started = Date.now();
+  let modules: ReturnType<typeof loadRunModules> | null = null;
+  const later = (): ReturnType<typeof loadRunModules> => (modules ??= loadRunModules());
   let report: SyncReport | null = null;
   if (flags.report) {
+    const [{ openJsonLinesFile }, { createSyncReport }] = await Promise.all([import('../output/lines.js'), import('../output/sync-report.js')]);
     const file = await openJsonLinesFile(flags.report, { notice: (line) => ctx.stderr.write(`camroll: ${line}\n`) });
     report = createSyncReport(file, { predicted: flags.dryRun });
   }
-  const log = flags.logFile === undefined ? null : await openLogFile(flags.logFile);
+  const log = flags.logFile === undefined ? null : await (await import('../output/log-file.js')).openLogFile(flags.logFile);
   // The log gets plain progress lines every few seconds, whatever the terminal shows.
   const terminal = terminalProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, show: !flags.quiet && flags.progress });
   const logView = log === null ? null : createProgress({ stream: log.stream, isTTY: false });
@@ -182,19 +194,10 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     if (!progressStopped) progress.stop();
     progressStopped = true;
   };
-  const runPass = async (): Promise<SyncResult | DryRunResult> => {
-    if (flags.dryRun) {
-      const journal = await dryRunJournal(ctx, flags, note);
-      try {
-        return await runDrySync({ scan, batchSize: flags.batchSize, signal, onEvent, summary, full: flags.full, journal });
-      } finally {
-        journal?.close();
-      }
-    }
-    const directory = openDirectory();
-    // The scan starts now, while the service is reached: its threads boot and the first
-    // files are read by the time the first batch can be sent.
-    const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
+  /** The user directory and the connection; the client is loaded here, not with the command (undici alone is ~60 ms). */
+  const openService = async () => {
+    const [{ describeRetry, openConnection, openDirectory }, { createdUserNotice }] = await Promise.all([import('../connection.js'), import('./users.js')]);
+    const directory = await openDirectory();
     const connection = await openConnection({
       ctx,
       flags: {
@@ -212,11 +215,35 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           logLine(`camroll: ${describeRetry(notice)}`);
         },
       },
-    }).catch(async (error: unknown) => {
+    }).catch((error: unknown) => {
       directory.close();
-      await early.close();
       throw error;
     });
+    return { connection, directory, createdUserNotice };
+  };
+  const runPass = async (): Promise<SyncResult | DryRunResult> => {
+    if (flags.dryRun) {
+      const [{ dryRunJournal }, { runDrySync }] = await Promise.all([import('../sync-plan.js'), later()]);
+      const journal = await dryRunJournal(ctx, flags, note);
+      try {
+        return await runDrySync({ scan, batchSize: flags.batchSize, signal, onEvent, summary, full: flags.full, journal });
+      } finally {
+        journal?.close();
+      }
+    }
+    // The scan starts first, while the HTTP client loads and the service is reached: its
+    // threads boot and the first files are read by the time the first batch can be sent.
+    const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
+    let opened: Awaited<ReturnType<typeof openService>>;
+    let loaded: Awaited<ReturnType<typeof loadRunModules>>;
+    try {
+      [opened, loaded] = await Promise.all([openService(), later()]);
+    } catch (error) {
+      await early.close();
+      throw error;
+    }
+    const { connection, directory, createdUserNotice } = opened;
+    const { runSync, startWatch, showResult } = loaded;
     try {
       if (flags.watch) watch = await startWatch({ roots, scan: flags, cwd: ctx.cwd, poll: flags.poll, signal });
       const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
@@ -249,7 +276,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
             ? undefined
             : async (result, changes) => {
                 stopProgress();
-                logOutcome('pass', result);
+                await logOutcome('pass', result);
                 showResult(ctx, flags, result, !flags.json);
                 // Lines go straight out: the pass's progress display has ended.
                 const watchNote = (line: string): void => {
@@ -268,19 +295,20 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   };
   // Ctrl-C (or the host going away) during start-up or the scan ends as an error rather than
   // an outcome; it is thrown once the progress display and the files are closed.
-  const endedBy = (error: unknown): unknown => {
+  const endedBy = async (error: unknown): Promise<unknown> => {
     if (!(error instanceof InterruptedError)) return error;
-    if (outageReason === null) return new InterruptedError(INTERRUPTED, { cause: error });
+    if (outageReason === null) return new InterruptedError((await later()).INTERRUPTED, { cause: error });
     return new OutageError(`${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
   };
   /** The outcome and the counts, in the log file. */
-  const logOutcome = (what: 'pass' | 'sync', result: SyncResult | DryRunResult, elapsedMs?: number): void => {
+  const logOutcome = async (what: 'pass' | 'sync', result: SyncResult | DryRunResult, elapsedMs?: number): Promise<void> => {
+    if (log === null) return;
     logLine(`camroll: ${what} ended: outcome ${result.outcome}`);
-    for (const line of renderCounts(result, { dryRun: result.dry_run, elapsedMs })) logLine(line);
+    for (const line of (await later()).renderCounts(result, { dryRun: result.dry_run, elapsedMs })) logLine(line);
   };
   const settled: { value: SyncResult | DryRunResult } | { error: unknown } = await runPass().then(
     (value) => ({ value }),
-    (error: unknown) => ({ error: endedBy(error) }),
+    async (error: unknown) => ({ error: await endedBy(error) }),
   );
   stopProgress();
   await report?.close().catch((error: unknown) => (reportFailure = error));
@@ -292,8 +320,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   const result = settled.value;
   const elapsedMs = Date.now() - started;
   const watchTotals = watched as WatchTotals | null;
+  const { renderWatchTotals, showOutcome } = await later();
   if (watchTotals !== null) logLine(`camroll: ${renderWatchTotals(watchTotals)}`);
-  else logOutcome('sync', result, elapsedMs);
+  else await logOutcome('sync', result, elapsedMs);
   await log?.close().catch((error: unknown) => (reportFailure ??= error));
   showOutcome(ctx, flags, { result, watch: watchTotals, outageReason, elapsedMs });
   if (reportFailure !== null) throw reportFailure;
@@ -313,7 +342,8 @@ async function* adaptScan(
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
   for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
     await pace();
-    if (event.type === 'record') {
+    // With one root the scanner's path is already the one shown: no copy of every record.
+    if (event.type === 'record' && roots.length > 1) {
       yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
     } else {
       yield event;

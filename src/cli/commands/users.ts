@@ -75,8 +75,8 @@ const ENTRY_COLUMNS = [
 ];
 
 /** Runs `use` with the user directory open, and always closes it. */
-function withDirectory<T>(use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
-  const directory = openDirectory();
+async function withDirectory<T>(use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
+  const directory = await openDirectory();
   return Promise.resolve()
     .then(() => use(directory))
     .finally(() => directory.close());

@@ -1,0 +1,83 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { appPaths } from '../paths.js';
+import { describeFsError } from '../util/fs-error.js';
+import { StoredConfig } from './schema.js';
+
+/** Where the configuration file lives: a folder, defaulting to camroll's config folder. */
+export interface ConfigLocation {
+  /** Folder of the configuration file; defaults to camroll's config folder (tests pass a temp one). */
+  cwd?: string;
+}
+
+/**
+ * The read side of the configuration store: what a command that only reads its settings
+ * needs (every client command). It reads the file conf writes, as conf reads it, without
+ * loading conf (with its schema validator, ~70 ms of start-up): conf is loaded to write.
+ */
+export interface ConfigReader {
+  readonly path: string;
+  read(): StoredConfig;
+  /** User ids an older camroll kept here (target -> e-mail -> id); the user directory takes them over. */
+  legacyUsers(): Record<string, Record<string, string>>;
+}
+
+/** The configuration file of a folder (conf's name for it). */
+export function configFilePath(cwd: string): string {
+  return resolve(cwd, 'config.json');
+}
+
+/**
+ * The document in the file as conf reads it (its `store`): parsed JSON copied into an object
+ * without prototype, and an empty one when the file does not exist yet (its folder is made,
+ * as conf makes it). Any other failure is thrown as it came (a file-system error, a SyntaxError).
+ */
+export function readConfigDocument(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException | null)?.code !== 'ENOENT') throw error;
+    mkdirSync(dirname(path), { recursive: true });
+    return Object.create(null) as Record<string, unknown>;
+  }
+  return Object.assign(Object.create(null) as Record<string, unknown>, JSON.parse(text));
+}
+
+/** Reads and checks the configuration at `path`: ConfigError `config_unreadable` or `config_invalid` naming it. */
+export function readStoredConfig(path: string): StoredConfig {
+  let raw: unknown;
+  try {
+    raw = readConfigDocument(path);
+  } catch (error) {
+    throw unreadableConfig(path, error);
+  }
+  const parsed = StoredConfig.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(
+      'config_invalid',
+      `the configuration at ${path} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? ''}; fix or remove the file`,
+    );
+  }
+  return parsed.data;
+}
+
+/** A reader of the configuration file; nothing is read until `read()`. */
+export function createConfigReader(options: ConfigLocation = {}): ConfigReader {
+  const path = configFilePath(options.cwd ?? appPaths().config);
+  return {
+    path,
+    read: () => readStoredConfig(path),
+    legacyUsers: () => readStoredConfig(path).users,
+  };
+}
+
+/** The error of a configuration file that cannot be read or parsed. */
+export function unreadableConfig(path: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  // A file-system error in words (`permission denied (EACCES)`); anything else (bad JSON) as its parser says it.
+  const reason = typeof code === 'string' ? describeFsError(error as NodeJS.ErrnoException) : error instanceof Error ? error.message : String(error);
+  return new ConfigError('config_unreadable', `cannot read the configuration at ${path}: ${reason}; fix or remove the file`, { cause: error });
+}
