@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWatchFilter, watchLibrary, type WatchEvent } from '../../src/sync/watch.js';
+import { createWatchFilter, POLL_INTERVAL_MS, watchLibrary, type WatchEvent } from '../../src/sync/watch.js';
 
 const ROOT = '/lib';
 
@@ -59,6 +59,35 @@ describe('watchLibrary', () => {
     return seen;
   }
 
+  const isProbe = (file: string): boolean => file.includes('probe-');
+
+  /**
+   * Waits until the watcher reports a probe file in each folder. A polling watcher learns a
+   * folder's state on its first stat, which a loaded machine can run after a file was already
+   * created there (that file then never counts as new, and writing it again changes nothing
+   * the folder's poller sees); so each folder not yet heard from gets a new probe file every
+   * poll interval, until one is reported.
+   */
+  async function untilWatched(events: AsyncIterator<WatchEvent>, folders: string[]): Promise<void> {
+    const pending = new Set(folders);
+    let round = 0;
+    const probe = (): void => {
+      round += 1;
+      for (const folder of pending) writeFileSync(join(folder, `probe-${round}.jpg`), 'probe');
+    };
+    probe();
+    const again = setInterval(probe, POLL_INTERVAL_MS);
+    try {
+      while (pending.size > 0) {
+        const next = await events.next();
+        if (next.done) throw new Error('the watcher ended before reporting its probes');
+        if (next.value.type === 'changes') for (const file of next.value.files) pending.delete(dirname(file));
+      }
+    } finally {
+      clearInterval(again);
+    }
+  }
+
   const start = (poll = false): AsyncIterator<WatchEvent> =>
     watchLibrary({ roots: [join(dir, 'lib')], exclude: ['skipme'], poll, settleMs: 50, quietMs: 50, signal: controller.signal })[Symbol.asyncIterator]();
 
@@ -66,13 +95,15 @@ describe('watchLibrary', () => {
     const events = start(poll);
     expect(await take(events, (seen) => seen.length === 1)).toEqual([{ type: 'ready', polling: poll }]);
     const lib = join(dir, 'lib');
+    await untilWatched(events, [lib, join(lib, 'sub')]);
     writeFileSync(join(lib, '.thumbnails', 'thumb.jpg'), 'x');
     writeFileSync(join(lib, 'skipme', 'no.jpg'), 'x');
     writeFileSync(join(lib, 'sub', 'notes.txt'), 'x');
     writeFileSync(join(lib, 'sub', 'a.jpg'), 'a');
     writeFileSync(join(lib, 'b.heic'), 'b');
-    const seen = await take(events, (s) => s.flatMap((e) => (e.type === 'changes' ? e.files : [])).length >= 2);
-    const files = seen.flatMap((e) => (e.type === 'changes' ? e.files : []));
+    const changed = (events: WatchEvent[]): string[] => events.flatMap((e) => (e.type === 'changes' ? e.files : [])).filter((f) => !isProbe(f));
+    const seen = await take(events, (s) => changed(s).length >= 2);
+    const files = changed(seen);
     expect(files.sort()).toEqual([join(lib, 'b.heic'), join(lib, 'sub', 'a.jpg')]);
     controller.abort();
     expect((await events.next()).done).toBe(true);
