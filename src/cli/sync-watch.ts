@@ -105,13 +105,16 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
 export function describeBatch(files: number, before: SyncCounts, after: SyncCounts): string {
   const d = (key: 'sent' | 'accepted' | 'matched' | 'skipped_already_sent' | 'failed_batches' | 'scan_errors' | 'duplicates'): number => after[key] - before[key];
   const rejected = totalRejected(after) - totalRejected(before);
+  const pending = after.pending - before.pending;
   const parts = [`watch: ${plural(files, 'new or changed file')}`];
   if (d('sent') > 0) parts.push(`sent ${d('sent')} (accepted ${d('accepted')}, matched ${d('matched')}, rejected ${rejected})`);
-  else if (d('failed_batches') === 0) parts.push('nothing new to send');
+  else if (pending === 0) parts.push('nothing new to send');
   if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
   if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
   if (d('scan_errors') > 0) parts.push(`${d('scan_errors')} unreadable`);
-  if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(after.pending - before.pending, 'item')} pending`);
+  if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(pending, 'item')} pending`);
+  // Cut off before an answer (the host went away, Ctrl-C): not sent, and not a failed batch.
+  else if (pending > 0) parts.push(`not sent, ${plural(pending, 'item')} pending`);
   return parts.join(', ');
 }
 

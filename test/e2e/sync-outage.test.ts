@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, runCamroll, spawnCamroll, tempHome } from './helpers/camroll.js';
+import { collect, ROOT, runCamroll, spawnCamroll, tempHome } from './helpers/camroll.js';
 import { generateLibrary } from './helpers/library.js';
 import { startServe } from './helpers/serve.js';
 
@@ -65,4 +65,43 @@ describe('the host going away mid-sync', () => {
       await again.stop();
     }
   });
+
+  it('while watching: the next change after the host went away ends the watch with the outage summary', async () => {
+    const watched = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
+    const db = join(home.dir, 'service-watch.db');
+    const env = { ...home.env, CAMROLL_API_KEY: KEY };
+    const serve = await startServe({ env, db });
+    try {
+      generateLibrary({ dir: watched, files: 4, anchorShare: 0, seed: 5, perFolder: 4 });
+      const child = spawnCamroll(['sync', watched, '--email', 'watch-outage@example.com', '--watch', '--json', '--base-url', serve.baseUrl], { env });
+      const done = collect(child, 90_000);
+      await new Promise<void>((resolve, reject) => {
+        let seen = '';
+        child.stderr!.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          if (/^camroll: watching 1 folder/m.test(seen)) resolve();
+        });
+        void done.then(() => reject(new Error(`sync ended before watching: ${seen}`)));
+      });
+      serve.child.kill('SIGKILL');
+      const photo = join(ROOT, 'fixtures', 'library', 'events', 'sao-paulo', 'IMG_5003.jpg');
+      mkdirSync(join(watched, 'arrived'));
+      copyFileSync(photo, join(watched, 'arrived', 'IMG_5003.jpg'));
+      const stopped = await done;
+      expect(stopped.code, stopped.stderr).toBe(1);
+      const summary = JSON.parse(stopped.stdout) as { outcome: string; pending: number; sync_complete: boolean; sent: number; watch: Record<string, number> };
+      // The pass had completed; the change found no host and stays pending for the next run.
+      expect(summary).toMatchObject({ outcome: 'outage', sync_complete: true, sent: 4 });
+      // `pending` counts the pass's items, `watch.pending` those of the changes; the message counts both.
+      expect(summary.pending).toBe(0);
+      expect(summary.watch).toMatchObject({ changes: 1, files: 1, sent: 0, pending: 1 });
+      expect(stopped.stderr).toContain('camroll: watch: 1 new or changed file, not sent, 1 item pending');
+      expect(stopped.stderr).toContain('1 items stay pending and the journal is consistent');
+      expect(stopped.stderr).toContain('[host_unreachable]');
+      expect(stopped.stderr).not.toContain(KEY);
+    } finally {
+      await serve.stop();
+      rmSync(watched, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
