@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { journalFileName, type JournalKey } from './journal.js';
+import { openVersionedDatabase } from '../util/sqlite.js';
+import { JOURNAL_SCHEMA_VERSION, journalFileName, type JournalKey } from './journal.js';
 
 /** What a real run would do with an item, from the journal: skip it, or send it and why. */
 export type ItemPlan = 'answered' | 'changed' | 'pending' | 'new';
@@ -43,9 +44,20 @@ export function findJournal(dir: string, key: Omit<JournalKey, 'partnerId'> & { 
   return null;
 }
 
-/** Opens a journal read-only. */
+/**
+ * Opens a journal read-only, through the same versioned open as a sync: a journal written by
+ * a newer camroll, or a damaged file, is a clear `journal_error` naming the file.
+ */
 export function openJournalReader(path: string): JournalReader {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = openVersionedDatabase({
+    path,
+    what: 'the sync journal',
+    version: JOURNAL_SCHEMA_VERSION,
+    codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+    readonly: true,
+    probe: 'SELECT 1 FROM outcomes LIMIT 1',
+    create: () => undefined,
+  });
   const outcome = db.prepare<[string], Buffer>('SELECT fingerprint FROM outcomes WHERE id = ?').pluck();
   const pending = db.prepare<[string], number>('SELECT 1 FROM pending WHERE id = ?').pluck();
   return {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findJournal, openJournalReader } from '../../src/sync/journal-reader.js';
-import { fingerprintMedia, journalFileName, openJournal, type JournalKey } from '../../src/sync/journal.js';
+import { fingerprintMedia, JOURNAL_SCHEMA_VERSION, journalFileName, openJournal, type JournalKey } from '../../src/sync/journal.js';
 
 const key: JournalKey = { baseUrl: 'http://127.0.0.1:1/v1', partnerId: 'local', userId: 'u1' };
 const item = (id: string, lat = 1): { id: string; fingerprint: Buffer } => ({
@@ -184,6 +184,15 @@ describe('journal', () => {
     }
     // Read-only: no lock was taken, so a real sync can open it meanwhile.
     openJournal({ dir, key }).close();
+  });
+
+  it('a dry run refuses a journal written by a newer camroll, naming the file', () => {
+    openJournal({ dir, key }).close();
+    const path = join(dir, journalFileName(key));
+    const db = new Database(path);
+    db.pragma(`user_version = ${JOURNAL_SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => openJournalReader(path)).toThrow(expect.objectContaining({ code: 'journal_error', message: expect.stringContaining(`${path} was written by a newer camroll`) }));
   });
 });
 
