@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConfigStore, maskKey, readSecret, resolveSettings, type ConfigStore } from '../../src/config/index.js';
+import { createConfigReader, createConfigStore, maskKey, readSecret, resolveSettings, type ConfigStore } from '../../src/config/index.js';
 import { ConfigError } from '../../src/errors.js';
 
 const dirs: string[] = [];
@@ -71,6 +71,20 @@ describe('config store', () => {
     const fresh = createConfigStore({ cwd: dirs[0] });
     expect(() => fresh.read()).toThrow(expect.objectContaining({ code: 'config_invalid', message: expect.stringContaining('profiles.x.api_key') }));
     expect(() => resolveSettings({ flags: {}, env: {}, store: fresh })).toThrow(ConfigError);
+  });
+
+  it('the reader (no conf loaded) sees what the store wrote, an absent file as empty, and a broken one as config_unreadable', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-config-'));
+    dirs.push(dir);
+    const reader = createConfigReader({ cwd: join(dir, 'not-yet') });
+    expect(reader.read().profiles).toEqual({});
+    const store = createConfigStore({ cwd: dir });
+    store.setBaseUrl('sandbox', 'https://sandbox.example.com/v1');
+    const same = createConfigReader({ cwd: dir });
+    expect(same.path).toBe(store.path);
+    expect(same.read()).toEqual(store.read());
+    writeFileSync(store.path, '{ not json');
+    expect(() => same.read()).toThrow(expect.objectContaining({ code: 'config_unreadable', message: expect.stringContaining(store.path) }));
   });
 });
 
