@@ -2,9 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createMatchIndex } from './match-index.js';
 import { migrate } from './migrations.js';
 import { withRetry, type RetryPolicy } from './retry.js';
-import type { MatchedMediaRow, NewUser, Scope, Store, StoredMedia, UserEventRow, UserRow } from './types.js';
+import type { IngestApplied, IngestWrite, MatchedMediaRow, NewUser, Scope, Store, UserEventRow, UserRow } from './types.js';
 import { restrictToOwner } from '../../util/private-file.js';
 
 export type * from './types.js';
@@ -44,6 +45,8 @@ export interface SqliteStoreOptions {
   path: string;
   /** How long a locked database is retried (asynchronously) before a 503. */
   retry?: RetryPolicy;
+  /** Matched asset ids kept in memory across users (default: createMatchIndex's). */
+  maxIndexedMatches?: number;
 }
 
 /**
@@ -98,9 +101,16 @@ export function openStore(options: SqliteStoreOptions): Store {
          has_synced = MAX(has_synced, ?) WHERE id = ? RETURNING last_sync_at_ms`,
     ),
     // The earlier events of a whole batch's ids in one statement (a JSON array of ids).
-    previousEvents: db.prepare<[string, string], { media_id: string; event_id: number }>(
-      'SELECT media_id, event_id FROM matches WHERE user_id = ? AND media_id IN (SELECT value FROM json_each(?))',
-    ),
+    previousEvents: db
+      .prepare<[string, string], [string, number]>(
+        'SELECT media_id, event_id FROM matches WHERE user_id = ? AND media_id IN (SELECT value FROM json_each(?))',
+      )
+      .raw(true),
+    // Every match of a user, for the in-memory index (bounded by the caller's limit).
+    userMatches: db
+      .prepare<[string, number], [string, number]>('SELECT media_id, event_id FROM matches WHERE user_id = ? LIMIT ?')
+      .raw(true),
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     upsertMatch: db.prepare<[string, string, number, string, number, string, string | null]>(
       `INSERT INTO matches (user_id, media_id, event_id, taken_at, taken_at_ms, media_type, thumbnail_url)
        VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -108,9 +118,9 @@ export function openStore(options: SqliteStoreOptions): Store {
          taken_at = excluded.taken_at, taken_at_ms = excluded.taken_at_ms,
          media_type = excluded.media_type, thumbnail_url = excluded.thumbnail_url`,
     ),
-    // Most items of a batch match nothing: one delete for all of them, not one per item.
-    removeMatches: db.prepare<[string, string], { event_id: number }>(
-      'DELETE FROM matches WHERE user_id = ? AND media_id IN (SELECT value FROM json_each(?)) RETURNING event_id',
+    // Earlier matches of items that match nothing now: one delete for all of them.
+    removeMatches: db.prepare<[string, string]>(
+      'DELETE FROM matches WHERE user_id = ? AND media_id IN (SELECT value FROM json_each(?))',
     ),
     countEventsMedia: db.prepare<[string, string], { event_id: number; n: number }>(
       `SELECT event_id, COUNT(*) AS n FROM matches
@@ -166,6 +176,49 @@ export function openStore(options: SqliteStoreOptions): Store {
     }
   }
 
+  // Read and updated only inside the ingest transaction, which holds the write lock.
+  const matchIndex = createMatchIndex({
+    version: () => st.dataVersion.get() as number,
+    load: (userId, limit) => st.userMatches.all(userId, limit),
+    maxIds: options.maxIndexedMatches,
+  });
+
+  /** Where the batch's ids were matched before it (id -> event), from the index or one query. */
+  const previousMatches = (userId: string, items: IngestWrite['items']): Map<string, number> =>
+    matchIndex.of(userId) ?? new Map(st.previousEvents.all(userId, JSON.stringify(items.map((item) => item.mediaId))));
+
+  const ingest = db.transaction((userId: string, batch: IngestWrite): IngestApplied => {
+    const previous = previousMatches(userId, batch.items);
+    const touched = new Map<number, number | null>();
+    const touch = (eventId: number): void => {
+      if (!touched.has(eventId)) touched.set(eventId, batch.startsOf(eventId));
+    };
+    const removed: string[] = [];
+    for (const item of batch.items) {
+      const before = previous.get(item.mediaId);
+      if (before !== undefined) touch(before);
+      const m = item.stored;
+      if (m !== null) {
+        st.upsertMatch.run(userId, m.media_id, m.event_id, m.taken_at, m.taken_at_ms, m.media_type, m.thumbnail_url);
+        touch(m.event_id);
+      } else if (before !== undefined) {
+        // A re-sent item that no longer matches drops its earlier match: the latest metadata
+        // for an asset id is the truth, and unmatched items are not retained.
+        removed.push(item.mediaId);
+      }
+    }
+    if (removed.length > 0) st.removeMatches.run(userId, JSON.stringify(removed));
+    refreshUserEvents(userId, touched);
+    const lastSyncAtMs = st.touch.get(batch.nowMs, 0, userId)?.last_sync_at_ms ?? batch.nowMs;
+    const media = eventsMedia(userId, batch.readBack);
+    // The same map when it came from the index: it now says what this transaction wrote.
+    for (const item of batch.items) {
+      if (item.stored !== null) previous.set(item.mediaId, item.stored.event_id);
+    }
+    for (const id of removed) previous.delete(id);
+    return { lastSyncAtMs, media };
+  });
+
   let closed = false;
   return {
     kind: 'sqlite',
@@ -198,34 +251,24 @@ export function openStore(options: SqliteStoreOptions): Store {
         return { user: { ...row, has_synced: 0, last_sync_at_ms: null }, existing: false };
       }),
 
-    findUser: (userId, scope) => read(() => st.userInScope.get(userId, scope.partnerId, scope.environment) ?? null),
+    // One statement reads one snapshot: no transaction needed around it.
+    findUser: (userId, scope) =>
+      withRetry(() => st.userInScope.get(userId, scope.partnerId, scope.environment) ?? null, isSqliteBusy, policy),
 
     applyIngest: (userId, batch) =>
-      write(() => {
-        const matched: StoredMedia[] = [];
-        const unmatched: string[] = [];
-        for (const item of batch.items) {
-          if (item.stored) matched.push(item.stored);
-          else unmatched.push(item.mediaId);
-        }
-        const touched = new Map<number, number | null>();
-        const touch = (eventId: number): void => {
-          if (!touched.has(eventId)) touched.set(eventId, batch.startsOf(eventId));
-        };
-        if (matched.length > 0) {
-          for (const row of st.previousEvents.all(userId, JSON.stringify(matched.map((m) => m.media_id)))) touch(row.event_id);
-        }
-        for (const m of matched) {
-          st.upsertMatch.run(userId, m.media_id, m.event_id, m.taken_at, m.taken_at_ms, m.media_type, m.thumbnail_url);
-          touch(m.event_id);
-        }
-        // A re-sent item that no longer matches drops its earlier match: the latest metadata
-        // for an asset id is the truth, and unmatched items are not retained.
-        if (unmatched.length > 0) for (const row of st.removeMatches.all(userId, JSON.stringify(unmatched))) touch(row.event_id);
-        refreshUserEvents(userId, touched);
-        const lastSyncAtMs = st.touch.get(batch.nowMs, 0, userId)?.last_sync_at_ms ?? batch.nowMs;
-        return { lastSyncAtMs, media: eventsMedia(userId, batch.readBack) };
-      }),
+      withRetry(
+        () => {
+          try {
+            return ingest.immediate(userId, batch);
+          } catch (error) {
+            // The index may hold writes that were rolled back: read the user afresh next time.
+            matchIndex.forget(userId);
+            throw error;
+          }
+        },
+        isSqliteBusy,
+        policy,
+      ),
 
     markSynced: (userId, nowMs) => write(() => st.touch.get(nowMs, 1, userId)?.last_sync_at_ms ?? nowMs),
 
