@@ -17,6 +17,8 @@ export interface EvaluatedBatch {
   rejected: RejectedMedia[];
   /** One per accepted item, in request order. */
   accepted: Evaluated[];
+  /** Each accepted asset id once, with its final outcome: what the store applies. */
+  distinct: Evaluated[];
 }
 
 /**
@@ -91,7 +93,7 @@ export function evaluateBatch(body: unknown, matcher: Matcher, catalog: Catalog)
       accepted.push({ mediaId: m.id, stored: null, match: { media_id: m.id, matched: false, event_id: null, venue_id: venueId } });
     }
   }
-  return { rejected, accepted: settleDuplicates(accepted) };
+  return { rejected, ...settleDuplicates(accepted) };
 }
 
 /**
@@ -99,9 +101,9 @@ export function evaluateBatch(body: unknown, matcher: Matcher, catalog: Catalog)
  * what is stored, and every accepted copy reports that final outcome (one entry per item
  * keeps `accepted` = sent - rejected; equal entries keep the answer unambiguous).
  */
-function settleDuplicates(accepted: Evaluated[]): Evaluated[] {
+function settleDuplicates(accepted: Evaluated[]): Pick<EvaluatedBatch, 'accepted' | 'distinct'> {
   const last = new Map<string, Evaluated>();
   for (const item of accepted) last.set(item.mediaId, item);
-  if (last.size === accepted.length) return accepted;
-  return accepted.map((item) => last.get(item.mediaId) as Evaluated);
+  if (last.size === accepted.length) return { accepted, distinct: accepted };
+  return { accepted: accepted.map((item) => last.get(item.mediaId) as Evaluated), distinct: [...last.values()] };
 }

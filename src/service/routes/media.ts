@@ -25,14 +25,12 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
   app.post<UserParams>('/users/:userId/media', async (request): Promise<IngestResponse> => {
     const user = await requireUser(deps, request);
     const batch = evaluateBatch(request.body, deps.matcher, catalog);
-    const distinct = new Map<string, Evaluated>();
-    for (const item of batch.accepted) distinct.set(item.mediaId, item);
     const eventIds = matchedEventIds(batch.accepted);
 
     // One store transaction: matches, the derived per-event counts, last_sync_at and the
     // events read back move together, so no reader and no crash sees half a batch.
     const applied = await store.applyIngest(user.id, {
-      items: [...distinct.values()],
+      items: batch.distinct,
       startsOf,
       nowMs: deps.clock(),
       readBack: eventIds,
