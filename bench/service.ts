@@ -1,8 +1,9 @@
 /**
  * `npm run bench:service`: figures for the embedded service on loopback.
  * 1. ingest items/s (200-item batches, ~3% matched, 4 concurrent clients) and its ratio to
- *    a bare Fastify route parsing the same bodies and answering a same-sized reply, in
- *    interleaved rounds (BENCH_ROUNDS, default 3), best of each; also CPU ms per batch;
+ *    a bare `node:http` route (the issue's baseline) and a bare Fastify route, each parsing
+ *    the same bodies and answering a same-sized reply, in interleaved rounds (BENCH_ROUNDS,
+ *    default 3), best of each; also CPU ms per batch;
  * 2. p50/p99 of an events page (limit 20, media included) for a user with 1,000 events and
  *    30,000 matched media;
  * 3. `/ping` p50/p99 while 200 connections load the ingest route, then the events page
@@ -14,6 +15,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { Pool, request } from 'undici';
@@ -126,37 +128,57 @@ async function main(): Promise<void> {
       const rounds = Array.from({ length: ROUNDS }, (_, r) => makeBatches(catalog, BATCHES, `a${r}`));
       const first = await drive(origin, `/v1/users/${user}/media`, rounds[0]!);
 
-      const bare = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
       const replies = first.replyBytes.map((n) => JSON.stringify({ pad: 'x'.repeat(Math.max(0, n - 10)) }));
       let served = 0;
-      bare.post('/ingest', async (request) => {
-        // Touch the parsed body as the service does (every item), then a same-sized reply.
-        const media = (request.body as { media: Array<{ id: string }> }).media;
+      /** Touches the parsed body as the service does (every item), then a same-sized reply. */
+      const replyTo = (body: unknown): string => {
+        const media = (body as { media: Array<{ id: string }> }).media;
         let n = 0;
         for (const item of media) n += item.id.length;
-        return n >= 0 ? replies[served++ % replies.length] : '';
+        return n >= 0 ? replies[served++ % replies.length]! : '';
+      };
+      const fastify = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+      fastify.post('/ingest', async (request) => replyTo(request.body));
+      // The issue's baseline: node:http alone, reading the body, JSON.parse, the same reply.
+      const plain: Server = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          const reply = replyTo(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(reply) });
+          response.end(reply);
+        });
       });
-      const bareOrigin = await listen(bare);
-      await drive(bareOrigin, '/ingest', warm);
-      // Rounds interleave service and ceiling, and the best of each counts: on a shared machine
-      // one unlucky stretch would otherwise decide the ratio.
+      await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+      const ceilings = {
+        'node:http': `http://127.0.0.1:${(plain.address() as { port: number }).port}`,
+        Fastify: await listen(fastify),
+      };
+      for (const ceilingOrigin of Object.values(ceilings)) await drive(ceilingOrigin, '/ingest', warm);
+      // Rounds interleave service and ceilings, and the best of each counts: on a shared
+      // machine one unlucky stretch would otherwise decide the ratio.
       const service = [first];
-      const ceiling = [];
+      const ceiling: Record<keyof typeof ceilings, Array<{ itemsPerSecond: number; cpuMsPerBatch: number }>> = { 'node:http': [], Fastify: [] };
       for (let r = 0; r < ROUNDS; r += 1) {
         if (r > 0) service.push(await drive(origin, `/v1/users/${user}/media`, rounds[r]!));
-        served = 0;
-        ceiling.push(await drive(bareOrigin, '/ingest', rounds[r]!));
-    }
-    await bare.close();
-    const best = (runs: Array<{ itemsPerSecond: number; cpuMsPerBatch: number }>) => ({
-      itemsPerSecond: Math.max(...runs.map((run) => run.itemsPerSecond)),
-      cpuMsPerBatch: Math.min(...runs.map((run) => run.cpuMsPerBatch)),
-    });
-    const s = best(service);
-    const c = best(ceiling);
-    console.log(`ingest: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`);
-    console.log(`ceiling (bare Fastify route, same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`);
-    console.log(`ratio: ${(s.itemsPerSecond / c.itemsPerSecond).toFixed(2)} by throughput, ${(c.cpuMsPerBatch / s.cpuMsPerBatch).toFixed(2)} by CPU per batch (target >= 0.5)`);
+        for (const [name, ceilingOrigin] of Object.entries(ceilings) as Array<[keyof typeof ceilings, string]>) {
+          served = 0;
+          ceiling[name].push(await drive(ceilingOrigin, '/ingest', rounds[r]!));
+        }
+      }
+      await fastify.close();
+      await new Promise((resolve) => plain.close(resolve));
+      const best = (runs: Array<{ itemsPerSecond: number; cpuMsPerBatch: number }>) => ({
+        itemsPerSecond: Math.max(...runs.map((run) => run.itemsPerSecond)),
+        cpuMsPerBatch: Math.min(...runs.map((run) => run.cpuMsPerBatch)),
+      });
+      const s = best(service);
+      console.log(`ingest: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`);
+      for (const name of Object.keys(ceilings) as Array<keyof typeof ceilings>) {
+        const c = best(ceiling[name]);
+        console.log(`ceiling, bare ${name} route (same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`);
+        console.log(`ratio to bare ${name}: ${(s.itemsPerSecond / c.itemsPerSecond).toFixed(2)} by throughput, ${(c.cpuMsPerBatch / s.cpuMsPerBatch).toFixed(2)} by CPU per batch (target >= 0.5)`);
+      }
     }
 
     // --- 2. events page for a user with 1,000 events and 30,000 media -------------------
