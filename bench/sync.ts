@@ -1,14 +1,16 @@
 /**
- * bench:sync — `camroll scan` (no cache, fresh) versus `camroll sync` (fresh cache, fresh
- * service database) of the same generated library, against a local `camroll serve`.
- * Prints both times, the ratio (target <= 1.2), sync's peak RSS (target <= 300 MB at 100k
- * files) and the time from launch to the first batch sent (target <= 1 s at 5,000 files,
- * though the walk lists the whole library first): sync runs with --verbose, whose line per
- * request gives when the first POST .../media went out (seen at - its duration).
+ * bench:sync — `camroll sync` (fresh service database, fresh journal) against `camroll scan`
+ * of the same generated library, like for like, in the same interleaved rounds: both with a
+ * fresh scan cache (which each fills), and both with `--no-cache`. Prints the times, both
+ * ratios (target <= 1.2), sync's peak RSS (target <= 300 MB at 100k files) and the time from
+ * launch to the first batch sent (target <= 1 s at 5,000 files, though the walk lists the
+ * whole library first): sync runs with --verbose, whose line per request gives when the
+ * first POST .../media went out (seen at - its duration).
  *
- *   npm run bench:sync -- [--files 5000] [--rounds 2] [--bin B] [--keep]
+ *   npm run bench:sync -- [--files 5000] [--rounds 2] [--bin B] [--baseline B] [--keep]
  *
- * `--bin B` times another build (e.g. the previous commit's) on the same library.
+ * `--bin B` times another build instead of this one; `--baseline B` times another build
+ * (e.g. the previous commit's) as well, in the same rounds, so both see the same load.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,8 +21,12 @@ import { generateLibrary } from '../test/e2e/helpers/library.js';
 import { startServe } from '../test/e2e/helpers/serve.js';
 
 const KEY = 'sk_bench_local_key';
-const binAt = process.argv.indexOf('--bin');
-const BIN = binAt >= 0 ? resolve(process.argv[binAt + 1]!) : OWN_BIN;
+function pathArg(name: string): string | null {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? resolve(process.argv[i + 1]!) : null;
+}
+const BIN = pathArg('bin') ?? OWN_BIN;
+const BASELINE = pathArg('baseline');
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -38,10 +44,10 @@ interface Timed {
 
 const INGEST_TRACE = /^camroll: POST \S+\/media -> .* \((\d+) ms, attempt \d+\)$/m;
 
-async function timed(args: string[], env: NodeJS.ProcessEnv): Promise<Timed> {
+async function timed(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<Timed> {
   const started = process.hrtime.bigint();
   const since = (): number => Number(process.hrtime.bigint() - started) / 1e9;
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let firstBatchSeconds: number | null = null;
@@ -76,6 +82,29 @@ const best = (a: Timed | null, b: Timed): Timed =>
         firstBatchSeconds: Math.min(a.firstBatchSeconds ?? Infinity, b.firstBatchSeconds ?? Infinity),
       };
 
+/** The four runs of one build: scan and sync, each with a fresh cache and without one. */
+const RUNS = ['scan', 'sync', 'scan --no-cache', 'sync --no-cache'] as const;
+type Run = (typeof RUNS)[number];
+type Results = Record<Run, Timed | null>;
+
+/** One run of one build, in a fresh home; sync gets a fresh service database and journal. */
+async function runOnce(bin: string, run: Run, lib: string, root: string, homes: string[]): Promise<Timed> {
+  const noCache = run.endsWith('--no-cache') ? ['--no-cache'] : [];
+  const home = tempHome('camroll-bench-');
+  homes.push(home.dir);
+  if (run.startsWith('scan')) return timed(bin, ['scan', lib, ...noCache, '--json'], home.env);
+  const serve = await startServe({ env: { ...home.env, CAMROLL_API_KEY: KEY }, db: join(home.dir, 'service.db') });
+  try {
+    return await timed(bin, ['sync', lib, ...noCache, '--email', 'bench@example.com', '--json', '--verbose'], {
+      ...home.env,
+      CAMROLL_BASE_URL: serve.baseUrl,
+      CAMROLL_API_KEY: KEY,
+    });
+  } finally {
+    await serve.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const files = arg('files', 5000);
   /** Interleaved rounds; the best of each is kept (the machine is shared). */
@@ -86,51 +115,49 @@ async function main(): Promise<void> {
   const facts = generateLibrary({ dir: lib, files, anchorShare: 0.03, seed: 1 });
   const loadAtStart = loadavg();
   const homes: string[] = [];
+  const builds = [{ name: 'this build', bin: BIN }, ...(BASELINE ? [{ name: 'baseline', bin: BASELINE }] : [])];
+  const results = builds.map((): Results => ({ scan: null, sync: null, 'scan --no-cache': null, 'sync --no-cache': null }));
 
-  let scan: Timed | null = null;
-  let sync: Timed | null = null;
   for (let round = 0; round < rounds; round++) {
-    const scanHome = tempHome('camroll-bench-scan-');
-    homes.push(scanHome.dir);
-    scan = best(scan, await timed(['scan', lib, '--no-cache', '--json'], scanHome.env));
-
-    // A fresh cache, journal and service database each round: a first sync of the library.
-    const syncHome = tempHome('camroll-bench-sync-');
-    homes.push(syncHome.dir);
-    const serve = await startServe({ env: { ...syncHome.env, CAMROLL_API_KEY: KEY }, db: join(root, `service-${round}.db`) });
-    try {
-      sync = best(
-        sync,
-        await timed(['sync', lib, '--email', 'bench@example.com', '--json', '--verbose'], {
-          ...syncHome.env,
-          CAMROLL_BASE_URL: serve.baseUrl,
-          CAMROLL_API_KEY: KEY,
-        }),
-      );
-    } finally {
-      await serve.stop();
+    for (const run of RUNS) {
+      for (const [i, build] of builds.entries()) {
+        const result = await runOnce(build.bin, run, lib, root, homes);
+        results[i]![run] = best(results[i]![run], result);
+      }
     }
+    process.stderr.write(`round ${round + 1} of ${rounds} done\n`);
   }
-  if (!scan || !sync) throw new Error('no rounds ran');
-  const summary = JSON.parse(sync.stdout) as { sent: number; accepted: number; matched: number; events: unknown[] };
   const expectedMatched = [...facts.matchedByEvent.values()].reduce((a, b) => a + b, 0);
-
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   const load = (l: number[]): string => l.map((n) => n.toFixed(2)).join(' ');
-  const first = sync.firstBatchSeconds;
   const lines = [
     `machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`,
     `load average (1/5/15 min): ${load(loadAtStart)} at the start, ${load(loadavg())} at the end`,
-    `rounds: ${rounds}, best time of each`,
+    `rounds: ${rounds}, interleaved, best time of each`,
     `library: ${files} JPEGs (${expectedMatched} at anchor events)`,
-    `scan (--no-cache):   ${scan.seconds.toFixed(2)} s, peak RSS ${scan.peakRssMb.toFixed(0)} MB`,
-    `sync (fresh):        ${sync.seconds.toFixed(2)} s, peak RSS ${sync.peakRssMb.toFixed(0)} MB (sent ${summary.sent}, accepted ${summary.accepted}, matched ${summary.matched}, events ${summary.events.length})`,
-    `ratio sync/scan:     ${(sync.seconds / scan.seconds).toFixed(2)} (target <= 1.2)`,
-    `first batch sent:    ${first === null || !Number.isFinite(first) ? 'not seen' : `${first.toFixed(2)} s after launch`} (target <= 1 s at 5,000 files)`,
-    `sync peak RSS:       ${sync.peakRssMb.toFixed(0)} MB (target <= 300 MB at 100k files)`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-  if (summary.matched !== expectedMatched) process.stdout.write(`warning: matched ${summary.matched}, expected ${expectedMatched}\n`);
+  const warnings: string[] = [];
+  for (const [i, build] of builds.entries()) {
+    const r = results[i]!;
+    const [scan, sync, scanNoCache, syncNoCache] = RUNS.map((run) => r[run]!);
+    if (!scan || !sync || !scanNoCache || !syncNoCache) throw new Error('no rounds ran');
+    const summary = JSON.parse(sync.stdout) as { sent: number; accepted: number; matched: number; events: unknown[] };
+    const first = Math.min(sync.firstBatchSeconds ?? Infinity, syncNoCache.firstBatchSeconds ?? Infinity);
+    const peak = Math.max(sync.peakRssMb, syncNoCache.peakRssMb);
+    lines.push(
+      `-- ${build.name} (${build.bin})`,
+      `scan (fresh cache):   ${scan.seconds.toFixed(2)} s, peak RSS ${scan.peakRssMb.toFixed(0)} MB`,
+      `sync (fresh cache):   ${sync.seconds.toFixed(2)} s, peak RSS ${sync.peakRssMb.toFixed(0)} MB (sent ${summary.sent}, accepted ${summary.accepted}, matched ${summary.matched}, events ${summary.events.length})`,
+      `ratio sync/scan:      ${(sync.seconds / scan.seconds).toFixed(2)} (target <= 1.2)`,
+      `scan --no-cache:      ${scanNoCache.seconds.toFixed(2)} s, peak RSS ${scanNoCache.peakRssMb.toFixed(0)} MB`,
+      `sync --no-cache:      ${syncNoCache.seconds.toFixed(2)} s, peak RSS ${syncNoCache.peakRssMb.toFixed(0)} MB`,
+      `ratio (--no-cache):   ${(syncNoCache.seconds / scanNoCache.seconds).toFixed(2)} (target <= 1.2)`,
+      `first batch sent:     ${Number.isFinite(first) ? `${first.toFixed(2)} s after launch` : 'not seen'} (target <= 1 s at 5,000 files)`,
+      `sync peak RSS:        ${peak.toFixed(0)} MB (target <= 300 MB at 100k files)`,
+    );
+    if (summary.matched !== expectedMatched) warnings.push(`warning: ${build.name}: matched ${summary.matched}, expected ${expectedMatched}`);
+  }
+  process.stdout.write(`${[...lines, ...warnings].join('\n')}\n`);
   if (!process.argv.includes('--keep')) {
     for (const dir of [root, ...homes]) rmSync(dir, { recursive: true, force: true });
   }
