@@ -76,6 +76,37 @@ describe('journal', () => {
     for (const media of cases) expect(fingerprintMedia(media).toString('hex')).toBe(fingerprintMediaReference(media).toString('hex'));
   });
 
+  it('writes batches larger than one statement holds, row for row', () => {
+    const items = Array.from({ length: 137 }, (_, i) => item(`id-${i}`));
+    const j = openJournal({ dir, key });
+    const pass = j.beginPass('full');
+    const batch = j.beginBatch(pass, items);
+    expect(j.counts()).toEqual({ accepted: 0, rejected: 0, pending: 137 });
+    // 120 accepted and 10 rejected (reasons in turn); the last 7 unanswered stay pending.
+    const reasons = ['missing_coordinates', 'missing_taken_at', 'invalid'] as const;
+    j.completeBatch(batch, {
+      accepted: items.slice(0, 120),
+      rejected: items.slice(120, 130).map((entry, i) => ({ ...entry, reason: reasons[i % 3]! })),
+    });
+    expect(j.counts()).toEqual({ accepted: 120, rejected: 10, pending: 7 });
+    j.close();
+    const db = new Database(j.path, { readonly: true });
+    const rows = db.prepare<[], { id: string; outcome: number; batch_id: number }>('SELECT id, outcome, batch_id FROM outcomes').all();
+    const pending = db.prepare<[], string>('SELECT id FROM pending ORDER BY id').pluck().all();
+    db.close();
+    expect(rows).toHaveLength(130);
+    for (const row of rows) {
+      const i = Number(row.id.slice(3));
+      expect(row.batch_id).toBe(batch);
+      expect(row.outcome).toBe(i < 120 ? 0 : [1, 2, 3][(i - 120) % 3]);
+    }
+    expect(pending).toEqual(items.slice(130).map((entry) => entry.id).sort());
+    const reopened = openJournal({ dir, key });
+    reopened.beginPass('full');
+    expect(items.map((entry) => reopened.isKnown(entry))).toEqual(items.map((_, i) => i < 130));
+    reopened.close();
+  });
+
   it('knows answered ids only for the same metadata, and persists across reopen', () => {
     const j = openJournal({ dir, key });
     const pass = j.beginPass('full');
