@@ -27,9 +27,6 @@ const OUTCOME_CODES: Record<'accepted' | RejectionReason, number> = {
   invalid: 3,
 };
 
-/** Rows written by one statement (see createJournal). */
-const ROWS_PER_STATEMENT = 50;
-
 /** `watch`: a batch of files changed after a pass (`sync --watch`), not a walk of the library. */
 export type PassKind = 'full' | 'incremental' | 'watch';
 export type PassStatus = 'running' | 'complete' | 'failed' | 'interrupted';
@@ -251,39 +248,19 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
     if (status === 'complete' && stmts.passKind.get(passId) !== 'watch') db.exec('DELETE FROM pending');
   });
 
-  // Rows go ROWS_PER_STATEMENT at a time through one statement each: a statement call costs
-  // more than a row's own work, and a batch is 200 rows. The tail goes row by row.
-  const upsertOutcomes = db.prepare(
-    `INSERT OR REPLACE INTO outcomes (id, fingerprint, outcome, batch_id) VALUES ${Array(ROWS_PER_STATEMENT).fill('(?, ?, ?, ?)').join(', ')}`,
-  );
-  const deletePendings = db.prepare(`DELETE FROM pending WHERE id IN (${Array(ROWS_PER_STATEMENT).fill('?').join(', ')})`);
-  const insertPendings = db.prepare(`INSERT OR REPLACE INTO pending (id, batch_id) VALUES ${Array(ROWS_PER_STATEMENT).fill('(?, ?)').join(', ')}`);
-
   const complete = db.transaction((batchId: number, outcome: BatchOutcome) => {
-    const answered: Array<[JournalItem, number]> = [];
-    for (const item of outcome.accepted) answered.push([item, OUTCOME_CODES.accepted]);
-    for (const item of outcome.rejected) answered.push([item, OUTCOME_CODES[item.reason]]);
-    let i = 0;
-    for (; i + ROWS_PER_STATEMENT <= answered.length; i += ROWS_PER_STATEMENT) {
-      const rows = answered.slice(i, i + ROWS_PER_STATEMENT);
-      upsertOutcomes.run(rows.flatMap(([item, code]) => [item.id, item.fingerprint, code, batchId]));
-      deletePendings.run(rows.map(([item]) => item.id));
-    }
-    for (; i < answered.length; i += 1) {
-      const [item, code] = answered[i]!;
+    const answer = (item: JournalItem, code: number): void => {
       stmts.upsertOutcome.run(item.id, item.fingerprint, code, batchId);
       stmts.deletePending.run(item.id);
-    }
+    };
+    for (const item of outcome.accepted) answer(item, OUTCOME_CODES.accepted);
+    for (const item of outcome.rejected) answer(item, OUTCOME_CODES[item.reason]);
     stmts.setBatch.run('done', null, batchId);
   });
 
   const begin = db.transaction((passId: number, items: readonly JournalItem[]): number => {
     const batchId = Number(stmts.insertBatch.run(passId, items.length).lastInsertRowid);
-    let i = 0;
-    for (; i + ROWS_PER_STATEMENT <= items.length; i += ROWS_PER_STATEMENT) {
-      insertPendings.run(items.slice(i, i + ROWS_PER_STATEMENT).flatMap((item) => [item.id, batchId]));
-    }
-    for (; i < items.length; i += 1) stmts.insertPending.run(items[i]!.id, batchId);
+    for (const item of items) stmts.insertPending.run(item.id, batchId);
     return batchId;
   });
 
