@@ -5,7 +5,7 @@ import { scanLibrary } from '../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../sync/pipeline.js';
 import type { ChangeSender } from '../sync/run.js';
 import { createSyncTally, totalRejected, type SyncCounts } from '../sync/summary.js';
-import { watchLibrary, type WatchEvent } from '../sync/watch.js';
+import type { WatchEvent } from '../sync/watch.js';
 import { isNetworkFileSystem } from '../util/network-fs.js';
 import type { ScanOptions } from './scan-options.js';
 
@@ -46,6 +46,8 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
  */
 export async function startWatch(options: StartWatchOptions): Promise<StartedWatch> {
   const polling = options.poll || options.roots.some((root) => isNetworkFileSystem(root));
+  // Loaded here: a sync without --watch need not pay for chokidar (~10 ms at start).
+  const { watchLibrary } = await import('../sync/watch.js');
   const events = watchLibrary({
     roots: options.roots,
     exclude: options.scan.exclude,
