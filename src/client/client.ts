@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
   API_KEY_HEADER,
@@ -21,6 +21,7 @@ import { isWellFormedIngestResponse } from './ingest-check.js';
 import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry.js';
 import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
+import { Agent, request } from './undici.js';
 
 /** Told before each retry, so callers can show "retrying in 2 s" or count throttling. */
 export interface RetryNotice {
