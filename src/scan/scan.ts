@@ -65,6 +65,22 @@ const TASK_BYTES = 32 * 1024 * 1024; // 32 MiB
  * the chain the same way.
  */
 export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEvent> {
+  for await (const events of scanLibraryBatches(options)) {
+    for (const event of events) {
+      if (options.signal?.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
+      yield event;
+    }
+    if (options.signal?.aborted) break;
+  }
+  // Leaving the batches early unwinds them without their own InterruptedError.
+  if (options.signal?.aborted) throw new InterruptedError('scan interrupted');
+}
+
+/**
+ * scanLibrary's events in the batches they are found or read in (up to a few hundred): a
+ * consumer that handles events in bulk (sync) pays one async step per batch, not per event.
+ */
+export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEvent[]> {
   const cwd = options.cwd ?? process.cwd();
   const roots = resolveScanRoots(options.roots, cwd);
   const shownPath = pathShower(roots, cwd);
@@ -93,7 +109,7 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
     : null;
 
   try {
-    if (opened.warning) yield opened.warning;
+    if (opened.warning) yield [opened.warning];
     const { files, folders } = await splitRoots(roots);
     const walked = walkBatches({
       roots: folders,
@@ -126,11 +142,8 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
       },
     });
     for await (const events of records) {
-      for (const event of events) {
-        if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
-        yield event;
-      }
-      if (stop.signal.aborted) break;
+      if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
+      yield events;
     }
   } finally {
     stop.abort();

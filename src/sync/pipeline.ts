@@ -34,7 +34,8 @@ export type PipelineEvent =
 export type JournalPort = Pick<Journal, 'isKnown' | 'beginBatch' | 'completeBatch' | 'failBatch' | 'abandonBatch'>;
 
 export interface PipelineOptions {
-  input: AsyncIterable<SyncInput>;
+  /** Events one by one, or in batches (the scanner's, one async step per batch). */
+  input: AsyncIterable<SyncInput | readonly SyncInput[]>;
   journal: JournalPort;
   passId: number;
   /** Sends one batch; retries are the client's business, a throw means the batch failed. */
@@ -135,39 +136,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   };
 
   try {
-    for await (const event of options.input) {
-      if (controller.signal.aborted) break;
-      if (event.type !== 'record') {
-        emit({ type: 'notice', kind: event.type, path: event.path, code: event.type === 'skipped' ? event.reason : event.code, message: event.type === 'skipped' ? event.reason : event.message });
-        continue;
+    scan: for await (const chunk of options.input) {
+      for (const event of isBatch(chunk) ? chunk : [chunk]) {
+        if (controller.signal.aborted) break scan;
+        const full = take(event);
+        if (full) await dispatch(full);
       }
-      const { record } = event;
-      if (!record.media) {
-        summary.file('error');
-        emit({ type: 'file', path: record.path, ok: false });
-        emit({
-          type: 'scan_error',
-          path: record.path,
-          code: record.error?.code ?? 'unreadable',
-          message: record.error?.message ?? 'no metadata',
-        });
-        continue;
-      }
-      summary.file('media');
-      emit({ type: 'file', path: record.path, ok: true });
-      const media = record.media as MediaMetadata;
-      if (!seen.add(media.id)) {
-        summary.duplicate();
-        continue;
-      }
-      const item: PendingItem = { media, path: record.path, fingerprint: fingerprintMedia(media) };
-      if (!options.full && options.journal.isKnown({ id: media.id, fingerprint: item.fingerprint })) {
-        summary.alreadySent();
-        continue;
-      }
-      emit({ type: 'queued', items: 1 });
-      const full = batcher.add(item);
-      if (full) await dispatch(full);
     }
     const last = batcher.flush();
     if (last) await dispatch(last);
@@ -181,4 +155,42 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   }
   if (fatal !== null) throw fatal;
   return { summary, interrupted: controller.signal.aborted };
+
+  /** One scanner event: counted, deduplicated, skipped when answered, batched; returns a batch it filled. */
+  function take(event: SyncInput): PendingItem[] | null {
+    if (event.type !== 'record') {
+      emit({ type: 'notice', kind: event.type, path: event.path, code: event.type === 'skipped' ? event.reason : event.code, message: event.type === 'skipped' ? event.reason : event.message });
+      return null;
+    }
+    const { record } = event;
+    if (!record.media) {
+      summary.file('error');
+      emit({ type: 'file', path: record.path, ok: false });
+      emit({
+        type: 'scan_error',
+        path: record.path,
+        code: record.error?.code ?? 'unreadable',
+        message: record.error?.message ?? 'no metadata',
+      });
+      return null;
+    }
+    summary.file('media');
+    emit({ type: 'file', path: record.path, ok: true });
+    const media = record.media as MediaMetadata;
+    if (!seen.add(media.id)) {
+      summary.duplicate();
+      return null;
+    }
+    const item: PendingItem = { media, path: record.path, fingerprint: fingerprintMedia(media) };
+    if (!options.full && options.journal.isKnown({ id: media.id, fingerprint: item.fingerprint })) {
+      summary.alreadySent();
+      return null;
+    }
+    emit({ type: 'queued', items: 1 });
+    return batcher.add(item);
+  }
+}
+
+function isBatch(chunk: SyncInput | readonly SyncInput[]): chunk is readonly SyncInput[] {
+  return Array.isArray(chunk);
 }

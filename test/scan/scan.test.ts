@@ -9,7 +9,7 @@ import { InterruptedError, ScanError, UsageError } from '../../src/errors.js';
 import { extractFile } from '../../src/scan/extract/index.js';
 import type { ExtractFn } from '../../src/scan/read-file.js';
 import { createFilePool } from '../../src/scan/pool.js';
-import { resolveScanRoots, scanLibrary, type ScanOptions } from '../../src/scan/scan.js';
+import { resolveScanRoots, scanLibrary, scanLibraryBatches, type ScanOptions } from '../../src/scan/scan.js';
 import { createScanSummary } from '../../src/scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../src/scan/types.js';
 import { jpegBytes, writePhotoLibrary } from '../../bench/scan-library.js';
@@ -67,6 +67,17 @@ describe('scanLibrary', () => {
     const photo1 = found.find((r) => r.path.endsWith('IMG_000001.JPG'))!;
     expect(photo1.media!.taken_at).toMatch(/T\d\d:15:30(\.000)?Z$/);
     expect(photo1.source).toEqual({ taken_at: 'exif_offset', coordinates: 'exif_gps' });
+  });
+
+  it('gives the same events in batches (scanLibraryBatches) as one by one', async () => {
+    const { extract } = countingExtractor();
+    const one = await scan({ extract, cache: false });
+    const batches: ScanEvent[][] = [];
+    for await (const batch of scanLibraryBatches({ roots: [lib], cacheDir, extract, cache: false })) batches.push(batch);
+    expect(batches.length).toBeGreaterThan(0);
+    expect(batches.every((batch) => batch.length > 0)).toBe(true);
+    const key = (event: ScanEvent): string => JSON.stringify(event);
+    expect(batches.flat().map(key).sort()).toEqual(one.map(key).sort());
   });
 
   it('hashes files larger than the head and the read buffer exactly', async () => {

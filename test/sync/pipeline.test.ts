@@ -130,6 +130,51 @@ describe('runPipeline', () => {
     expect(summary.counts.rejected.missing_coordinates).toBe(1);
   });
 
+  it('takes the scanner\'s batches as it takes single events, stopping mid-batch on abort', async () => {
+    const input = [media(1), media(2), null, media(2), media(3, { latitude: null }), media(4), media(5), media(6), media(7), media(8)];
+    async function* inBatches(): AsyncGenerator<SyncInput | SyncInput[]> {
+      const events: SyncInput[] = [];
+      for await (const event of records(input)) events.push(event);
+      yield events.slice(0, 4);
+      yield events[4]!;
+      yield events.slice(5);
+    }
+    const svc = fakeService();
+    const single = await run(input, fakeService());
+    const batched = await runPipeline({
+      input: inBatches(),
+      journal,
+      passId: journal.beginPass('full'),
+      send: svc.send,
+      batchSize: 3,
+      concurrency: 2,
+      full: true,
+      signal: new AbortController().signal,
+    });
+    expect(batched.summary.counts).toEqual(single.summary.counts);
+    expect(svc.calls.flat().map((m) => m.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => media(n).id));
+
+    // Aborted while the first batch of events is taken: the rest of that batch is not.
+    const stop = new AbortController();
+    const seen: PipelineEvent[] = [];
+    const stopped = await runPipeline({
+      input: inBatches(),
+      journal,
+      passId: journal.beginPass('full'),
+      send: fakeService().send,
+      batchSize: 3,
+      concurrency: 2,
+      full: true,
+      signal: stop.signal,
+      onEvent: (event) => {
+        seen.push(event);
+        if (event.type === 'file') stop.abort();
+      },
+    });
+    expect(stopped.interrupted).toBe(true);
+    expect(seen.filter((event) => event.type === 'file')).toHaveLength(1);
+  });
+
   it('skips ids the journal answered on the next run, unless full', async () => {
     const input = [media(1), media(2), media(3, { latitude: null })];
     await run(input, fakeService());

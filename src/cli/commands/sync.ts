@@ -10,7 +10,7 @@ import { InterruptedError, OutageError, UsageError } from '../../errors.js';
 import type { RequestTrace } from '../../client/index.js';
 import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
 import { appPaths } from '../../paths.js';
-import { displayPathOf, resolveScanRoots, scanLibrary } from '../../scan/scan.js';
+import { displayPathOf, resolveScanRoots, scanLibraryBatches } from '../../scan/scan.js';
 import { startAhead } from '../../scan/head-start.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
 import { createProgress, teeProgress, terminalProgress, type ProgressSnapshot } from '../output/sync-progress.js';
@@ -155,7 +155,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     progress.update(snapshot());
   };
   // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
-  const scan = (signal: AbortSignal): AsyncIterable<SyncInput> =>
+  const scan = (signal: AbortSignal): AsyncIterable<SyncInput[]> =>
     adaptScan(roots, ctx, flags, signal, () => (scanDone = true), listed, () => report?.ready());
   const onEvent = (event: PipelineEvent): void => {
     report?.onEvent(event);
@@ -233,7 +233,8 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     }
     // The scan starts first, while the HTTP client loads and the service is reached: its
     // threads boot and the first files are read by the time the first batch can be sent.
-    const early = startAhead(scan(signal), { limit: flags.batchSize * 2 });
+    // Up to four of the scanner's batches (a few hundred records) wait for the first send.
+    const early = startAhead(scan(signal), { limit: 4 });
     let opened: Awaited<ReturnType<typeof openService>>;
     let loaded: Awaited<ReturnType<typeof loadRunModules>>;
     try {
@@ -328,7 +329,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   if (reportFailure !== null) throw reportFailure;
 }
 
-/** The scanner's stream, with paths shown as the user would see them. */
+/** The scanner's stream in its batches, with paths shown as the user would see them. */
 async function* adaptScan(
   roots: string[],
   ctx: CliContext,
@@ -337,17 +338,19 @@ async function* adaptScan(
   onDone: () => void,
   onListed: (files: number, final: boolean) => void,
   pace: () => Promise<void> | undefined,
-): AsyncGenerator<SyncInput> {
+): AsyncGenerator<SyncInput[]> {
   const { exclude, followSymlinks, cache, workers } = options;
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
-  for await (const event of scanLibrary({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
+  for await (const events of scanLibraryBatches({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
     await pace();
     // With one root the scanner's path is already the one shown: no copy of every record.
-    if (event.type === 'record' && roots.length > 1) {
-      yield { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } };
-    } else {
-      yield event;
+    if (roots.length === 1) {
+      yield events;
+      continue;
     }
+    yield events.map((event): SyncInput =>
+      event.type === 'record' ? { type: 'record', record: { ...event.record, path: displayPathOf(event.record, roots.length, ctx.cwd) } } : event,
+    );
   }
   onDone();
 }
