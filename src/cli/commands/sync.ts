@@ -233,8 +233,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     }
     // The scan starts first, while the HTTP client loads and the service is reached: its
     // threads boot and the first files are read by the time the first batch can be sent.
-    // Up to four of the scanner's batches (a few hundred records) wait for the first send.
-    const early = startAhead(scan(signal), { limit: 4 });
+    // Up to eight of the scanner's batches (read groups grow from 8 files to 256: about a
+    // thousand records) wait for the first send.
+    const early = startAhead(scan(signal), { limit: 8 });
     let opened: Awaited<ReturnType<typeof openService>>;
     let loaded: Awaited<ReturnType<typeof loadRunModules>>;
     try {
