@@ -4,7 +4,7 @@ import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 /*
  * The two parts of undici the client uses, loaded alone. undici's index also loads fetch,
  * WebSocket, EventSource, its caches, interceptors and mocks: ~60 ms of a sync's busiest
- * thread at every start, against ~20 ms for these. The classes are the index's own (one
+ * thread at every start, against ~20 ms for these two. The classes are the index's own (one
  * module cache), so a MockAgent from 'undici' still drives the client in tests.
  */
 const require = createRequire(import.meta.url);
@@ -13,12 +13,10 @@ const require = createRequire(import.meta.url);
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 export type Agent = UndiciAgent;
 
-const api = require('undici/lib/api/index.js') as {
-  request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
-};
+const apiRequest = require('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 
 /** undici's `request(url, options)` on an explicit dispatcher (the index's form without its URL checks, which a URL passes). */
 export function request(url: URL, options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher }): Promise<Dispatcher.ResponseData> {
   const { dispatcher, ...rest } = options;
-  return api.request.call(dispatcher, { ...rest, origin: url.origin, path: `${url.pathname}${url.search}` });
+  return apiRequest.call(dispatcher, { ...rest, origin: url.origin, path: `${url.pathname}${url.search}` });
 }
