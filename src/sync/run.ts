@@ -203,8 +203,13 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     let events: Event[] = [];
     let stats: Stats | null = null;
     if (outcome !== 'interrupted' && options.readHistory !== false) {
-      for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal })) events.push(event);
-      stats = await client.stats(userId, { signal });
+      // Two independent reads: the stats go out while the events are paged, not after them.
+      const collect = async (): Promise<Event[]> => {
+        const all: Event[] = [];
+        for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal })) all.push(event);
+        return all;
+      };
+      [events, stats] = await Promise.all([collect(), client.stats(userId, { signal })]);
     }
     const result: SyncResult = {
       user_id: userId,

@@ -77,6 +77,29 @@ describe('runSync', () => {
     notice: (line) => notices.push(line),
   });
 
+  it('asks for the stats while the events are paged, and returns both', async () => {
+    const client = fakeClient({ lastSyncAt: null });
+    const calls: string[] = [];
+    let statsCalls = 0;
+    const stats = client.stats;
+    client.stats = async (...args) => {
+      statsCalls += 1;
+      if (statsCalls > 1) calls.push('stats');
+      return stats(...args);
+    };
+    const event = { id: 1, name: 'Gig', starts_at_local: '2024-07-12T20:00:00' };
+    client.allEvents = async function* () {
+      calls.push('events page 1');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      yield event;
+      calls.push('events page 2');
+    };
+    const result = await runSync(options(client, []));
+    expect(calls).toEqual(['events page 1', 'stats', 'events page 2']);
+    expect(result.events).toEqual([event]);
+    expect(result.stats).not.toBeNull();
+  });
+
   it('skips what the journal holds, and starts over when the service has received nothing for the user', async () => {
     const state = { lastSyncAt: null as string | null };
     const first = fakeClient(state);
