@@ -7,18 +7,24 @@
  * whole library first): sync runs with --verbose, whose line per request gives when the
  * first POST .../media went out (seen at - its duration).
  *
- *   npm run bench:sync -- [--files 5000] [--rounds 2] [--bin B] [--baseline B] [--keep]
+ *   npm run bench:sync -- [--files 5000] [--photo-mb MIN-MAX] [--rounds 2] [--bin B] [--baseline B] [--keep]
+ *
+ * The generated JPEGs are ~4 KB each: the worst case for sync against scan, since hashing
+ * costs nothing and every item's request, answer and journal row weigh the most. `--photo-mb
+ * 1-4` pads each file (after its end-of-image marker, as camera files carry trailing data)
+ * to a seeded size in that range, so hashing weighs as it does on a camera roll.
  *
  * `--bin B` times another build instead of this one; `--baseline B` times another build
  * (e.g. the previous commit's) as well, in the same rounds, so both see the same load.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BIN as OWN_BIN, tempHome } from '../test/e2e/helpers/camroll.js';
 import { generateLibrary } from '../test/e2e/helpers/library.js';
 import { startServe } from '../test/e2e/helpers/serve.js';
+import { seededRandom } from '../src/util/seeded-random.js';
 
 const KEY = 'sk_bench_local_key';
 function pathArg(name: string): string | null {
@@ -31,6 +37,32 @@ const BASELINE = pathArg('baseline');
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** `--photo-mb MIN-MAX`: the range padded files are drawn from, or null (files stay ~4 KB). */
+function photoSizes(): { min: number; max: number } | null {
+  const i = process.argv.indexOf('--photo-mb');
+  if (i < 0) return null;
+  const m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(process.argv[i + 1] ?? '');
+  if (!m || Number(m[1]) > Number(m[2])) throw new Error('--photo-mb takes MIN-MAX in MB, e.g. 1-4');
+  return { min: Number(m[1]) * 2 ** 20, max: Number(m[2]) * 2 ** 20 };
+}
+
+/** Pads every file under `dir` to a seeded size in the range; returns the library's bytes. */
+function padFiles(dir: string, sizes: { min: number; max: number }): number {
+  const random = seededRandom(2);
+  const filler = Buffer.alloc(sizes.max);
+  for (let i = 0; i < filler.length; i += 4) filler.writeUInt32LE(Math.floor(random() * 2 ** 32), i);
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const file = join(entry.parentPath, entry.name);
+    const size = readFileSync(file).length;
+    const target = Math.floor(sizes.min + random() * (sizes.max - sizes.min));
+    if (target > size) appendFileSync(file, filler.subarray(0, target - size));
+    bytes += Math.max(size, target);
+  }
+  return bytes;
 }
 
 /** Runs the binary under /usr/bin/time-like accounting: wall time and peak RSS (from /proc). */
@@ -113,6 +145,8 @@ async function main(): Promise<void> {
   const lib = join(root, 'library');
   process.stderr.write(`generating ${files} JPEGs in ${lib} ...\n`);
   const facts = generateLibrary({ dir: lib, files, anchorShare: 0.03, seed: 1 });
+  const sizes = photoSizes();
+  const libraryBytes = sizes === null ? null : padFiles(lib, sizes);
   const loadAtStart = loadavg();
   const homes: string[] = [];
   const builds = [{ name: 'this build', bin: BIN }, ...(BASELINE ? [{ name: 'baseline', bin: BASELINE }] : [])];
@@ -134,7 +168,7 @@ async function main(): Promise<void> {
     `machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`,
     `load average (1/5/15 min): ${load(loadAtStart)} at the start, ${load(loadavg())} at the end`,
     `rounds: ${rounds}, interleaved, best time of each`,
-    `library: ${files} JPEGs (${expectedMatched} at anchor events)`,
+    `library: ${files} JPEGs (${expectedMatched} at anchor events)${libraryBytes === null ? ', ~4 KB each' : `, padded to ${process.argv[process.argv.indexOf('--photo-mb') + 1]} MB (${(libraryBytes / 2 ** 30).toFixed(1)} GiB)`}`,
   ];
   const warnings: string[] = [];
   for (const [i, build] of builds.entries()) {
