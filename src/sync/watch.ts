@@ -1,5 +1,5 @@
 import { EventEmitter, on } from 'node:events';
-import { readdir, type Stats } from 'node:fs';
+import { readdir, stat, type Stats } from 'node:fs';
 import path from 'node:path';
 import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'chokidar';
 import { MEDIA_EXTENSIONS } from '../scan/extract/formats.js';
@@ -21,6 +21,8 @@ export const DEFAULT_QUIET_MS = 500; // 0.5 s
 export const DEFAULT_MAX_BATCH_FILES = 1000;
 /** Polling re-reads each folder this often (network shares send no change events). */
 export const POLL_INTERVAL_MS = 2 * 1000; // 2 s
+/** How many times a new folder is listed again while files in it are still being written. */
+const MAX_RELISTS = 30;
 
 export type WatchEvent =
   /** Watches are set on every folder: anything that changes from now on is seen. */
@@ -102,6 +104,34 @@ function mediaBeside(dir: string, skip: (absPath: string, isFile?: boolean) => b
 }
 
 /**
+ * The media and sidecar files under a new folder (its subfolders included) that the watcher
+ * has not reported, with their modification times; a subfolder it has not reported is handed
+ * to `watch` (missed as well, it would otherwise miss what arrives there later too).
+ */
+async function missedFiles(
+  dir: string,
+  reported: { readonly files: ReadonlySet<string>; readonly folders: ReadonlySet<string> },
+  skip: (absPath: string, isFile?: boolean) => boolean,
+  watch: (folder: string) => void,
+): Promise<Array<{ file: string; mtimeMs: number }>> {
+  const entries = await new Promise<import('node:fs').Dirent[]>((resolve) =>
+    readdir(dir, { withFileTypes: true, recursive: true }, (error, found) => resolve(error ? [] : found)),
+  );
+  const missed: Array<{ file: string; mtimeMs: number }> = [];
+  for (const entry of entries) {
+    const absPath = path.join(entry.parentPath, entry.name);
+    if (entry.isDirectory()) {
+      if (!reported.folders.has(absPath) && !skip(absPath, false)) watch(absPath);
+      continue;
+    }
+    if (!entry.isFile() || reported.files.has(absPath) || skip(absPath, true)) continue;
+    const mtimeMs = await new Promise<number | null>((resolve) => stat(absPath, (error, stats) => resolve(error ? null : stats.mtimeMs)));
+    if (mtimeMs !== null) missed.push({ file: absPath, mtimeMs });
+  }
+  return missed;
+}
+
+/**
  * Watches the roots until `signal` aborts and yields a `ready` event, then batches of
  * settled media files to read again. A changed sidecar (.json, .xmp) brings back the media
  * files of its folder, as the scan cache would. Deleted files are dropped from the batch
@@ -146,7 +176,43 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
     if (media.size + sidecarFolders.size >= maxBatch) void flush();
     else timer = setTimeout(() => void flush(), quietMs);
   };
+  /**
+   * Folders created after the watches were set, with the files the watcher reported in them.
+   * The watcher lists a new folder before it watches it, so a file (or folder) created in
+   * between is never reported: each new folder is listed again once what was written there
+   * has had time to settle, and what the watcher missed is taken from that listing.
+   */
+  const fresh = new Map<string, { files: Set<string>; folders: Set<string> }>();
+  let ready = false;
+  const relists = new Set<NodeJS.Timeout>();
+  const later = (ms: number, fn: () => void): void => {
+    const handle = setTimeout(() => {
+      relists.delete(handle);
+      fn();
+    }, ms);
+    relists.add(handle);
+  };
+  const relist = async (dir: string, round: number): Promise<void> => {
+    const reported = fresh.get(dir) ?? { files: new Set<string>(), folders: new Set<string>() };
+    const missed = await missedFiles(dir, reported, skip, (folder) => {
+      reported.folders.add(folder);
+      watcher.add(folder);
+    });
+    if (options.signal.aborted) return;
+    const now = Date.now();
+    let unsettled = false;
+    for (const { file, mtimeMs } of missed) {
+      if (now - mtimeMs < settleMs) unsettled = true;
+      else {
+        reported.files.add(file);
+        onFile(file);
+      }
+    }
+    if (unsettled && round < MAX_RELISTS) later(settleMs, () => void relist(dir, round + 1));
+    else fresh.delete(dir);
+  };
   const onFile = (absPath: string): void => {
+    for (const [dir, reported] of fresh) if (absPath.startsWith(`${dir}${path.sep}`)) reported.files.add(absPath);
     if (isSidecarName(absPath)) sidecarFolders.add(path.dirname(absPath));
     else media.add(absPath);
     gathered();
@@ -154,7 +220,24 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   watcher.on('add', onFile);
   watcher.on('change', onFile);
   watcher.on('unlink', (absPath: string) => media.delete(absPath));
-  watcher.on('ready', () => push({ type: 'ready', polling }));
+  watcher.on('addDir', (absPath: string) => {
+    if (!ready) return;
+    let inside = false;
+    for (const [dir, reported] of fresh) {
+      if (!absPath.startsWith(`${dir}${path.sep}`)) continue;
+      reported.folders.add(absPath);
+      inside = true;
+    }
+    if (inside || fresh.has(absPath)) return;
+    fresh.set(absPath, { files: new Set(), folders: new Set() });
+    // Twice the settle time: a file the watcher did see is reported by then (it waits for
+    // the file to settle too), so the listing finds only what it missed.
+    later(2 * settleMs, () => void relist(absPath, 1));
+  });
+  watcher.on('ready', () => {
+    ready = true;
+    push({ type: 'ready', polling });
+  });
   watcher.on('error', (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     // inotify's per-user limit: polling, or a higher limit, is the way out.
@@ -168,6 +251,7 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
     if (!options.signal.aborted) throw error;
   } finally {
     if (timer !== null) clearTimeout(timer);
+    for (const handle of relists) clearTimeout(handle);
     await watcher.close();
   }
 }

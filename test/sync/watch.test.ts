@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWatchFilter, POLL_INTERVAL_MS, watchLibrary, type WatchEvent } from '../../src/sync/watch.js';
+import { createWatchFilter, POLL_INTERVAL_MS, watchLibrary, type WatchEvent, type WatchOptions } from '../../src/sync/watch.js';
 
 const ROOT = '/lib';
 
@@ -125,5 +126,38 @@ describe('watchLibrary', () => {
     controller.abort();
     const events = start();
     expect((await events.next()).done).toBe(true);
+  });
+
+  it('a new folder is listed again: files and folders the watcher missed while it set its watch are reported', async () => {
+    // chokidar lists a new folder before it watches it: what is created in between is never
+    // reported. A stand-in watcher that reports the folder and one of its files, and no more.
+    const watcher = Object.assign(new EventEmitter(), { added: [] as string[], add(folder: string) { this.added.push(folder); }, close: async () => undefined });
+    const factory = (() => watcher) as unknown as NonNullable<WatchOptions['watch']>;
+    const lib = join(dir, 'lib');
+    const events = watchLibrary({ roots: [lib], settleMs: 50, quietMs: 20, signal: controller.signal, watch: factory })[Symbol.asyncIterator]();
+    const first = events.next();
+    watcher.emit('ready');
+    expect((await first).value).toEqual({ type: 'ready', polling: false });
+
+    const fresh = join(lib, 'imported');
+    mkdirSync(join(fresh, 'day-2', '.thumbnails'), { recursive: true });
+    const past = new Date(Date.now() - 60_000);
+    for (const file of ['seen.jpg', 'missed.jpg', 'day-2/deeper.heic', 'day-2/.thumbnails/t.jpg', 'notes.txt']) {
+      writeFileSync(join(fresh, file), file);
+      utimesSync(join(fresh, file), past, past);
+    }
+    writeFileSync(join(fresh, 'still-copying.jpg'), 'x'); // modified just now: taken once it has settled
+    watcher.emit('addDir', fresh);
+    watcher.emit('add', join(fresh, 'seen.jpg'));
+
+    const reported: string[] = [];
+    while (reported.length < 4) {
+      const next = await events.next();
+      if (next.done) throw new Error('the watch ended early');
+      if (next.value.type === 'changes') reported.push(...next.value.files);
+    }
+    expect(reported.sort()).toEqual(['day-2/deeper.heic', 'missed.jpg', 'seen.jpg', 'still-copying.jpg'].map((f) => join(fresh, f)));
+    // The missed subfolder is watched from now on; the junk one is not.
+    expect(watcher.added).toEqual([join(fresh, 'day-2')]);
   });
 });
