@@ -69,7 +69,7 @@ describe('sync for automation', () => {
     expect(result.stderr).toMatch(/^camroll: full pass for user /m);
     expect(result.stderr).not.toMatch(/sent \d+\/|\d+ items\/s/);
     // The history is the events table of `camroll events` and the stats view of `camroll stats`.
-    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s\nsync-complete: +called \(the whole library was examined\)\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m);
+    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s\nsync-complete: +called \(the whole library was examined; 4 files with errors were read, their metadata could not be\)\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m);
     expect(result.stdout).toMatch(/^Events +6 \(4 concerts, 2 sports\)$/m);
     expect(result.stdout).toMatch(/^Library synced +yes$/m);
     expect(result.stdout).toContain('\nVenues most visited\n');

@@ -21,6 +21,8 @@ const result = (over: Partial<SyncResult>): SyncResult => ({
 describe('the sync summary says whether sync-complete was called, and why not', () => {
   it.each([
     [{ sync_complete: true }, 'called (the whole library was examined)'],
+    [{ sync_complete: true, scan_errors: 1 }, 'called (the whole library was examined; 1 file with errors was read, its metadata could not be)'],
+    [{ sync_complete: true, scan_errors: 4 }, 'called (the whole library was examined; 4 files with errors were read, their metadata could not be)'],
     [{ outcome: 'failed' as const }, 'not called: some batches failed after retries'],
     [{ outcome: 'interrupted' as const }, 'not called: the sync was interrupted'],
     [{ outcome: 'outage' as const }, 'not called: the host went away'],

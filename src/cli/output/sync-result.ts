@@ -49,7 +49,12 @@ export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
 
 /** Why sync-complete was or was not called, in words. */
 export function syncCompleteLine(result: SyncResult): string {
-  if (result.sync_complete) return row('sync-complete', 'called (the whole library was examined)');
+  if (result.sync_complete) {
+    // Files counted as unreadable here were read: their bytes, not their metadata (scan's
+    // errors). A file that could not be read at all would have held sync-complete back.
+    const corrupt = result.scan_errors === 0 ? '' : `; ${plural(result.scan_errors, 'file')} with errors ${result.scan_errors === 1 ? 'was' : 'were'} read, ${result.scan_errors === 1 ? 'its' : 'their'} metadata could not be`;
+    return row('sync-complete', `called (the whole library was examined${corrupt})`);
+  }
   const why: Record<SyncResult['outcome'], string> = {
     ok: 'not called',
     failed: 'not called: some batches failed after retries',
