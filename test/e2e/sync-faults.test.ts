@@ -1,26 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCamroll } from './helpers/camroll.js';
 import { startFaultProxy } from './helpers/fault-proxy.js';
-import { generateLibrary, type LibraryFacts } from './helpers/library.js';
-import { createSyncEnv, TEST_KEY, type SyncEnv } from './helpers/sync-env.js';
+import type { LibraryFacts } from './helpers/library.js';
+import { TEST_KEY, type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
 
 describe('camroll sync through a faulty network', () => {
   let env: SyncEnv;
   let lib: string;
   let facts: LibraryFacts;
-
-  beforeAll(async () => {
-    env = await createSyncEnv();
-    lib = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
-    facts = generateLibrary({ dir: lib, files: 100, anchorShare: 0.15, seed: 23, perFolder: 50 });
-  });
-  afterAll(async () => {
-    await env?.close();
-    if (lib) rmSync(lib, { recursive: true, force: true });
-  });
+  useSyncLibrary({ files: 100, anchorShare: 0.15, seed: 23, perFolder: 50 }, (suite) => ({ env, lib, facts } = suite));
 
   it('429s, 500s, resets and slow replies: every item answered once, events identical to a clean run', async () => {
     const clean = await runCamroll(['sync', lib, '--email', 'clean@example.com', '--batch-size', '10', '--json'], {

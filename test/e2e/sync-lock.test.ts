@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, runCamroll, spawnCamroll } from './helpers/camroll.js';
 import { startFaultProxy, type FaultProxy } from './helpers/fault-proxy.js';
-import { generateLibrary } from './helpers/library.js';
-import { createSyncEnv, type SyncEnv } from './helpers/sync-env.js';
+import { type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
 
 const ARGS = ['--batch-size', '8', '--concurrency', '1', '--json'];
 
@@ -13,16 +9,12 @@ describe('two syncs of the same user to the same target', () => {
   let env: SyncEnv;
   let proxy: FaultProxy;
   let lib: string;
+  useSyncLibrary({ files: 24, anchorShare: 0.2, seed: 5, perFolder: 12 }, (suite) => ({ env, lib } = suite));
   beforeAll(async () => {
-    env = await createSyncEnv();
     proxy = await startFaultProxy({ target: env.serve.baseUrl });
-    lib = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
-    generateLibrary({ dir: lib, files: 24, anchorShare: 0.2, seed: 5, perFolder: 12 });
   });
   afterAll(async () => {
     await proxy?.close();
-    await env?.close();
-    if (lib) rmSync(lib, { recursive: true, force: true });
   });
 
   it('the second refuses at once, naming the first, before touching its journal; afterwards a rerun works', async () => {

@@ -1,24 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCamroll } from './helpers/camroll.js';
 import { startFaultProxy } from './helpers/fault-proxy.js';
-import { generateLibrary } from './helpers/library.js';
-import { createSyncEnv, type SyncEnv } from './helpers/sync-env.js';
+import { type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
 
 describe('pending items and filters, as later runs see them', () => {
   let env: SyncEnv;
   let lib: string;
-  beforeAll(async () => {
-    env = await createSyncEnv();
-    lib = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
-    generateLibrary({ dir: lib, files: 30, anchorShare: 0.2, seed: 17, perFolder: 10 });
-  });
-  afterAll(async () => {
-    await env?.close();
-    if (lib) rmSync(lib, { recursive: true, force: true });
-  });
+  useSyncLibrary({ files: 30, anchorShare: 0.2, seed: 17, perFolder: 10 }, (suite) => ({ env, lib } = suite));
 
   it('files deleted after their batch failed leave no pending notice once a pass completes', async () => {
     // Every request before the first media POST passes; that one gets a 500, and with

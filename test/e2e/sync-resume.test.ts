@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, runCamroll, spawnCamroll } from './helpers/camroll.js';
 import { startFaultProxy, type FaultOptions, type FaultProxy } from './helpers/fault-proxy.js';
-import { generateLibrary } from './helpers/library.js';
-import { createSyncEnv, type SyncEnv } from './helpers/sync-env.js';
+import { type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
 
 const ARGS = ['--batch-size', '8', '--concurrency', '2', '--json'];
 type Hold = NonNullable<FaultOptions['hold']>;
@@ -19,11 +15,9 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
   let cleanUser: string;
   const usersOfOtherTests = new Set<string>();
 
+  useSyncLibrary({ files: 80, anchorShare: 0.2, seed: 31, perFolder: 40 }, (suite) => ({ env, lib } = suite));
   beforeAll(async () => {
-    env = await createSyncEnv();
     proxy = await startFaultProxy({ target: env.serve.baseUrl });
-    lib = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
-    generateLibrary({ dir: lib, files: 80, anchorShare: 0.2, seed: 31, perFolder: 40 });
     const clean = await runCamroll(['sync', lib, '--email', 'clean@example.com', ...ARGS], { env: env.clientEnv(env.serve.baseUrl) });
     expect(clean.code, clean.stderr).toBe(0);
     cleanUser = (JSON.parse(clean.stdout) as { user_id: string }).user_id;
@@ -31,8 +25,6 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
   });
   afterAll(async () => {
     await proxy?.close();
-    await env?.close();
-    if (lib) rmSync(lib, { recursive: true, force: true });
   });
 
   /** The accepted ids journaled for the user under test (the clean run's journal holds the same ids). */

@@ -1,12 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collect, ROOT, runCamroll, spawnCamroll, type RunResult } from './helpers/camroll.js';
-import { generateLibrary } from './helpers/library.js';
-import { createSyncEnv, TEST_KEY, type SyncEnv } from './helpers/sync-env.js';
+import { TEST_KEY, type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
 
 // At the São Paulo anchor event (5) of the demo catalog.
 const PHOTO = join(ROOT, 'fixtures', 'library', 'events', 'sao-paulo', 'IMG_5003.jpg');
@@ -30,15 +28,7 @@ function waitForLine(child: ChildProcess, done: Promise<RunResult>, pattern: Reg
 describe('camroll sync --watch against camroll serve', () => {
   let env: SyncEnv;
   let lib: string;
-  beforeAll(async () => {
-    env = await createSyncEnv();
-    lib = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
-    generateLibrary({ dir: lib, files: 6, anchorShare: 0, seed: 3, perFolder: 6 });
-  });
-  afterAll(async () => {
-    await env?.close();
-    if (lib) rmSync(lib, { recursive: true, force: true });
-  });
+  useSyncLibrary({ files: 6, anchorShare: 0, seed: 3, perFolder: 6 }, (suite) => ({ env, lib } = suite));
 
   it('sends a photo copied in after the pass, skips junk and what was sent, and ends cleanly on Ctrl-C', async () => {
     const child = spawnCamroll(['sync', lib, '--email', 'watch@example.com', '--watch', '--json'], { env: env.clientEnv(env.serve.baseUrl) });

@@ -1,12 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT, runCamroll } from './helpers/camroll.js';
 import { startFaultProxy } from './helpers/fault-proxy.js';
-import { generateLibrary, type LibraryFacts } from './helpers/library.js';
-import { createSyncEnv, TEST_KEY, type SyncEnv } from './helpers/sync-env.js';
+import type { LibraryFacts } from './helpers/library.js';
+import { TEST_KEY, type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
 
 interface Summary {
   user_id: string;
@@ -28,16 +27,7 @@ describe('camroll sync against camroll serve', () => {
   let env: SyncEnv;
   let lib: string;
   let facts: LibraryFacts;
-
-  beforeAll(async () => {
-    env = await createSyncEnv();
-    lib = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
-    facts = generateLibrary({ dir: lib, files: 120, anchorShare: 0.15, seed: 11, perFolder: 40 });
-  });
-  afterAll(async () => {
-    await env?.close();
-    if (lib) rmSync(lib, { recursive: true, force: true });
-  });
+  useSyncLibrary({ files: 120, anchorShare: 0.15, seed: 11, perFolder: 40 }, (suite) => ({ env, lib, facts } = suite));
 
   it('syncs a generated library: expected events, counts and stats; a second run sends nothing', async () => {
     const report = join(env.dir, 'report.jsonl');

@@ -1,7 +1,10 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { afterAll, beforeAll } from 'vitest';
 import { tempHome } from './camroll.js';
+import { generateLibrary, type LibraryFacts, type LibraryOptions } from './library.js';
 import { startServe, type ServeHandle } from './serve.js';
 
 /** A key for tests only; every test checks it never shows up in output or files. */
@@ -69,3 +72,30 @@ export async function createSyncEnv(): Promise<SyncEnv> {
     },
   };
 }
+
+/** What a suite syncing one generated library gets: its service, its library, what a sync must find. */
+export interface SyncSuite {
+  env: SyncEnv;
+  lib: string;
+  facts: LibraryFacts;
+}
+
+/**
+ * Registers the suite's set-up and tear-down: a `camroll serve` of its own (createSyncEnv)
+ * and a generated library in a temp folder, both removed after the suite. `ready` receives
+ * them before the suite's own `beforeAll` hooks run.
+ */
+export function useSyncLibrary(library: Omit<LibraryOptions, 'dir'>, ready: (suite: SyncSuite) => void): void {
+  let env: SyncEnv | undefined;
+  let lib: string | undefined;
+  beforeAll(async () => {
+    env = await createSyncEnv();
+    lib = mkdtempSync(join(tmpdir(), 'camroll-lib-'));
+    ready({ env, lib, facts: generateLibrary({ dir: lib, ...library }) });
+  });
+  afterAll(async () => {
+    await env?.close();
+    if (lib) rmSync(lib, { recursive: true, force: true });
+  });
+}
+
