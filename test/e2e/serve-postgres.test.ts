@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ANCHOR_CATALOG_JSON } from '../service/helpers.js';
@@ -44,6 +44,7 @@ describe.skipIf(!url)(
     const home = tempHome('camroll-team-');
     afterAll(async () => {
       for (const handle of handles) if (handle.child.exitCode === null && handle.child.signalCode === null) await handle.stop();
+      rmSync(home.dir, { recursive: true, force: true });
     });
 
     it('keeps every acknowledged match exactly once through concurrent batches and a kill -9 of one instance', async () => {
