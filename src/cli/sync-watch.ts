@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
-import { scanLibrary } from '../scan/scan.js';
+import { scanLibraryBatches } from '../scan/scan.js';
 import type { PipelineEvent, SyncInput } from '../sync/pipeline.js';
 import type { ChangeSender } from '../sync/run.js';
 import { createSyncTally, totalRejected, type SyncCounts } from '../sync/summary.js';
@@ -124,14 +124,13 @@ export function describeBatch(files: number, before: SyncCounts, after: SyncCoun
  * The scan of one batch of changed files, as the pass saw them. A file that is gone by the
  * time it is read (moved on, deleted) is left out, not an error.
  */
-async function* scanFiles(files: string[], options: ScanOptions, signal: AbortSignal, shown: (absPath: string) => string): AsyncGenerator<SyncInput> {
+async function* scanFiles(files: string[], options: ScanOptions, signal: AbortSignal, shown: (absPath: string) => string): AsyncGenerator<SyncInput[]> {
   const present = files.filter((file) => existsSync(file));
   if (present.length === 0) return;
   const { cache, workers } = options;
   try {
-    for await (const event of scanLibrary({ roots: present, signal, cache, ...(workers ? { workers } : {}) })) {
-      if (event.type === 'record') yield { type: 'record', record: { ...event.record, path: shown(event.record.absPath) } };
-      else yield event;
+    for await (const events of scanLibraryBatches({ roots: present, signal, cache, ...(workers ? { workers } : {}) })) {
+      yield events.map((event): SyncInput => (event.type === 'record' ? { type: 'record', record: { ...event.record, path: shown(event.record.absPath) } } : event));
     }
   } catch (error) {
     // Gone between the check and the read: the next change, or the next run, picks it up.

@@ -34,8 +34,8 @@ export type PipelineEvent =
 export type JournalPort = Pick<Journal, 'isKnown' | 'beginBatch' | 'completeBatch' | 'failBatch' | 'abandonBatch'>;
 
 export interface PipelineOptions {
-  /** Events one by one, or in batches (the scanner's, one async step per batch). */
-  input: AsyncIterable<SyncInput | readonly SyncInput[]>;
+  /** The scanner's events in its batches: one async step per batch, not per file. */
+  input: AsyncIterable<readonly SyncInput[]>;
   journal: JournalPort;
   passId: number;
   /** Sends one batch; retries are the client's business, a throw means the batch failed. */
@@ -136,8 +136,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   };
 
   try {
-    scan: for await (const chunk of options.input) {
-      for (const event of isBatch(chunk) ? chunk : [chunk]) {
+    scan: for await (const events of options.input) {
+      for (const event of events) {
         if (controller.signal.aborted) break scan;
         const full = take(event);
         if (full) await dispatch(full);
@@ -189,8 +189,4 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     emit({ type: 'queued', items: 1 });
     return batcher.add(item);
   }
-}
-
-function isBatch(chunk: SyncInput | readonly SyncInput[]): chunk is readonly SyncInput[] {
-  return Array.isArray(chunk);
 }

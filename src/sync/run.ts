@@ -34,7 +34,7 @@ export interface SyncTarget {
 export interface SyncRunOptions {
   identity: SyncIdentity;
   /** The scanner's stream over the roots, created once the run knows it will proceed. */
-  scan: (signal: AbortSignal) => AsyncIterable<SyncInput | readonly SyncInput[]>;
+  scan: (signal: AbortSignal) => AsyncIterable<readonly SyncInput[]>;
   batchSize: number;
   concurrency: number;
   full: boolean;

@@ -32,14 +32,17 @@ const scanned = (m: MediaMetadata): ScannedMedia => ({
   device_lens_model: m.device_lens_model ?? null,
 });
 
-async function* records(items: Array<MediaMetadata | null>): AsyncGenerator<SyncInput> {
+/** The scanner's events for `items` (null: a corrupt file), one event a batch. */
+async function* records(items: Array<MediaMetadata | null>): AsyncGenerator<SyncInput[]> {
   let i = 0;
   for (const m of items) {
     i += 1;
-    yield {
-      type: 'record',
-      record: { path: `p/${i}.jpg`, media: m ? scanned(m) : null, error: m ? null : { code: 'corrupt_file', message: 'bad jpeg' } },
-    };
+    yield [
+      {
+        type: 'record',
+        record: { path: `p/${i}.jpg`, media: m ? scanned(m) : null, error: m ? null : { code: 'corrupt_file', message: 'bad jpeg' } },
+      },
+    ];
   }
 }
 
@@ -130,13 +133,13 @@ describe('runPipeline', () => {
     expect(summary.counts.rejected.missing_coordinates).toBe(1);
   });
 
-  it('takes the scanner\'s batches as it takes single events, stopping mid-batch on abort', async () => {
+  it('takes large batches of events as it takes batches of one, stopping mid-batch on abort', async () => {
     const input = [media(1), media(2), null, media(2), media(3, { latitude: null }), media(4), media(5), media(6), media(7), media(8)];
-    async function* inBatches(): AsyncGenerator<SyncInput | SyncInput[]> {
+    async function* inBatches(): AsyncGenerator<SyncInput[]> {
       const events: SyncInput[] = [];
-      for await (const event of records(input)) events.push(event);
+      for await (const batch of records(input)) events.push(...batch);
       yield events.slice(0, 4);
-      yield events[4]!;
+      yield events.slice(4, 5);
       yield events.slice(5);
     }
     const svc = fakeService();

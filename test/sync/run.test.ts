@@ -24,8 +24,9 @@ const media = (n: number): ScannedMedia => ({
   device_lens_model: null,
 });
 
-async function* records(count: number): AsyncGenerator<SyncInput> {
-  for (let n = 1; n <= count; n += 1) yield { type: 'record', record: { path: `p/${n}.jpg`, media: media(n), error: null } };
+/** The scanner's events for `count` files, one event a batch. */
+async function* records(count: number): AsyncGenerator<SyncInput[]> {
+  for (let n = 1; n <= count; n += 1) yield [{ type: 'record', record: { path: `p/${n}.jpg`, media: media(n), error: null } }];
 }
 
 /** A fake service that accepts everything; `lastSyncAt` is what its stats say before a run. */
@@ -130,9 +131,9 @@ describe('runSync', () => {
         return { has_synced: true, last_sync_at: '2024-01-01T00:00:00.000Z' };
       },
     };
-    async function* withUnreadableFolder(): AsyncGenerator<SyncInput> {
+    async function* withUnreadableFolder(): AsyncGenerator<SyncInput[]> {
       yield* records(3);
-      yield { type: 'warning', code: 'unreadable_folder', path: 'NAS/2019', message: 'input/output error (EIO)' };
+      yield [{ type: 'warning', code: 'unreadable_folder', path: 'NAS/2019', message: 'input/output error (EIO)' }];
     }
     const result = await runSync({ ...options(client, []), scan: () => withUnreadableFolder() });
     expect(result).toMatchObject({ outcome: 'not_examined', sync_complete: false, sent: 3, not_examined: '1 folder or file could not be read' });
@@ -163,14 +164,16 @@ describe('runSync', () => {
       afterPass: async (pass, changes) => {
         passOutcome = pass.outcome;
         // Two files changed: one the pass sent (same bytes, same metadata), one new.
-        const first = await changes.send(async function* () {
-          yield { type: 'record', record: { path: 'p/2.jpg', media: media(2), error: null } };
-          yield { type: 'record', record: { path: 'p/9.jpg', media: media(9), error: null } };
+        const first = await changes.send(async function* (): AsyncGenerator<SyncInput[]> {
+          yield [
+            { type: 'record', record: { path: 'p/2.jpg', media: media(2), error: null } },
+            { type: 'record', record: { path: 'p/9.jpg', media: media(9), error: null } },
+          ];
         }, {});
         batches.push({ sent: first.counts.sent, skipped: first.counts.skipped_already_sent, interrupted: first.interrupted });
         // The new file again (touched): answered by the batch before, so skipped.
-        const second = await changes.send(async function* () {
-          yield { type: 'record', record: { path: 'p/9.jpg', media: media(9), error: null } };
+        const second = await changes.send(async function* (): AsyncGenerator<SyncInput[]> {
+          yield [{ type: 'record', record: { path: 'p/9.jpg', media: media(9), error: null } }];
         }, {});
         batches.push({ sent: second.counts.sent, skipped: second.counts.skipped_already_sent, interrupted: second.interrupted });
       },
@@ -188,7 +191,7 @@ describe('runSync', () => {
   it('does not call afterPass when the pass was interrupted', async () => {
     const controller = new AbortController();
     let called = false;
-    async function* stopsMidway(): AsyncGenerator<SyncInput> {
+    async function* stopsMidway(): AsyncGenerator<SyncInput[]> {
       yield* records(2);
       controller.abort();
       yield* records(2);
