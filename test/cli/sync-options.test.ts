@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, useTempHome } from './helpers/run-cli.js';
 
@@ -24,6 +25,19 @@ describe('sync takes the scan options', () => {
     // The same filter: as many items as the scan found media (sync sends a duplicate once).
     const scan = JSON.parse(scanned.stdout) as { duplicates: { distinct_ids: number } };
     expect(filtered.sent).toBe(scan.duplicates.distinct_ids);
+  });
+
+  it('with several folders, the report names files relative to the current folder, as scan does', async () => {
+    const report = join(home.home, 'several-roots.jsonl');
+    const roots = [join(LIBRARY, 'broken'), join(LIBRARY, 'misc')];
+    const result = await runCli(['sync', ...roots, '--dry-run', '--json', '--report', report]);
+    expect(result.code).toBe(0);
+    const lines = readFileSync(report, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; path: string });
+    const under = (root: string) => lines.filter((line) => line.path.startsWith(`${relative(process.cwd(), root)}/`));
+    expect(under(roots[0]!).map((line) => line.type)).toEqual(expect.arrayContaining(['scan_error']));
+    expect(under(roots[1]!).map((line) => line.type)).toEqual(expect.arrayContaining(['rejected']));
+    expect(under(roots[0]!).length + under(roots[1]!).length).toBe(lines.length);
+    for (const line of lines) expect(existsSync(join(process.cwd(), line.path)), line.path).toBe(true);
   });
 
   it('--workers is checked like scan checks it', async () => {
