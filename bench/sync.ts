@@ -18,7 +18,7 @@
  * (e.g. the previous commit's) as well, in the same rounds, so both see the same load.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BIN as OWN_BIN, tempHome } from '../test/e2e/helpers/camroll.js';
@@ -57,7 +57,7 @@ function padFiles(dir: string, sizes: { min: number; max: number }): number {
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile()) continue;
     const file = join(entry.parentPath, entry.name);
-    const size = readFileSync(file).length;
+    const size = statSync(file).size;
     const target = Math.floor(sizes.min + random() * (sizes.max - sizes.min));
     if (target > size) appendFileSync(file, filler.subarray(0, target - size));
     bytes += Math.max(size, target);
