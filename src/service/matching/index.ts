@@ -1,5 +1,8 @@
 export {
+  buildMatcherTables,
   createMatcher,
+  matcherFromTables,
+  type MatcherTables,
   DEFAULT_MATCH_SETTINGS,
   type MatchOutcome,
   type MatchQuery,

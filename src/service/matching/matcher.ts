@@ -1,7 +1,7 @@
 import { CamrollError } from '../../errors.js';
 import type { Catalog, CatalogVenue } from '../catalog/types.js';
 import { createSpatialIndex } from './spatial-index.js';
-import { buildTimelines } from './timelines.js';
+import { buildTimelines, type Timelines } from './timelines.js';
 
 /** One item to match: coordinates in degrees and the capture instant in ms since epoch. */
 export interface MatchQuery {
@@ -59,6 +59,39 @@ function resolveSettings(overrides: Partial<MatchSettings>): MatchSettings {
 }
 
 /**
+ * What a matcher is built from, in flat typed arrays only: it crosses to a worker thread by
+ * structured clone, and the thread builds the same matcher from it (matcherFromTables).
+ */
+export interface MatcherTables {
+  /** Venues in ascending id order: id, centre and geofence radius. */
+  venueIds: Float64Array;
+  latitudes: Float64Array;
+  longitudes: Float64Array;
+  radiiM: Float64Array;
+  /** Each venue's visible events, by start (see buildTimelines). */
+  timelines: Timelines;
+}
+
+/** Lays out a catalog's venues and visible events for matching. */
+export function buildMatcherTables(catalog: Catalog): MatcherTables {
+  const venues: CatalogVenue[] = [...catalog.venues.values()].sort((a, b) => a.id - b.id);
+  const venueIndex = new Map<number, number>();
+  venues.forEach((venue, index) => venueIndex.set(venue.id, index));
+  return {
+    venueIds: Float64Array.from(venues, (venue) => venue.id),
+    latitudes: Float64Array.from(venues, (venue) => venue.latitude),
+    longitudes: Float64Array.from(venues, (venue) => venue.longitude),
+    radiiM: Float64Array.from(venues, (venue) => venue.radius_m),
+    timelines: buildTimelines(catalog, venueIndex, venues.length),
+  };
+}
+
+/** A matcher over one catalog (see matcherFromTables for the rules). */
+export function createMatcher(catalog: Catalog, settings: Partial<MatchSettings> = {}): Matcher {
+  return matcherFromTables(buildMatcherTables(catalog), settings);
+}
+
+/**
  * Builds a matcher: a grid over venue geofences, and per venue its visible events sorted
  * by start instant (then id) in flat typed arrays, so one lookup reads one grid cell and
  * binary-searches one venue's timeline. Hidden events are left out entirely.
@@ -69,16 +102,12 @@ function resolveSettings(overrides: Partial<MatchSettings>): MatchSettings {
  * lower event id. Outside every window, the nearest window edge gives the gap; on equal
  * gaps the earlier event wins.
  */
-export function createMatcher(catalog: Catalog, settings: Partial<MatchSettings> = {}): Matcher {
+export function matcherFromTables(tables: MatcherTables, settings: Partial<MatchSettings> = {}): Matcher {
   const { beforeMs, afterMs, decayMs, threshold } = resolveSettings(settings);
-  const venues: CatalogVenue[] = [...catalog.venues.values()].sort((a, b) => a.id - b.id);
-  const venueIndex = new Map<number, number>();
-  venues.forEach((venue, index) => venueIndex.set(venue.id, index));
-
-  const { offsets, starts, eventIds, licensed } = buildTimelines(catalog, venueIndex, venues.length);
-  const venueIds = Float64Array.from(venues, (venue) => venue.id);
+  const { venueIds, latitudes, longitudes, radiiM } = tables;
+  const { offsets, starts, eventIds, licensed } = tables.timelines;
   const index = createSpatialIndex(
-    venues.map((venue) => ({ latitude: venue.latitude, longitude: venue.longitude, radiusM: venue.radius_m })),
+    Array.from(venueIds, (_, v) => ({ latitude: latitudes[v] as number, longitude: longitudes[v] as number, radiusM: radiiM[v] as number })),
   );
 
   function outcome(at: number, v: number): MatchOutcome {
