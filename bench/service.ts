@@ -22,7 +22,7 @@ import { Pool, request } from 'undici';
 import { isVisibleEvent, loadCatalog, type Catalog } from '../src/service/catalog/index.js';
 import type { ServedRequest } from '../src/service/app.js';
 import type { LoadLimits } from '../src/service/load-limits.js';
-import { startService, type RunningService } from '../src/service/server.js';
+import { defaultIngestThreads, startService, type RunningService } from '../src/service/server.js';
 import { runMatcherBench } from './matcher.js';
 import { formatPressure, runPressure } from './service-pressure.js';
 import { seededRandom as rng } from '../src/util/seeded-random.js';
@@ -35,12 +35,14 @@ const BATCHES = 400; // 80,000 items per round
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Which parts run (BENCH_PARTS=ingest,events,pressure,matcher; default all). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'ingest,events,pressure,matcher').split(','));
+/** Ingest threads, as `serve` picks them (BENCH_INGEST_THREADS overrides). */
+const INGEST_THREADS = process.env.BENCH_INGEST_THREADS === undefined ? defaultIngestThreads() : Number(process.env.BENCH_INGEST_THREADS);
 /** Seconds of each pressure load. */
 const PRESSURE_SECONDS = Number(process.env.BENCH_PRESSURE_SECONDS ?? 6);
 
 /** The service as `serve` runs it, on a file database in `dir`, with the bench key. */
 function start(dir: string, limits?: Partial<LoadLimits>, onResponse?: (served: ServedRequest) => void): Promise<RunningService> {
-  return startService({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'service.db'), dataDir: dir, env: { CAMROLL_API_KEY: KEY }, limits, onResponse });
+  return startService({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'service.db'), dataDir: dir, env: { CAMROLL_API_KEY: KEY }, limits, onResponse, ingestThreads: INGEST_THREADS });
 }
 
 async function post(url: string, body: unknown): Promise<any> {
@@ -173,7 +175,7 @@ async function main(): Promise<void> {
         cpuMsPerBatch: Math.min(...runs.map((run) => run.cpuMsPerBatch)),
       });
       const s = best(service);
-      console.log(`ingest: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`);
+      console.log(`ingest: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched, ${INGEST_THREADS} ingest thread(s); best of ${ROUNDS} rounds)`);
       for (const name of Object.keys(ceilings) as Array<keyof typeof ceilings>) {
         const c = best(ceiling[name]);
         console.log(`ceiling, bare ${name} route (same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`);

@@ -7,8 +7,10 @@ import type { ServiceDeps } from './deps.js';
 import { clientErrorHandler, installErrorHandling, sendError } from './errors-plugin.js';
 import { AUTH_THROTTLE_DEFAULTS, createAuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';
 import { createKeyRing, type KeyEntry } from './keys.js';
+import { INVALID_JSON_MESSAGE, parseJsonBody } from './json-body.js';
 import { installLoadLimits, resolveLoadLimits, serverOptionsOf, type LoadLimits } from './load-limits.js';
-import { createMatcher, type Matcher } from './matching/index.js';
+import { createIngestPlanner } from './ingest-threads.js';
+import { buildMatcherTables } from './matching/index.js';
 import { registerHistoryRoutes } from './routes/history.js';
 import { registerMediaRoutes } from './routes/media.js';
 import { registerSystemRoutes } from './routes/system.js';
@@ -45,8 +47,8 @@ export interface CreateAppOptions {
   clock?: () => number;
   /** Off by default; the API key header is always redacted. */
   logger?: AppLoggerOptions | false;
-  /** Defaults to a matcher over `catalog` with the decided settings. */
-  matcher?: Matcher;
+  /** Threads that parse and match ingest batches beside the event loop (default 0: in this thread). */
+  ingestThreads?: number;
   /** Told after every answered request (request logs). */
   onResponse?: (served: ServedRequest) => void;
   /** Load shedding, connection cap and timeouts (defaults: LOAD_LIMIT_DEFAULTS). */
@@ -55,29 +57,15 @@ export interface CreateAppOptions {
   authThrottle?: AuthThrottleOptions | false;
 }
 
-/**
- * True when `text` cannot hold a `__proto__` or `constructor` key: neither word appears, and
- * no `\u` escape could spell one. Such a body (nearly every real one) skips the parser's
- * poisoning scan, two regular expressions over the whole text that cost a 200-item batch
- * a third of its parse time; any other body still goes through the scan.
- */
-function cannotPoison(text: string): boolean {
-  return !text.includes('proto') && !text.includes('constructor') && !text.includes('\\u');
-}
-
 /** Builds the embedded partner service as a Fastify instance (not listening). */
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
   const keys = createKeyRing(options.keys);
   const limits = resolveLoadLimits(options.limits);
   const throttle =
     options.authThrottle === false ? null : createAuthThrottle({ clock: options.clock, ...(options.authThrottle ?? AUTH_THROTTLE_DEFAULTS) });
-  const deps: ServiceDeps = {
-    store: options.store,
-    catalog: options.catalog,
-    matcher: options.matcher ?? createMatcher(options.catalog),
-    cursors: createCursorCodec(await options.store.cursorSecret()),
-    clock: options.clock ?? Date.now,
-  };
+  const cursors = createCursorCodec(await options.store.cursorSecret());
+  const ingest = await createIngestPlanner({ threads: options.ingestThreads ?? 0, tables: buildMatcherTables(options.catalog) });
+  const deps: ServiceDeps = { store: options.store, catalog: options.catalog, ingest, cursors, clock: options.clock ?? Date.now };
 
   const app = Fastify({
     logger: options.logger
@@ -100,6 +88,8 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       void sendError(reply, new ServiceError('invalid_request', 'malformed URL'));
     },
   });
+  // After the server has stopped and in-flight requests are answered.
+  app.addHook('onClose', () => ingest.close());
   app.decorateRequest('partnerKey', null);
   app.decorateRequest('errorCode', null);
   const onResponse = options.onResponse;
@@ -117,29 +107,18 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
 
   // Only application/json; an empty body is "no body" (sync-complete takes none, and some
   // clients still send the content type). Malformed JSON and prototype poisoning are 400s.
+  // A route marked `rawJsonBody` gets the bytes instead and parses them itself (ingest does,
+  // in its thread).
   app.removeAllContentTypeParsers();
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) {
-      done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (request.routeOptions.config.rawJsonBody) {
+      done(null, bytes.length === 0 ? undefined : bytes);
       return;
     }
-    const text = body as string;
-    if (cannotPoison(text)) {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        done(new ServiceError('invalid_request', 'body is not valid JSON'), undefined);
-        return;
-      }
-      done(null, value);
-      return;
-    }
-    jsonParser(request, text, (error, value) => {
-      if (error) done(new ServiceError('invalid_request', 'body is not valid JSON'), undefined);
-      else done(null, value);
-    });
+    const parsed = parseJsonBody(bytes.toString('utf8'));
+    if (parsed.ok) done(null, parsed.value);
+    else done(new ServiceError('invalid_request', INVALID_JSON_MESSAGE), undefined);
   });
   // Any other content type, or none: 415 when a body comes with it. A POST that carries no
   // body at all (sync-complete) is not refused for a stray Content-Type.

@@ -1,14 +1,15 @@
 import type { Catalog } from './catalog/index.js';
 import type { CursorCodec } from './cursor.js';
 import type { PartnerKey } from './keys.js';
-import type { Matcher } from './matching/index.js';
+import type { IngestPlanner } from './ingest-threads.js';
 import type { Store } from './store/types.js';
 
 /** What the route handlers share; built once per app. */
 export interface ServiceDeps {
   store: Store;
   catalog: Catalog;
-  matcher: Matcher;
+  /** Parses and matches ingest batches (in this thread or in ingest threads). */
+  ingest: IngestPlanner;
   cursors: CursorCodec;
   /** Milliseconds since the epoch; tests pass a fixed or stepping clock. */
   clock: () => number;
@@ -24,5 +25,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** No key needed (GET /ping). */
     open?: boolean;
+    /** The handler gets the JSON body as bytes (a Buffer, or undefined when empty) and parses it itself. */
+    rawJsonBody?: boolean;
   }
 }

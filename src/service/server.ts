@@ -3,6 +3,7 @@ import { appPaths } from '../paths.js';
 import { VERSION_PREFIX } from '../contract/paths.js';
 import { createApp, type AppLoggerOptions, type ServedRequest } from './app.js';
 import { loadCatalog } from './catalog/index.js';
+export { defaultIngestThreads } from './ingest-threads.js';
 import type { LoadLimits } from './load-limits.js';
 import { loadKeysFile, localKeyEntry, resolveLocalKey, type KeyEntry, type LocalKeySource } from './keys.js';
 import { openStoreAt, postgresTarget } from './store/open.js';
@@ -29,6 +30,8 @@ export interface StartServiceOptions {
   onResponse?: (served: ServedRequest) => void;
   /** Load shedding, connection cap and timeouts (default LOAD_LIMIT_DEFAULTS). */
   limits?: Partial<LoadLimits>;
+  /** Threads that parse and match ingest batches (default 0; `serve` uses defaultIngestThreads()). */
+  ingestThreads?: number;
 }
 
 export interface RunningService {
@@ -65,7 +68,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   );
   let app;
   try {
-    app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock, onResponse: options.onResponse, limits: options.limits });
+    app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock, onResponse: options.onResponse, limits: options.limits, ingestThreads: options.ingestThreads });
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await app?.close().catch(() => undefined);

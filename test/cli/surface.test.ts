@@ -77,6 +77,8 @@ describe('usage errors exit 2 with nothing on stdout', () => {
     ['ping: a bad --base-url', ['ping', '--base-url', 'not a url']],
     ['serve: --port 70000', ['serve', '--port', '70000']],
     ['serve: --port abc', ['serve', '--port', 'abc']],
+    ['serve: --ingest-threads 65', ['serve', '--ingest-threads', '65']],
+    ['serve: --ingest-threads two', ['serve', '--ingest-threads', 'two']],
     ['config set-key: the key as an argument', ['config', 'set-key', KEY]],
     ['config use: a profile that does not exist', ['config', 'use', 'nowhere']],
     ['config set-url: not http(s)', ['config', 'set-url', 'ftp://example.com/v1']],

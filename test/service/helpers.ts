@@ -100,7 +100,7 @@ export async function openTestStore(options: { dbPath?: string; retry?: RetryPol
 
 /** An in-process app over a fresh store (in-memory SQLite, or a new PostgreSQL schema) and the anchor catalog. */
 export async function makeApp(
-  options: { dbPath?: string; catalog?: Catalog; retry?: RetryPolicy } & Pick<CreateAppOptions, 'limits' | 'authThrottle'> = {},
+  options: { dbPath?: string; catalog?: Catalog; retry?: RetryPolicy } & Pick<CreateAppOptions, 'limits' | 'authThrottle' | 'ingestThreads'> = {},
 ): Promise<TestApp> {
   const store = await openTestStore(options);
   let now = Date.parse('2025-01-01T00:00:00Z');
@@ -111,6 +111,7 @@ export async function makeApp(
     clock: () => now,
     limits: options.limits,
     authThrottle: options.authThrottle,
+    ingestThreads: options.ingestThreads,
   });
   const violations = checkResponses(app);
   await app.ready();

@@ -16,6 +16,7 @@ const ServeFlags = z.object({
   keys: z.string().min(1).optional(),
   logRequests: z.boolean().default(false),
   logFormat: z.enum(['pretty', 'json']).default('pretty'),
+  ingestThreads: z.number().int().min(0).max(64).optional(),
 });
 
 /** One request log line: `GET /v1/ping 200 0.4 ms`, or a JSON object with the time. */
@@ -63,6 +64,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--catalog <file>', 'catalog JSON file (default: the bundled demo catalog)')
     .option('--keys <file>', 'keys JSON file (default: one local sandbox key)')
     .option('--log-requests', 'one line on stderr per answered request: method, path, status, error code, duration (never a header)')
+    .option(
+      '--ingest-threads <n>',
+      'threads that parse and match ingest batches beside the event loop, 0 to 64 (default: 1 with two or more cores, else 0)',
+      wholeNumber('--ingest-threads', 0, 64),
+    )
     .addOption(new Option('--log-format <format>', 'request log lines as readable text or JSON lines').choices(['pretty', 'json']).default('pretty'))
     .action(async (rawFlags: unknown) => {
       const parsed = ServeFlags.safeParse(rawFlags);
@@ -70,7 +76,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const flags = parsed.data;
       const databaseUrl = chooseDatabase(flags.db, flags.database, ctx.env.CAMROLL_DATABASE_URL);
       // Loaded here so that every other command starts without Fastify and SQLite.
-      const { startService } = await import('../../service/server.js');
+      const { startService, defaultIngestThreads } = await import('../../service/server.js');
       const service = await startService({
         host: flags.host,
         port: flags.port,
@@ -80,6 +86,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         keysPath: flags.keys,
         env: ctx.env,
         logger: { level: 'warn', stream: ctx.stderr },
+        ingestThreads: flags.ingestThreads ?? defaultIngestThreads(),
         ...(flags.logRequests ? { onResponse: (served: ServedRequest) => ctx.stderr.write(describeServed(served, flags.logFormat)) } : {}),
       });
       // A key the user supplied is never echoed; a generated one must be shown to be usable.

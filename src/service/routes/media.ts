@@ -1,54 +1,44 @@
 import type { FastifyInstance } from 'fastify';
 import type { Event } from '../../contract/events.js';
-import type { IngestResponse } from '../../contract/ingest.js';
 import { SyncCompleteRequest, type SyncCompleteResponse } from '../../contract/service.js';
 import type { ServiceDeps } from '../deps.js';
 import { userEventView } from '../event-view.js';
-import { evaluateBatch, type Evaluated } from '../ingest.js';
+import { ingestReplyJson, planRefusal } from '../ingest.js';
 import { ServiceError } from '../service-error.js';
 import { requireUser } from './users.js';
 
 type UserParams = { Params: { userId: string } };
-
-/** The matched events of a batch, each once, in the order their first item came. */
-function matchedEventIds(accepted: readonly Evaluated[]): number[] {
-  const ids = new Set<number>();
-  for (const item of accepted) if (item.match.matched && item.match.event_id != null) ids.add(item.match.event_id);
-  return [...ids];
-}
 
 /** POST /users/{id}/media and POST /users/{id}/sync-complete. */
 export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): void {
   const { store, catalog } = deps;
   const startsOf = (eventId: number): number | null => catalog.events.get(eventId)?.startsAtMs ?? null;
 
-  app.post<UserParams>('/users/:userId/media', async (request): Promise<IngestResponse> => {
-    const user = await requireUser(deps, request);
-    const batch = evaluateBatch(request.body, deps.matcher, catalog);
-    const eventIds = matchedEventIds(batch.accepted);
+  // The body arrives as bytes and is parsed where it is planned (an ingest thread, when
+  // there is one); a body that is not JSON is still refused before the user is looked up.
+  app.post<UserParams>('/users/:userId/media', { config: { rawJsonBody: true } }, async (request, reply) => {
+    const [planned, found] = await Promise.allSettled([deps.ingest.plan(request.body as Buffer | undefined), requireUser(deps, request)]);
+    if (planned.status === 'rejected') throw planned.reason;
+    if (!planned.value.ok && planned.value.stage === 'body') throw planRefusal(planned.value.error);
+    if (found.status === 'rejected') throw found.reason;
+    if (!planned.value.ok) throw planRefusal(planned.value.error);
+    const { plan } = planned.value;
 
     // One store transaction: matches, the derived per-event counts, last_sync_at and the
     // events read back move together, so no reader and no crash sees half a batch.
-    const applied = await store.applyIngest(user.id, {
-      items: batch.distinct,
+    const applied = await store.applyIngest(found.value.id, {
+      items: plan.items,
       startsOf,
       nowMs: deps.clock(),
-      readBack: eventIds,
+      readBack: plan.eventIds,
     });
     const events: Event[] = [];
-    for (const eventId of eventIds) {
+    for (const eventId of plan.eventIds) {
       const view = userEventView(catalog, eventId, { media: applied.media.get(eventId) ?? [] });
       if (view) events.push(view);
     }
-    const matches = batch.accepted.map((item) => item.match);
-    return {
-      accepted: matches.length,
-      matched: matches.filter((match) => match.matched).length,
-      rejected: batch.rejected,
-      matches,
-      events,
-      last_sync_at: new Date(applied.lastSyncAtMs).toISOString(),
-    };
+    const answer = ingestReplyJson(plan, events, new Date(applied.lastSyncAtMs).toISOString());
+    return reply.type('application/json; charset=utf-8').send(answer);
   });
 
   app.post<UserParams>('/users/:userId/sync-complete', async (request): Promise<SyncCompleteResponse> => {

@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { planIngest, type PlannedIngest } from './ingest.js';
+import { matcherFromTables, type MatcherTables } from './matching/index.js';
+
+/** What an ingest thread is started with. */
+export interface IngestThreadData {
+  tables: MatcherTables;
+}
+
+/** One body for an ingest thread: its bytes move to the thread (undefined: no body). */
+export interface IngestTask {
+  body: Uint8Array | undefined;
+}
+
+/** Plans ingest bodies (planIngest) in this thread or in ingest threads. */
+export interface IngestPlanner {
+  /** Never rejects for a bad body (the plan says why); rejects only on a defect. */
+  plan(body: Buffer | undefined): Promise<PlannedIngest>;
+  close(): Promise<void>;
+}
+
+export interface IngestPlannerOptions {
+  /** Ingest threads; 0 plans in the calling thread. */
+  threads: number;
+  /** What the matcher is built from, in this thread or in each thread. */
+  tables: MatcherTables;
+}
+
+/**
+ * `serve`'s default: one ingest thread when the machine has a second core, so parsing and
+ * matching a batch (most of its cost) run beside the event loop that answers HTTP, and none
+ * on a single core, where a thread would only add the hand-over.
+ */
+export function defaultIngestThreads(): number {
+  return availableParallelism() > 1 ? 1 : 0;
+}
+
+/**
+ * Creates the planner. With threads, a batch's bytes are moved to a thread (not copied),
+ * parsed and matched there, and only the plan comes back: the event loop keeps answering
+ * other requests meanwhile, and the store transaction stays in this thread.
+ */
+export async function createIngestPlanner(options: IngestPlannerOptions): Promise<IngestPlanner> {
+  if (options.threads <= 0) {
+    const matcher = matcherFromTables(options.tables);
+    return {
+      plan: async (body) => planIngest(body, matcher),
+      async close() {},
+    };
+  }
+  // Loaded here: most processes (the CLI's own in-process service) never start a thread.
+  const { Piscina } = await import('piscina');
+  const { filename, execArgv } = threadEntry();
+  const pool = new Piscina<IngestTask, PlannedIngest>({
+    filename,
+    execArgv,
+    workerData: { tables: options.tables } satisfies IngestThreadData,
+    minThreads: options.threads,
+    maxThreads: options.threads,
+    idleTimeout: Infinity,
+    // Each thread holds the next bodies while it works on one, so it never waits for the
+    // event loop between batches; the admission queue already bounds how many run at once.
+    concurrentTasksPerWorker: 4,
+  });
+  return {
+    plan(body) {
+      if (body === undefined) return pool.run({ body: undefined });
+      // Moved, not copied: a body the parser read whole owns its memory; a small one that
+      // shares Node's buffer pool is copied out first.
+      const bytes = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
+      return pool.run({ body: bytes }, { transferList: [bytes.buffer as ArrayBuffer] });
+    },
+    close: () => pool.destroy(),
+  };
+}
+
+/** The compiled thread entry next to this module; from TypeScript sources (tests, benches) through tsx. */
+function threadEntry(): { filename: string; execArgv: string[] } {
+  const compiled = new URL('./ingest-thread-entry.cjs', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href, execArgv: [] };
+  return { filename: new URL('./ingest-thread-entry.cts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
+}
