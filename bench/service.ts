@@ -35,14 +35,14 @@ const BATCHES = 400; // 80,000 items per round
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Which parts run (BENCH_PARTS=ingest,events,pressure,matcher; default all). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'ingest,events,pressure,matcher').split(','));
-/** Ingest threads, as `serve` picks them (BENCH_INGEST_THREADS overrides). */
+/** Ingest threads, as `serve` picks them on this machine (BENCH_INGEST_THREADS overrides); the ingest part also measures the other setting (0 or 1). */
 const INGEST_THREADS = process.env.BENCH_INGEST_THREADS === undefined ? defaultIngestThreads() : Number(process.env.BENCH_INGEST_THREADS);
 /** Seconds of each pressure load. */
 const PRESSURE_SECONDS = Number(process.env.BENCH_PRESSURE_SECONDS ?? 6);
 
 /** The service as `serve` runs it, on a file database in `dir`, with the bench key. */
-function start(dir: string, limits?: Partial<LoadLimits>, onResponse?: (served: ServedRequest) => void): Promise<RunningService> {
-  return startService({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'service.db'), dataDir: dir, env: { CAMROLL_API_KEY: KEY }, limits, onResponse, ingestThreads: INGEST_THREADS });
+function start(dir: string, limits?: Partial<LoadLimits>, onResponse?: (served: ServedRequest) => void, ingestThreads = INGEST_THREADS): Promise<RunningService> {
+  return startService({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'service.db'), dataDir: dir, env: { CAMROLL_API_KEY: KEY }, limits, onResponse, ingestThreads });
 }
 
 async function post(url: string, body: unknown): Promise<any> {
@@ -126,9 +126,21 @@ async function main(): Promise<void> {
     const warm = makeBatches(catalog, 40, 'ff');
     await drive(origin, `/v1/users/${user}/media`, warm);
     if (PARTS.has('ingest')) {
+      // The same service with the other ingest-thread setting, on its own database: both are
+      // measured in the same rounds, since a thread pays off only when a core is free for it.
+      const otherThreads = INGEST_THREADS > 0 ? 0 : 1;
+      const otherDir = mkdtempSync(join(tmpdir(), 'camroll-bench-'));
+      const other = await start(otherDir, undefined, undefined, otherThreads);
+      const otherOrigin = new URL(other.baseUrl).origin;
+      const otherUser = (await post(`${other.baseUrl}/users`, { email: 'bench@example.com' })).user_id as string;
+      await drive(otherOrigin, `/v1/users/${otherUser}/media`, warm);
+      const services = [
+        { label: `${INGEST_THREADS} ingest thread(s), as serve runs here`, origin, path: `/v1/users/${user}/media` },
+        { label: `${otherThreads} ingest thread(s)`, origin: otherOrigin, path: `/v1/users/${otherUser}/media` },
+      ];
       // New asset ids every round, so each round ingests what a first sync would.
       const rounds = Array.from({ length: ROUNDS }, (_, r) => makeBatches(catalog, BATCHES, `a${r}`));
-      const first = await drive(origin, `/v1/users/${user}/media`, rounds[0]!);
+      const first = await drive(origin, services[0]!.path, rounds[0]!);
 
       const replies = first.replyBytes.map((n) => JSON.stringify({ pad: 'x'.repeat(Math.max(0, n - 10)) }));
       let served = 0;
@@ -157,12 +169,15 @@ async function main(): Promise<void> {
         Fastify: await listen(fastify),
       };
       for (const ceilingOrigin of Object.values(ceilings)) await drive(ceilingOrigin, '/ingest', warm);
-      // Rounds interleave service and ceilings, and the best of each counts: on a shared
-      // machine one unlucky stretch would otherwise decide the ratio.
-      const service = [first];
-      const ceiling: Record<keyof typeof ceilings, Array<{ itemsPerSecond: number; cpuMsPerBatch: number }>> = { 'node:http': [], Fastify: [] };
+      // Rounds interleave the services and the ceilings, and the best of each counts: on a
+      // shared machine one unlucky stretch would otherwise decide the ratio.
+      type Run = { itemsPerSecond: number; cpuMsPerBatch: number };
+      const measured: Run[][] = [[first], []];
+      const ceiling: Record<keyof typeof ceilings, Run[]> = { 'node:http': [], Fastify: [] };
       for (let r = 0; r < ROUNDS; r += 1) {
-        if (r > 0) service.push(await drive(origin, `/v1/users/${user}/media`, rounds[r]!));
+        for (const [index, service] of services.entries()) {
+          if (index > 0 || r > 0) measured[index]!.push(await drive(service.origin, service.path, rounds[r]!));
+        }
         for (const [name, ceilingOrigin] of Object.entries(ceilings) as Array<[keyof typeof ceilings, string]>) {
           served = 0;
           ceiling[name].push(await drive(ceilingOrigin, '/ingest', rounds[r]!));
@@ -170,16 +185,22 @@ async function main(): Promise<void> {
       }
       await fastify.close();
       await new Promise((resolve) => plain.close(resolve));
-      const best = (runs: Array<{ itemsPerSecond: number; cpuMsPerBatch: number }>) => ({
+      await other.close();
+      rmSync(otherDir, { recursive: true, force: true });
+      const best = (runs: Run[]): Run => ({
         itemsPerSecond: Math.max(...runs.map((run) => run.itemsPerSecond)),
         cpuMsPerBatch: Math.min(...runs.map((run) => run.cpuMsPerBatch)),
       });
-      const s = best(service);
-      console.log(`ingest: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched, ${INGEST_THREADS} ingest thread(s); best of ${ROUNDS} rounds)`);
-      for (const name of Object.keys(ceilings) as Array<keyof typeof ceilings>) {
-        const c = best(ceiling[name]);
+      const bestCeilings = Object.entries(ceiling).map(([name, runs]) => [name, best(runs)] as const);
+      for (const [name, c] of bestCeilings) {
         console.log(`ceiling, bare ${name} route (same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`);
-        console.log(`ratio to bare ${name}: ${(s.itemsPerSecond / c.itemsPerSecond).toFixed(2)} by throughput, ${(c.cpuMsPerBatch / s.cpuMsPerBatch).toFixed(2)} by CPU per batch (target >= 0.5)`);
+      }
+      for (const [index, service] of services.entries()) {
+        const s = best(measured[index]!);
+        console.log(`ingest, ${service.label}: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`);
+        for (const [name, c] of bestCeilings) {
+          console.log(`  ratio to bare ${name}: ${(s.itemsPerSecond / c.itemsPerSecond).toFixed(2)} by throughput, ${(c.cpuMsPerBatch / s.cpuMsPerBatch).toFixed(2)} by CPU per batch (target >= 0.5)`);
+        }
       }
     }
 

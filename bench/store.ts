@@ -24,6 +24,8 @@ const BATCH = 200;
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 240); // 48,000 items per setup
 const MATCHED = 0.1; // a tenth of the items match: the store, not the matcher, does the work
 const BIN = join(import.meta.dirname, '..', 'bin', 'camroll.js');
+/** Extra `serve` flags for every instance, e.g. BENCH_SERVE_ARGS='--ingest-threads 0'. */
+const SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter((word) => word !== '');
 
 /** Request bodies: MATCHED of the items inside a visible event's window at its venue. */
 function makeBatches(catalog: Catalog, count: number, prefix: string): string[] {
@@ -51,7 +53,7 @@ interface Serve {
 /** Starts `camroll serve` with these store flags and waits for its listening line. */
 function serve(storeArgs: string[], home: string): Promise<Serve> {
   const env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home, CAMROLL_API_KEY: KEY };
-  const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...storeArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...storeArgs, ...SERVE_ARGS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

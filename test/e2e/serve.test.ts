@@ -101,7 +101,8 @@ describe('camroll serve (real binary)', () => {
     const catalog = join(home.dir, 'catalog.json');
     writeFileSync(catalog, JSON.stringify(ANCHOR_CATALOG_JSON));
     const env = { ...home.env, CAMROLL_API_KEY: KEY };
-    const server = await startServe({ env, db, args: ['--catalog', catalog] });
+    // With an ingest thread: a batch planned there still commits whole or not at all.
+    const server = await startServe({ env, db, args: ['--catalog', catalog, '--ingest-threads', '1'] });
     const user = (await call(server.baseUrl, 'POST', '/users', { email: 'kill@example.com' })).json.user_id as string;
     const batch = (n: number) =>
       Array.from({ length: 200 }, (_, j) =>
@@ -145,6 +146,42 @@ describe('camroll serve (real binary)', () => {
     const page = await call(reopened.baseUrl, 'GET', `/users/${user}/events`);
     expect(page.json.total).toBe(2);
     expect((await reopened.stop()).code).toBe(0);
+  });
+
+  it('answers ingest the same with an ingest thread as without, and stops the thread on SIGTERM', async () => {
+    const home = tempHome();
+    const catalog = join(home.dir, 'catalog.json');
+    writeFileSync(catalog, JSON.stringify(ANCHOR_CATALOG_JSON));
+    const env = { ...home.env, CAMROLL_API_KEY: KEY };
+    const bodies = [
+      JSON.stringify({ media: [itemAt('a', 1, '2024-07-13T00:00:00Z'), { id: 'b' }, itemAt('c', 2, '2019-01-01T00:00:00Z')] }),
+      JSON.stringify({ media: Array.from({ length: 200 }, (_, i) => itemAt(`big-${i}`, 1, '2024-07-13T00:00:00Z', i % 60)) }),
+      '{"media": [',
+    ];
+    const answers = async (threads: string) => {
+      const server = await startServe({ env, db: ':memory:', args: ['--catalog', catalog, '--ingest-threads', threads] });
+      const user = (await call(server.baseUrl, 'POST', '/users', { email: 'threads@example.com' })).json.user_id as string;
+      const out: Array<{ status: number; json: unknown }> = [];
+      for (const body of bodies) {
+        const res = await request(`${server.baseUrl}/users/${user}/media`, { method: 'POST', headers: { 'x-partner-api-key': KEY, 'content-type': 'application/json' }, body });
+        const json = (await res.body.json()) as Record<string, unknown>;
+        // The real clock differs between the two runs; everything else must not.
+        if (res.statusCode === 200) {
+          expect(Number.isFinite(Date.parse(json.last_sync_at as string))).toBe(true);
+          delete json.last_sync_at;
+        }
+        out.push({ status: res.statusCode, json });
+      }
+      const stopped = await server.stop();
+      expect(stopped.code).toBe(0);
+      expect(stopped.stderr).toContain('stopped');
+      return out;
+    };
+    const threaded = await answers('1');
+    expect(threaded.map((answer) => answer.status)).toEqual([200, 200, 400]);
+    expect(threaded[0]!.json).toMatchObject({ accepted: 2, matched: 1, rejected: [{ id: 'b', reason: 'missing_coordinates' }] });
+    expect(threaded[1]!.json).toMatchObject({ accepted: 200, matched: 200 });
+    expect(threaded).toEqual(await answers('0'));
   });
 
   it('camroll openapi prints an OpenAPI 3.1 document of the contract', async () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createIngestPlanner } from '../../src/service/ingest-threads.js';
+import { createIngestPlanner, defaultIngestThreads } from '../../src/service/ingest-threads.js';
 import { buildMatcherTables } from '../../src/service/matching/index.js';
 import { ACME, anchorCatalog, createUser, GLOBEX, itemAt, makeApp, type TestApp } from './helpers.js';
 
@@ -103,6 +103,12 @@ describe('ingest planned in a thread', () => {
     expect(first.matched).toBe(2);
     expect(first.events.map((event) => event.id)).toEqual([1, 3]);
     expect((threaded[1]!.body as { accepted: number; matched: number }).matched).toBe(200);
+  });
+});
+
+describe('defaultIngestThreads', () => {
+  it('starts a thread only where cores are left for the clients and the rest of the machine', () => {
+    expect([1, 2, 3, 4, 16].map((cores) => defaultIngestThreads(cores))).toEqual([0, 0, 0, 1, 1]);
   });
 });
 

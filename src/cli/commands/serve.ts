@@ -66,7 +66,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--log-requests', 'one line on stderr per answered request: method, path, status, error code, duration (never a header)')
     .option(
       '--ingest-threads <n>',
-      'threads that parse and match ingest batches beside the event loop, 0 to 64 (default: 1 with two or more cores, else 0)',
+      'threads that parse and match ingest batches beside the event loop, 0 to 64 (default: 1 with four or more cores, else 0)',
       wholeNumber('--ingest-threads', 0, 64),
     )
     .addOption(new Option('--log-format <format>', 'request log lines as readable text or JSON lines').choices(['pretty', 'json']).default('pretty'))
