@@ -66,7 +66,21 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   const cursors = createCursorCodec(await options.store.cursorSecret());
   const ingest = await createIngestPlanner({ threads: options.ingestThreads ?? 0, tables: buildMatcherTables(options.catalog) });
   const deps: ServiceDeps = { store: options.store, catalog: options.catalog, ingest, cursors, clock: options.clock ?? Date.now };
+  try {
+    return await buildApp(options, deps, { keys, limits, throttle });
+  } catch (error) {
+    // No app to close: its threads stop here.
+    await ingest.close();
+    throw error;
+  }
+}
 
+/** The Fastify instance around `deps`: parsers, hooks, limits and routes. */
+async function buildApp(
+  options: CreateAppOptions,
+  deps: ServiceDeps,
+  { keys, limits, throttle }: { keys: ReturnType<typeof createKeyRing>; limits: LoadLimits; throttle: ReturnType<typeof createAuthThrottle> | null },
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger
       ? {
@@ -88,8 +102,20 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       void sendError(reply, new ServiceError('invalid_request', 'malformed URL'));
     },
   });
+  // While closing, every answer says Connection: close. Node closes the connections that are
+  // idle when closing starts; one whose request was still running (an ingest waiting for its
+  // thread) would otherwise stay open until the client's keep-alive ends, and so would close().
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
   // After the server has stopped and in-flight requests are answered.
-  app.addHook('onClose', () => ingest.close());
+  app.addHook('onClose', () => deps.ingest.close());
   app.decorateRequest('partnerKey', null);
   app.decorateRequest('errorCode', null);
   const onResponse = options.onResponse;

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { CamrollError } from '../errors.js';
 import { planIngest, type PlannedIngest } from './ingest.js';
 import { matcherFromTables, type MatcherTables } from './matching/index.js';
 
@@ -66,6 +67,16 @@ export async function createIngestPlanner(options: IngestPlannerOptions): Promis
     // event loop between batches; the admission queue already bounds how many run at once.
     concurrentTasksPerWorker: 4,
   });
+  // A thread that dies fails the batches it held (each a 500) and piscina starts another; the
+  // process lives on.
+  pool.on('error', () => undefined);
+  // Started here, not at the first batch: a thread that cannot start fails the start-up.
+  try {
+    await pool.run({ body: undefined });
+  } catch (error) {
+    await pool.destroy();
+    throw new CamrollError('internal_error', `the ingest thread did not start: ${(error as Error).message}`, { cause: error });
+  }
   return {
     plan(body) {
       if (body === undefined) return pool.run({ body: undefined });

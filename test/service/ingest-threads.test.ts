@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Agent, request } from 'undici';
+import { createApp } from '../../src/service/app.js';
 import { createIngestPlanner, defaultIngestThreads } from '../../src/service/ingest-threads.js';
-import { buildMatcherTables } from '../../src/service/matching/index.js';
-import { ACME, anchorCatalog, createUser, GLOBEX, itemAt, makeApp, type TestApp } from './helpers.js';
+import { openStore } from '../../src/service/store/store.js';
+import { buildMatcherTables, type MatcherTables } from '../../src/service/matching/index.js';
+import { ACME, anchorCatalog, createUser, GLOBEX, itemAt, KEYS, LIMITED, makeApp, type TestApp } from './helpers.js';
 
 /**
  * `serve` plans ingest batches in a thread; tests elsewhere run them in the request's thread.
@@ -136,6 +139,72 @@ describe('createIngestPlanner', () => {
     } finally {
       await threaded.close();
       await inline.close();
+    }
+  });
+
+  it('fails its start-up, not the process, when the thread cannot start', async () => {
+    const broken = createIngestPlanner({ threads: 1, tables: null as unknown as MatcherTables });
+    await expect(broken).rejects.toMatchObject({ code: 'internal_error', message: /the ingest thread did not start/ });
+  });
+});
+
+describe.each([0, 1])('with %i ingest thread(s)', (ingestThreads) => {
+  it('refuses unreadable JSON before the rate limit, so it does not use up the key\'s quota', async () => {
+    const t = await makeApp({ ingestThreads });
+    try {
+      const user = await createUser(t.app, LIMITED, 'limited@example.com'); // 1 of 3
+      const send = (payload: string) =>
+        t.app.inject({ method: 'POST', url: `/v1/users/${user}/media`, headers: { 'x-partner-api-key': LIMITED, 'content-type': 'application/json' }, payload });
+      for (let i = 0; i < 3; i += 1) expect((await send('{"media": [')).statusCode).toBe(400);
+      const good = JSON.stringify({ media: [itemAt('q', 1, EVENT1)] });
+      expect((await send(good)).statusCode).toBe(200); // 2 of 3
+      expect((await send(good)).statusCode).toBe(200); // 3 of 3
+      expect((await send(good)).statusCode).toBe(429);
+    } finally {
+      await t.close();
+    }
+  });
+
+  // Without Connection: close, close() waits for the clients' keep-alive (a minute here): the timeout fails it.
+  it('closes while ingest requests are in flight: their answers say Connection: close, so close() does not wait for the clients', { timeout: 15_000 }, async () => {
+    const store = openStore({ path: ':memory:' });
+    const app = await createApp({ store, catalog: anchorCatalog(), keys: KEYS, ingestThreads });
+    // Requests wait in preHandler until close() has begun; the test's preClose hook (after the
+    // app's own) lets them go.
+    let arrived = 0;
+    let allIn!: () => void;
+    const inFlight = new Promise<void>((resolve) => (allIn = resolve));
+    let letGo!: () => void;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    app.addHook('preHandler', async (request) => {
+      if (!request.url.endsWith('/media')) return;
+      arrived += 1;
+      if (arrived === 4) allIn();
+      await gate;
+    });
+    app.addHook('preClose', (done) => {
+      letGo();
+      done();
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const agent = new Agent({ keepAliveTimeout: 60_000, connections: 4 });
+    try {
+      const user = await createUser(app, ACME, 'closing@example.com');
+      const body = JSON.stringify({ media: many(200, 'closing-') });
+      const answers = Array.from({ length: 4 }, () =>
+        request(`${origin}/v1/users/${user}/media`, { method: 'POST', dispatcher: agent, headers: { 'x-partner-api-key': ACME, 'content-type': 'application/json' }, body }),
+      );
+      await inFlight;
+      await app.close();
+      for (const answer of await Promise.all(answers)) {
+        expect(answer.statusCode).toBe(200);
+        expect(answer.headers.connection).toBe('close');
+        await answer.body.dump();
+      }
+    } finally {
+      await agent.close();
+      await store.close();
     }
   });
 });

@@ -3,7 +3,7 @@ import type { Event } from '../../contract/events.js';
 import { SyncCompleteRequest, type SyncCompleteResponse } from '../../contract/service.js';
 import type { ServiceDeps } from '../deps.js';
 import { userEventView } from '../event-view.js';
-import { ingestReplyJson, planRefusal } from '../ingest.js';
+import { ingestReplyJson, planRefusal, type PlannedIngest } from '../ingest.js';
 import { ServiceError } from '../service-error.js';
 import { requireUser } from './users.js';
 
@@ -14,32 +14,43 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
   const { store, catalog } = deps;
   const startsOf = (eventId: number): number | null => catalog.events.get(eventId)?.startsAtMs ?? null;
 
-  // The body arrives as bytes and is parsed where it is planned (an ingest thread, when
-  // there is one); a body that is not JSON is still refused before the user is looked up.
-  app.post<UserParams>('/users/:userId/media', { config: { rawJsonBody: true } }, async (request, reply) => {
-    const [planned, found] = await Promise.allSettled([deps.ingest.plan(request.body as Buffer | undefined), requireUser(deps, request)]);
-    if (planned.status === 'rejected') throw planned.reason;
-    if (!planned.value.ok && planned.value.stage === 'body') throw planRefusal(planned.value.error);
-    if (found.status === 'rejected') throw found.reason;
-    if (!planned.value.ok) throw planRefusal(planned.value.error);
-    const { plan } = planned.value;
+  // The body arrives as bytes and is planned (parsed, checked, matched) in an ingest thread
+  // when there is one. Planning starts before the handler, so a body that is not JSON is
+  // refused where any unreadable body is: before the rate limit and the user lookup.
+  const plans = new WeakMap<object, PlannedIngest>();
+  app.post<UserParams>(
+    '/users/:userId/media',
+    {
+      config: { rawJsonBody: true },
+      preValidation: async (request) => {
+        const planned = await deps.ingest.plan(request.body as Buffer | undefined);
+        if (!planned.ok && planned.stage === 'body') throw planRefusal(planned.error);
+        plans.set(request, planned);
+      },
+    },
+    async (request, reply) => {
+      const user = await requireUser(deps, request);
+      const planned = plans.get(request) as PlannedIngest;
+      if (!planned.ok) throw planRefusal(planned.error);
+      const { plan } = planned;
 
-    // One store transaction: matches, the derived per-event counts, last_sync_at and the
-    // events read back move together, so no reader and no crash sees half a batch.
-    const applied = await store.applyIngest(found.value.id, {
-      items: plan.items,
-      startsOf,
-      nowMs: deps.clock(),
-      readBack: plan.eventIds,
-    });
-    const events: Event[] = [];
-    for (const eventId of plan.eventIds) {
-      const view = userEventView(catalog, eventId, { media: applied.media.get(eventId) ?? [] });
-      if (view) events.push(view);
-    }
-    const answer = ingestReplyJson(plan, events, new Date(applied.lastSyncAtMs).toISOString());
-    return reply.type('application/json; charset=utf-8').send(answer);
-  });
+      // One store transaction: matches, the derived per-event counts, last_sync_at and the
+      // events read back move together, so no reader and no crash sees half a batch.
+      const applied = await store.applyIngest(user.id, {
+        items: plan.items,
+        startsOf,
+        nowMs: deps.clock(),
+        readBack: plan.eventIds,
+      });
+      const events: Event[] = [];
+      for (const eventId of plan.eventIds) {
+        const view = userEventView(catalog, eventId, { media: applied.media.get(eventId) ?? [] });
+        if (view) events.push(view);
+      }
+      const answer = ingestReplyJson(plan, events, new Date(applied.lastSyncAtMs).toISOString());
+      return reply.type('application/json; charset=utf-8').send(answer);
+    },
+  );
 
   app.post<UserParams>('/users/:userId/sync-complete', async (request): Promise<SyncCompleteResponse> => {
     const user = await requireUser(deps, request);
