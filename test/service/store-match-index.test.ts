@@ -56,6 +56,7 @@ describe('match index', () => {
       u3: [['d', 1], ['e', 1]],
     });
     expect(index.of('big')).toBeNull();
+    expect(index.of('big')).toBeNull(); // known too big: not loaded again on every batch
     index.of('u1');
     index.of('u2');
     index.of('u1'); // u2 is now the least recently used
@@ -69,6 +70,9 @@ describe('match index', () => {
     const { index, state } = fake({ u1: [['a', 1]] });
     const kept = index.of('u1')!;
     kept.set('b', 1).set('c', 1).set('d', 1);
+    expect(index.of('u1')).toBeNull();
+    expect(index.of('u1')).toBeNull();
+    state.version = 2; // still too big after another connection's commit: never loaded again
     expect(index.of('u1')).toBeNull();
     expect(state.loads).toEqual(['u1']);
   });

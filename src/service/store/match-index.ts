@@ -35,6 +35,8 @@ export function createMatchIndex(options: MatchIndexOptions): MatchIndex {
   const maxIds = options.maxIds ?? DEFAULT_MAX_IDS;
   /** In least-recently-used order: a Map iterates in insertion order. */
   const users = new Map<string, Map<string, number>>();
+  /** Users found to have more matches than fit: asked of the database without loading them again. */
+  const tooMany = new Set<string>();
   let version = options.version();
 
   const kept = (): number => {
@@ -50,16 +52,23 @@ export function createMatchIndex(options: MatchIndexOptions): MatchIndex {
         users.clear();
         version = now;
       }
+      if (tooMany.has(userId)) return null;
       const cached = users.get(userId);
       if (cached !== undefined) {
         users.delete(userId);
         // A user whose matches grew past what fits is asked of the database from now on.
-        if (cached.size > maxIds) return null;
+        if (cached.size > maxIds) {
+          tooMany.add(userId);
+          return null;
+        }
         users.set(userId, cached);
         return cached;
       }
       const rows = options.load(userId, maxIds + 1);
-      if (rows.length > maxIds) return null;
+      if (rows.length > maxIds) {
+        tooMany.add(userId);
+        return null;
+      }
       const matches = new Map(rows);
       users.set(userId, matches);
       // Evict the least recently used users until the kept ids fit again (never this one).
