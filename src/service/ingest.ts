@@ -8,13 +8,13 @@ import { ServiceError, type ServiceErrorCode } from './service-error.js';
 import type { StoredMedia } from './store/types.js';
 
 /** One accepted item after matching: stored when `stored` is set, removed otherwise. */
-export interface Evaluated {
+interface Evaluated {
   mediaId: string;
   stored: StoredMedia | null;
   match: MediaMatch;
 }
 
-export interface EvaluatedBatch {
+interface EvaluatedBatch {
   rejected: RejectedMedia[];
   /** One per accepted item, in request order. */
   accepted: Evaluated[];
@@ -30,7 +30,7 @@ export interface EvaluatedBatch {
  * Per item, in this order: a bad member -> `invalid`; no coordinates -> `missing_coordinates`;
  * no capture time -> `missing_taken_at`.
  */
-export function evaluateBatch(body: unknown, matcher: Matcher): EvaluatedBatch {
+function evaluateBatch(body: unknown, matcher: Matcher): EvaluatedBatch {
   const media = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { media?: unknown }).media : undefined;
   if (!Array.isArray(media)) throw new ServiceError('invalid_request', 'body must be an object with a "media" array');
   if (media.length === 0) throw new ServiceError('empty_batch', 'the batch holds no media item');
