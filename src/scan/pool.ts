@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createFileReader, type ExtractFn, type FileResult } from './read-file.js';
 import type { WorkerTask } from './worker.js';
+import { threadEntry } from '../util/thread-entry.js';
 
 /** Runs groups of files through read + extract + hash. */
 export interface FilePool {
@@ -51,7 +50,7 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
   }
   // Loaded here: a re-scan served from the cache never needs it.
   const { Piscina } = await import('piscina');
-  const { filename, execArgv } = workerEntry();
+  const { filename, execArgv } = threadEntry(import.meta.url, 'worker-entry');
   const pool = new Piscina<WorkerTask, FileResult[]>({
     filename,
     execArgv,
@@ -84,11 +83,4 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
       await pool.destroy();
     },
   };
-}
-
-/** The compiled worker entry next to this module; from TypeScript sources (tests, benches) through tsx. */
-function workerEntry(): { filename: string; execArgv: string[] } {
-  const compiled = new URL('./worker-entry.cjs', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href, execArgv: [] };
-  return { filename: new URL('./worker-entry.cts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
 }

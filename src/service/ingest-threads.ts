@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { CamrollError } from '../errors.js';
 import { planIngest, type PlannedIngest } from './ingest.js';
 import { matcherFromTables, type MatcherTables } from './matching/index.js';
+import { threadEntry } from '../util/thread-entry.js';
 
 /** What an ingest thread is started with. */
 export interface IngestThreadData {
@@ -55,7 +54,7 @@ export async function createIngestPlanner(options: IngestPlannerOptions): Promis
   }
   // Loaded here: most processes (the CLI's own in-process service) never start a thread.
   const { Piscina } = await import('piscina');
-  const { filename, execArgv } = threadEntry();
+  const { filename, execArgv } = threadEntry(import.meta.url, 'ingest-thread-entry');
   const pool = new Piscina<IngestTask, PlannedIngest>({
     filename,
     execArgv,
@@ -87,11 +86,4 @@ export async function createIngestPlanner(options: IngestPlannerOptions): Promis
     },
     close: () => pool.destroy(),
   };
-}
-
-/** The compiled thread entry next to this module; from TypeScript sources (tests, benches) through tsx. */
-function threadEntry(): { filename: string; execArgv: string[] } {
-  const compiled = new URL('./ingest-thread-entry.cjs', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href, execArgv: [] };
-  return { filename: new URL('./ingest-thread-entry.cts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
 }
