@@ -192,21 +192,23 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
     }, ms);
     relists.add(handle);
   };
+  // Set when the watch ends: a listing still running then must not add a folder to the
+  // closed watcher (chokidar's add() would reopen it, and the process would never exit).
+  let closed = false;
   const relist = async (dir: string, round: number): Promise<void> => {
-    const reported = fresh.get(dir) ?? { files: new Set<string>(), folders: new Set<string>() };
+    const reported = fresh.get(dir);
+    if (reported === undefined) return;
     const missed = await missedFiles(dir, reported, skip, (folder) => {
+      if (closed || options.signal.aborted) return;
       reported.folders.add(folder);
       watcher.add(folder);
     });
-    if (options.signal.aborted) return;
+    if (closed || options.signal.aborted) return;
     const now = Date.now();
     let unsettled = false;
     for (const { file, mtimeMs } of missed) {
       if (now - mtimeMs < settleMs) unsettled = true;
-      else {
-        reported.files.add(file);
-        onFile(file);
-      }
+      else onFile(file); // also marks it reported
     }
     if (unsettled && round < MAX_RELISTS) later(settleMs, () => void relist(dir, round + 1));
     else fresh.delete(dir);
@@ -250,6 +252,7 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   } catch (error) {
     if (!options.signal.aborted) throw error;
   } finally {
+    closed = true;
     if (timer !== null) clearTimeout(timer);
     for (const handle of relists) clearTimeout(handle);
     await watcher.close();

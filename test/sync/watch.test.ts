@@ -160,4 +160,29 @@ describe('watchLibrary', () => {
     // The missed subfolder is watched from now on; the junk one is not.
     expect(watcher.added).toEqual([join(fresh, 'day-2')]);
   });
+
+  it('ending the watch while a new folder is being listed adds nothing to the closed watcher', async () => {
+    // Ctrl-C during a listing: chokidar's add() after close() reopens it and the process
+    // never exits. The stand-in aborts at the first folder the listing hands it.
+    const watcher = Object.assign(new EventEmitter(), {
+      added: [] as string[],
+      add(folder: string) {
+        this.added.push(folder);
+        controller.abort();
+      },
+      close: async () => undefined,
+    });
+    const factory = (() => watcher) as unknown as NonNullable<WatchOptions['watch']>;
+    const lib = join(dir, 'lib');
+    const events = watchLibrary({ roots: [lib], settleMs: 20, quietMs: 20, signal: controller.signal, watch: factory })[Symbol.asyncIterator]();
+    const first = events.next();
+    watcher.emit('ready');
+    await first;
+    const fresh = join(lib, 'imported');
+    mkdirSync(join(fresh, 'a', 'b', 'c'), { recursive: true });
+    const ended = events.next();
+    watcher.emit('addDir', fresh);
+    expect((await ended).done).toBe(true);
+    expect(watcher.added).toEqual([join(fresh, 'a')]);
+  });
 });
