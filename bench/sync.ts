@@ -120,7 +120,7 @@ type Run = (typeof RUNS)[number];
 type Results = Record<Run, Timed | null>;
 
 /** One run of one build, in a fresh home; sync gets a fresh service database and journal. */
-async function runOnce(bin: string, run: Run, lib: string, root: string, homes: string[]): Promise<Timed> {
+async function runOnce(bin: string, run: Run, lib: string, homes: string[]): Promise<Timed> {
   const noCache = run.endsWith('--no-cache') ? ['--no-cache'] : [];
   const home = tempHome('camroll-bench-');
   homes.push(home.dir);
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (const run of RUNS) {
       for (const [i, build] of builds.entries()) {
-        const result = await runOnce(build.bin, run, lib, root, homes);
+        const result = await runOnce(build.bin, run, lib, homes);
         results[i]![run] = best(results[i]![run], result);
       }
     }

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findJournal, openJournalReader } from '../../src/sync/journal-reader.js';
 import { fingerprintMedia, fingerprintMediaReference, JOURNAL_SCHEMA_VERSION, journalFileName, openJournal, type JournalKey } from '../../src/sync/journal.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
 
 const key: JournalKey = { baseUrl: 'http://127.0.0.1:1/v1', partnerId: 'local', userId: 'u1' };
 const item = (id: string, lat = 1): { id: string; fingerprint: Buffer } => ({
@@ -63,8 +64,7 @@ describe('journal', () => {
       { 'key "quoted"': 1, 'ключ': 2, '': 3, '10': 4, '9': 5 },
     ];
     // A seeded generator of media-like objects: members in any order, values of every flat kind.
-    let seed = 7;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(7);
     const values = [null, undefined, 'photo', 'IMG_0001.JPG', '2023-08-15T11:52:43.120+02:00', '', 'Ünïcode ☃', 0, -0, 1.5, -121.126059, 3600, 1e-9, true, false];
     const names = ['id', 'taken_at', 'latitude', 'longitude', 'media_type', 'filename', 'duration_seconds', 'device_make', 'device_model', 'device_lens_model', 'extra'];
     for (let i = 0; i < 500; i += 1) {
