@@ -21,8 +21,6 @@ export const DEFAULT_QUIET_MS = 500; // 0.5 s
 export const DEFAULT_MAX_BATCH_FILES = 1000;
 /** Polling re-reads each folder this often (network shares send no change events). */
 export const POLL_INTERVAL_MS = 2 * 1000; // 2 s
-/** How many times a new folder is listed again while files in it are still being written. */
-const MAX_RELISTS = 30;
 
 export type WatchEvent =
   /** Watches are set on every folder: anything that changes from now on is seen. */
@@ -103,32 +101,47 @@ function mediaBeside(dir: string, skip: (absPath: string, isFile?: boolean) => b
   });
 }
 
+/** A missed file as one listing saw it. */
+interface MissedFile {
+  file: string;
+  mtimeMs: number;
+  /** Size and modification time: equal in two listings, the file was not written in between. */
+  signature: string;
+}
+
 /**
  * The media and sidecar files under a new folder (its subfolders included) that the watcher
- * has not reported, with their modification times; a subfolder it has not reported is handed
- * to `watch` (missed as well, it would otherwise miss what arrives there later too).
+ * has not reported, with their modification times and sizes; a subfolder it has not
+ * reported is handed to `watch` (missed as well, it would otherwise miss what arrives there
+ * later too).
  */
 async function missedFiles(
   dir: string,
   reported: { readonly files: ReadonlySet<string>; readonly folders: ReadonlySet<string> },
   skip: (absPath: string, isFile?: boolean) => boolean,
   watch: (folder: string) => void,
-): Promise<Array<{ file: string; mtimeMs: number }>> {
+): Promise<MissedFile[]> {
   const entries = await new Promise<import('node:fs').Dirent[]>((resolve) =>
     readdir(dir, { withFileTypes: true, recursive: true }, (error, found) => resolve(error ? [] : found)),
   );
-  const missed: Array<{ file: string; mtimeMs: number }> = [];
+  const candidates: string[] = [];
   for (const entry of entries) {
     const absPath = path.join(entry.parentPath, entry.name);
     if (entry.isDirectory()) {
       if (!reported.folders.has(absPath) && !skip(absPath, false)) watch(absPath);
       continue;
     }
-    if (!entry.isFile() || reported.files.has(absPath) || skip(absPath, true)) continue;
-    const mtimeMs = await new Promise<number | null>((resolve) => stat(absPath, (error, stats) => resolve(error ? null : stats.mtimeMs)));
-    if (mtimeMs !== null) missed.push({ file: absPath, mtimeMs });
+    if (entry.isFile() && !reported.files.has(absPath) && !skip(absPath, true)) candidates.push(absPath);
   }
-  return missed;
+  const seen = await Promise.all(
+    candidates.map(
+      (file) =>
+        new Promise<MissedFile | null>((resolve) =>
+          stat(file, (error, stats) => resolve(error ? null : { file, mtimeMs: stats.mtimeMs, signature: `${stats.size}:${stats.mtimeMs}` })),
+        ),
+    ),
+  );
+  return seen.filter((missed): missed is MissedFile => missed !== null);
 }
 
 /**
@@ -182,7 +195,7 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
    * between is never reported: each new folder is listed again once what was written there
    * has had time to settle, and what the watcher missed is taken from that listing.
    */
-  const fresh = new Map<string, { files: Set<string>; folders: Set<string> }>();
+  const fresh = new Map<string, { files: Set<string>; folders: Set<string>; changing: Map<string, string> }>();
   let ready = false;
   const relists = new Set<NodeJS.Timeout>();
   const later = (ms: number, fn: () => void): void => {
@@ -195,7 +208,10 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   // Set when the watch ends: a listing still running then must not add a folder to the
   // closed watcher (chokidar's add() would reopen it, and the process would never exit).
   let closed = false;
-  const relist = async (dir: string, round: number): Promise<void> => {
+  // A missed file is settled once it is older than the settle time, or unchanged since the
+  // previous listing (a clock ahead of ours, on a share, dates files in the future). The
+  // folder is listed again as long as a file in it is still being written, however long.
+  const relist = async (dir: string): Promise<void> => {
     const reported = fresh.get(dir);
     if (reported === undefined) return;
     const missed = await missedFiles(dir, reported, skip, (folder) => {
@@ -205,12 +221,13 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
     });
     if (closed || options.signal.aborted) return;
     const now = Date.now();
-    let unsettled = false;
-    for (const { file, mtimeMs } of missed) {
-      if (now - mtimeMs < settleMs) unsettled = true;
+    const changing = new Map<string, string>();
+    for (const { file, mtimeMs, signature } of missed) {
+      if (now - mtimeMs < settleMs && reported.changing.get(file) !== signature) changing.set(file, signature);
       else onFile(file); // also marks it reported
     }
-    if (unsettled && round < MAX_RELISTS) later(settleMs, () => void relist(dir, round + 1));
+    reported.changing = changing;
+    if (changing.size > 0) later(settleMs, () => void relist(dir));
     else fresh.delete(dir);
   };
   const onFile = (absPath: string): void => {
@@ -231,10 +248,10 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
       inside = true;
     }
     if (inside || fresh.has(absPath)) return;
-    fresh.set(absPath, { files: new Set(), folders: new Set() });
+    fresh.set(absPath, { files: new Set(), folders: new Set(), changing: new Map() });
     // Twice the settle time: a file the watcher did see is reported by then (it waits for
     // the file to settle too), so the listing finds only what it missed.
-    later(2 * settleMs, () => void relist(absPath, 1));
+    later(2 * settleMs, () => void relist(absPath));
   });
   watcher.on('ready', () => {
     ready = true;

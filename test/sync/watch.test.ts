@@ -161,6 +161,26 @@ describe('watchLibrary', () => {
     expect(watcher.added).toEqual([join(fresh, 'day-2')]);
   });
 
+  it('a missed file dated in the future (a share whose clock is ahead) is taken once two listings see it unchanged', async () => {
+    // Before, such a file counted as "still being written" until its date came, and the
+    // folder's listings gave up after a minute: the file was never reported.
+    const watcher = Object.assign(new EventEmitter(), { add() {}, close: async () => undefined });
+    const factory = (() => watcher) as unknown as NonNullable<WatchOptions['watch']>;
+    const lib = join(dir, 'lib');
+    const events = watchLibrary({ roots: [lib], settleMs: 20, quietMs: 20, signal: controller.signal, watch: factory })[Symbol.asyncIterator]();
+    const first = events.next();
+    watcher.emit('ready');
+    await first;
+    const fresh = join(lib, 'from-nas');
+    mkdirSync(fresh);
+    const ahead = new Date(Date.now() + 3_600_000);
+    writeFileSync(join(fresh, 'ahead.jpg'), 'x');
+    utimesSync(join(fresh, 'ahead.jpg'), ahead, ahead);
+    watcher.emit('addDir', fresh);
+    const next = await events.next();
+    expect(next.value).toEqual({ type: 'changes', files: [join(fresh, 'ahead.jpg')] });
+  });
+
   it('ending the watch while a new folder is being listed adds nothing to the closed watcher', async () => {
     // Ctrl-C during a listing: chokidar's add() after close() reopens it and the process
     // never exits. The stand-in aborts at the first folder the listing hands it.
