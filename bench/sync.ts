@@ -21,29 +21,38 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { BIN as OWN_BIN, tempHome } from '../test/e2e/helpers/camroll.js';
 import { generateLibrary } from '../test/e2e/helpers/library.js';
 import { startServe } from '../test/e2e/helpers/serve.js';
 import { seededRandom } from '../src/util/seeded-random.js';
 
 const KEY = 'sk_bench_local_key';
-function pathArg(name: string): string | null {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? resolve(process.argv[i + 1]!) : null;
-}
-const BIN = pathArg('bin') ?? OWN_BIN;
-const BASELINE = pathArg('baseline');
+const { values: flags } = parseArgs({
+  options: {
+    files: { type: 'string', default: '5000' },
+    'photo-mb': { type: 'string' },
+    rounds: { type: 'string', default: '2' },
+    bin: { type: 'string' },
+    baseline: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const BIN = flags.bin === undefined ? OWN_BIN : resolve(flags.bin);
+const BASELINE = flags.baseline === undefined ? null : resolve(flags.baseline);
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+/** A whole number flag, or a clear error. */
+function count(name: 'files' | 'rounds'): number {
+  const value = Number(flags[name]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number >= 1, got ${flags[name]}`);
+  return value;
 }
 
 /** `--photo-mb MIN-MAX`: the range padded files are drawn from, or null (files stay ~4 KB). */
 function photoSizes(): { min: number; max: number } | null {
-  const i = process.argv.indexOf('--photo-mb');
-  if (i < 0) return null;
-  const m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(process.argv[i + 1] ?? '');
+  const range = flags['photo-mb'];
+  if (range === undefined) return null;
+  const m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(range);
   if (!m || Number(m[1]) > Number(m[2])) throw new Error('--photo-mb takes MIN-MAX in MB, e.g. 1-4');
   return { min: Number(m[1]) * 2 ** 20, max: Number(m[2]) * 2 ** 20 };
 }
@@ -138,9 +147,9 @@ async function runOnce(bin: string, run: Run, lib: string, homes: string[]): Pro
 }
 
 async function main(): Promise<void> {
-  const files = arg('files', 5000);
+  const files = count('files');
   /** Interleaved rounds; the best of each is kept (the machine is shared). */
-  const rounds = Math.max(1, arg('rounds', 2));
+  const rounds = count('rounds');
   const root = mkdtempSync(join(tmpdir(), 'camroll-bench-'));
   const lib = join(root, 'library');
   process.stderr.write(`generating ${files} JPEGs in ${lib} ...\n`);
@@ -168,7 +177,7 @@ async function main(): Promise<void> {
     `machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`,
     `load average (1/5/15 min): ${load(loadAtStart)} at the start, ${load(loadavg())} at the end`,
     `rounds: ${rounds}, interleaved, best time of each`,
-    `library: ${files} JPEGs (${expectedMatched} at anchor events)${libraryBytes === null ? ', ~4 KB each' : `, padded to ${process.argv[process.argv.indexOf('--photo-mb') + 1]} MB (${(libraryBytes / 2 ** 30).toFixed(1)} GiB)`}`,
+    `library: ${files} JPEGs (${expectedMatched} at anchor events)${libraryBytes === null ? ', ~4 KB each' : `, padded to ${flags['photo-mb']} MB (${(libraryBytes / 2 ** 30).toFixed(1)} GiB)`}`,
   ];
   const warnings: string[] = [];
   for (const [i, build] of builds.entries()) {
@@ -192,7 +201,7 @@ async function main(): Promise<void> {
     if (summary.matched !== expectedMatched) warnings.push(`warning: ${build.name}: matched ${summary.matched}, expected ${expectedMatched}`);
   }
   process.stdout.write(`${[...lines, ...warnings].join('\n')}\n`);
-  if (!process.argv.includes('--keep')) {
+  if (!flags.keep) {
     for (const dir of [root, ...homes]) rmSync(dir, { recursive: true, force: true });
   }
 }
