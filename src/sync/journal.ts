@@ -104,37 +104,16 @@ export function journalFileName(key: JournalKey): string {
 }
 
 /**
- * The definition of an item's fingerprint: the first 8 bytes of the SHA-256 of its members
- * as sorted `[name, value]` pairs in JSON. Journals store these bytes, so they never change;
- * fingerprintMedia computes the same bytes faster.
+ * A stable 8-byte fingerprint of the metadata object sent for an item: the first 8 bytes of
+ * the SHA-256 of its members as sorted `[name, value]` pairs in JSON (undefined as null).
+ * Journals store these bytes, so the definition never changes. (A member-by-member writer
+ * of the same JSON was tried and measured ~30 % slower than one JSON.stringify.)
  */
-export function fingerprintMediaReference(media: Record<string, unknown>): Buffer {
+export function fingerprintMedia(media: Record<string, unknown>): Buffer {
   const keys = Object.keys(media).sort();
   const canonical = JSON.stringify(keys.map((k) => [k, media[k] ?? null]));
   // One call per item of a library: the one-shot hash skips building a Hash object.
   return hash('sha256', canonical, 'buffer').subarray(0, 8);
-}
-
-/**
- * A stable 8-byte fingerprint of the metadata object sent for an item: the reference's bytes.
- * Metadata is flat (strings, numbers, null), so the JSON is written member by member, without
- * the pairs' arrays; anything else (an object, a non-finite number) takes the reference.
- */
-export function fingerprintMedia(media: Record<string, unknown>): Buffer {
-  const keys = Object.keys(media).sort();
-  let canonical = '[';
-  for (let i = 0; i < keys.length; i += 1) {
-    const key = keys[i]!;
-    const value = media[key] ?? null;
-    let json: string;
-    if (value === null) json = 'null';
-    else if (typeof value === 'string') json = JSON.stringify(value);
-    else if (typeof value === 'number' && Number.isFinite(value)) json = String(value);
-    else if (typeof value === 'boolean') json = value ? 'true' : 'false';
-    else return fingerprintMediaReference(media);
-    canonical += `${i === 0 ? '' : ','}[${JSON.stringify(key)},${json}]`;
-  }
-  return hash('sha256', `${canonical}]`, 'buffer').subarray(0, 8);
 }
 
 export interface OpenJournalOptions {
