@@ -128,16 +128,32 @@ describe('watchLibrary', () => {
     expect((await events.next()).done).toBe(true);
   });
 
-  it('a new folder is listed again: files and folders the watcher missed while it set its watch are reported', async () => {
-    // chokidar lists a new folder before it watches it: what is created in between is never
-    // reported. A stand-in watcher that reports the folder and one of its files, and no more.
-    const watcher = Object.assign(new EventEmitter(), { added: [] as string[], add(folder: string) { this.added.push(folder); }, close: async () => undefined });
+  /**
+   * The watch on `lib`, started and ready, with a stand-in watcher that reports only what a
+   * test emits: chokidar lists a new folder before it watches it, and what is created in
+   * between is never reported. `added` collects the folders the watch hands it.
+   */
+  async function watchWithStandIn(settleMs: number, onAdd: (folder: string) => void = () => undefined) {
+    const added: string[] = [];
+    const watcher = Object.assign(new EventEmitter(), {
+      add(folder: string) {
+        added.push(folder);
+        onAdd(folder);
+      },
+      close: async () => undefined,
+    });
     const factory = (() => watcher) as unknown as NonNullable<WatchOptions['watch']>;
     const lib = join(dir, 'lib');
-    const events = watchLibrary({ roots: [lib], settleMs: 50, quietMs: 20, signal: controller.signal, watch: factory })[Symbol.asyncIterator]();
+    const events = watchLibrary({ roots: [lib], settleMs, quietMs: 20, signal: controller.signal, watch: factory })[Symbol.asyncIterator]();
     const first = events.next();
     watcher.emit('ready');
     expect((await first).value).toEqual({ type: 'ready', polling: false });
+    return { watcher, added, lib, events };
+  }
+
+  it('a new folder is listed again: files and folders the watcher missed while it set its watch are reported', async () => {
+    // The stand-in reports the folder and one of its files, and no more.
+    const { watcher, added, lib, events } = await watchWithStandIn(50);
 
     const fresh = join(lib, 'imported');
     mkdirSync(join(fresh, 'day-2', '.thumbnails'), { recursive: true });
@@ -158,19 +174,13 @@ describe('watchLibrary', () => {
     }
     expect(reported.sort()).toEqual(['day-2/deeper.heic', 'missed.jpg', 'seen.jpg', 'still-copying.jpg'].map((f) => join(fresh, f)));
     // The missed subfolder is watched from now on; the junk one is not.
-    expect(watcher.added).toEqual([join(fresh, 'day-2')]);
+    expect(added).toEqual([join(fresh, 'day-2')]);
   });
 
   it('a missed file dated in the future (a share whose clock is ahead) is taken once two listings see it unchanged', async () => {
     // Before, such a file counted as "still being written" until its date came, and the
     // folder's listings gave up after a minute: the file was never reported.
-    const watcher = Object.assign(new EventEmitter(), { add() {}, close: async () => undefined });
-    const factory = (() => watcher) as unknown as NonNullable<WatchOptions['watch']>;
-    const lib = join(dir, 'lib');
-    const events = watchLibrary({ roots: [lib], settleMs: 20, quietMs: 20, signal: controller.signal, watch: factory })[Symbol.asyncIterator]();
-    const first = events.next();
-    watcher.emit('ready');
-    await first;
+    const { watcher, lib, events } = await watchWithStandIn(20);
     const fresh = join(lib, 'from-nas');
     mkdirSync(fresh);
     const ahead = new Date(Date.now() + 3_600_000);
@@ -184,25 +194,12 @@ describe('watchLibrary', () => {
   it('ending the watch while a new folder is being listed adds nothing to the closed watcher', async () => {
     // Ctrl-C during a listing: chokidar's add() after close() reopens it and the process
     // never exits. The stand-in aborts at the first folder the listing hands it.
-    const watcher = Object.assign(new EventEmitter(), {
-      added: [] as string[],
-      add(folder: string) {
-        this.added.push(folder);
-        controller.abort();
-      },
-      close: async () => undefined,
-    });
-    const factory = (() => watcher) as unknown as NonNullable<WatchOptions['watch']>;
-    const lib = join(dir, 'lib');
-    const events = watchLibrary({ roots: [lib], settleMs: 20, quietMs: 20, signal: controller.signal, watch: factory })[Symbol.asyncIterator]();
-    const first = events.next();
-    watcher.emit('ready');
-    await first;
+    const { watcher, added, lib, events } = await watchWithStandIn(20, () => controller.abort());
     const fresh = join(lib, 'imported');
     mkdirSync(join(fresh, 'a', 'b', 'c'), { recursive: true });
     const ended = events.next();
     watcher.emit('addDir', fresh);
     expect((await ended).done).toBe(true);
-    expect(watcher.added).toEqual([join(fresh, 'a')]);
+    expect(added).toEqual([join(fresh, 'a')]);
   });
 });
