@@ -47,5 +47,6 @@ export async function loadCatalog(path?: string): Promise<Catalog> {
       cause: error,
     });
   }
-  return parseCatalog(json);
+  // Parsed here and held by no one else: its events are adopted, not copied.
+  return parseCatalog(json, { adopt: true });
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseCatalog } from '../../../src/service/catalog/index.js';
+import { parseCatalog, toWireEvent } from '../../../src/service/catalog/index.js';
 import { CamrollError } from '../../../src/errors.js';
 import { build, event, performer, venue, type Raw } from './build.js';
 
-function errorOf(json: unknown): CamrollError {
+function errorOf(json: unknown, adopt = false): CamrollError {
   try {
-    parseCatalog(json);
+    parseCatalog(json, { adopt });
   } catch (error) {
     if (error instanceof CamrollError) return error;
     throw error;
@@ -44,6 +44,8 @@ describe('parseCatalog: the first bad entry is named', () => {
     const error = errorOf(json);
     expect(error.code).toBe('invalid_catalog');
     expect(error.message.startsWith(message)).toBe(true);
+    // Adopting the parsed value (as loadCatalog does) refuses it the same way.
+    expect(errorOf(structuredClone(json), true).message).toBe(error.message);
   });
 });
 
@@ -73,6 +75,36 @@ describe('parseCatalog: defaults and unknown members', () => {
     const e = catalog.events.get(100);
     expect(e?.performers).toEqual([{ id: 7, is_headliner: null }]);
     expect(e && 'extra' in e).toBe(false);
+  });
+});
+
+describe('parseCatalog: adopting the parsed value instead of copying it', () => {
+  const json = {
+    venues: [venue(1)],
+    performers: [performer(7, 'Band', 'rock'), performer(8, 'Opener', null)],
+    events: [
+      event(100, 1, '2024-07-12T20:00:00', { performers: [{ id: 7, is_headliner: true }, { id: 8 }], promoter: 'z' }),
+      { id: 101, name: 'Defaults', kind: 'sport', venue_id: 1, starts_at_local: '2024-07-13T18:30:00' },
+      event(102, 1, '2024-07-14T20:00:00', { licensed: false, hidden: true }),
+    ],
+  };
+
+  it('gives the same events, and never lets an unknown member reach the wire', () => {
+    const copied = parseCatalog(structuredClone(json));
+    const adopted = parseCatalog(structuredClone(json), { adopt: true });
+    expect([...adopted.events.keys()]).toEqual([...copied.events.keys()]);
+    for (const [id, event] of copied.events) {
+      expect(adopted.events.get(id)).toMatchObject(event);
+      expect(toWireEvent(adopted.events.get(id)!, adopted)).toEqual(toWireEvent(event, copied));
+    }
+  });
+
+  it('leaves the value untouched unless told to adopt it', () => {
+    const value = structuredClone(json);
+    parseCatalog(value);
+    expect(value).toEqual(json);
+    parseCatalog(value, { adopt: true });
+    expect(value.events[1]).toMatchObject({ licensed: true, hidden: false, performers: [] });
   });
 });
 
