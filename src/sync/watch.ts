@@ -101,8 +101,11 @@ function mediaBeside(dir: string, skip: (absPath: string, isFile?: boolean) => b
   });
 }
 
+/** Files a new folder's listing stats at a time. */
+const STATS_AT_ONCE = 32;
+
 /** A missed file as one listing saw it. */
-interface MissedFile {
+export interface MissedFile {
   file: string;
   mtimeMs: number;
   /** Size and modification time: equal in two listings, the file was not written in between. */
@@ -133,15 +136,43 @@ async function missedFiles(
     }
     if (entry.isFile() && !reported.files.has(absPath) && !skip(absPath, true)) candidates.push(absPath);
   }
-  const seen = await Promise.all(
-    candidates.map(
-      (file) =>
-        new Promise<MissedFile | null>((resolve) =>
-          stat(file, (error, stats) => resolve(error ? null : { file, mtimeMs: stats.mtimeMs, signature: `${stats.size}:${stats.mtimeMs}` })),
-        ),
-    ),
-  );
-  return seen.filter((missed): missed is MissedFile => missed !== null);
+  const missed: MissedFile[] = [];
+  // A few dozen at a time: a large new tree must not queue thousands of stats ahead of the
+  // reads the sync itself is waiting for.
+  for (let start = 0; start < candidates.length; start += STATS_AT_ONCE) {
+    const seen = await Promise.all(
+      candidates.slice(start, start + STATS_AT_ONCE).map(
+        (file) =>
+          new Promise<MissedFile | null>((resolve) =>
+            stat(file, (error, stats) => resolve(error ? null : { file, mtimeMs: stats.mtimeMs, signature: `${stats.size}:${stats.mtimeMs}` })),
+          ),
+      ),
+    );
+    for (const file of seen) if (file !== null) missed.push(file);
+  }
+  return missed;
+}
+
+
+/**
+ * Which missed files a listing takes: those older than the settle time, and those the
+ * previous listing saw with the same size and date (a share whose clock runs ahead dates
+ * files in the future). The rest are still being written: `changing`, to compare with at
+ * the next listing. Pure, so the rule is tested without waiting on a clock.
+ */
+export function settleMissed(
+  missed: readonly MissedFile[],
+  previous: ReadonlyMap<string, string>,
+  nowMs: number,
+  settleMs: number,
+): { settled: string[]; changing: Map<string, string> } {
+  const settled: string[] = [];
+  const changing = new Map<string, string>();
+  for (const { file, mtimeMs, signature } of missed) {
+    if (nowMs - mtimeMs < settleMs && previous.get(file) !== signature) changing.set(file, signature);
+    else settled.push(file);
+  }
+  return { settled, changing };
 }
 
 /**
@@ -208,9 +239,8 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   // Set when the watch ends: a listing still running then must not add a folder to the
   // closed watcher (chokidar's add() would reopen it, and the process would never exit).
   let closed = false;
-  // A missed file is settled once it is older than the settle time, or unchanged since the
-  // previous listing (a clock ahead of ours, on a share, dates files in the future). The
-  // folder is listed again as long as a file in it is still being written, however long.
+  // The folder is listed again as long as a missed file in it is still being written,
+  // however long that takes (settleMissed decides).
   const relist = async (dir: string): Promise<void> => {
     const reported = fresh.get(dir);
     if (reported === undefined) return;
@@ -220,12 +250,9 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
       watcher.add(folder);
     });
     if (closed || options.signal.aborted) return;
-    const now = Date.now();
-    const changing = new Map<string, string>();
-    for (const { file, mtimeMs, signature } of missed) {
-      if (now - mtimeMs < settleMs && reported.changing.get(file) !== signature) changing.set(file, signature);
-      else onFile(file); // also marks it reported
-    }
+    const { settled, changing } = settleMissed(missed, reported.changing, Date.now(), settleMs);
+    // The watcher may have reported one of them while the listing ran.
+    for (const file of settled) if (!reported.files.has(file)) onFile(file); // also marks it reported
     reported.changing = changing;
     if (changing.size > 0) later(settleMs, () => void relist(dir));
     else fresh.delete(dir);

@@ -3,9 +3,43 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWatchFilter, POLL_INTERVAL_MS, watchLibrary, type WatchEvent, type WatchOptions } from '../../src/sync/watch.js';
+import { createWatchFilter, POLL_INTERVAL_MS, settleMissed, watchLibrary, type WatchEvent, type WatchOptions } from '../../src/sync/watch.js';
 
 const ROOT = '/lib';
+
+describe('settleMissed: when a file the watcher missed is taken', () => {
+  const settleMs = 2000;
+  const now = 1_000_000;
+  const file = (name: string, ageMs: number, size = 10) => ({ file: name, mtimeMs: now - ageMs, signature: `${size}:${now - ageMs}` });
+
+  it('takes a file older than the settle time at once', () => {
+    expect(settleMissed([file('old.jpg', 5000)], new Map(), now, settleMs)).toEqual({ settled: ['old.jpg'], changing: new Map() });
+  });
+
+  it('waits for a young file, and takes it when the next listing finds it unchanged', () => {
+    const first = settleMissed([file('new.jpg', 100)], new Map(), now, settleMs);
+    expect(first.settled).toEqual([]);
+    expect([...first.changing.keys()]).toEqual(['new.jpg']);
+    expect(settleMissed([file('new.jpg', 100)], first.changing, now, settleMs).settled).toEqual(['new.jpg']);
+  });
+
+  it('keeps waiting while each listing finds it grown, however many listings that takes', () => {
+    let previous = new Map<string, string>();
+    for (let listing = 1; listing <= 100; listing += 1) {
+      const result = settleMissed([file('copying.mov', 0, listing * 1000)], previous, now, settleMs);
+      expect(result.settled).toEqual([]);
+      previous = result.changing;
+    }
+    expect(settleMissed([file('copying.mov', 0, 100 * 1000)], previous, now, settleMs).settled).toEqual(['copying.mov']);
+  });
+
+  it('takes a file dated in the future once two listings agree (a share whose clock is ahead)', () => {
+    const ahead = file('ahead.jpg', -3_600_000);
+    const first = settleMissed([ahead], new Map(), now, settleMs);
+    expect(first.settled).toEqual([]);
+    expect(settleMissed([ahead], first.changing, now, settleMs).settled).toEqual(['ahead.jpg']);
+  });
+});
 
 describe('createWatchFilter: the walk rules for watched paths', () => {
   const skip = createWatchFilter([ROOT], ['broken', 'travel/**', '*.mov']);
@@ -187,8 +221,12 @@ describe('watchLibrary', () => {
     writeFileSync(join(fresh, 'ahead.jpg'), 'x');
     utimesSync(join(fresh, 'ahead.jpg'), ahead, ahead);
     watcher.emit('addDir', fresh);
-    const next = await events.next();
-    expect(next.value).toEqual({ type: 'changes', files: [join(fresh, 'ahead.jpg')] });
+    // Bounded: without the fix nothing ever comes, and the test says so in 5 s.
+    let timer: NodeJS.Timeout | undefined;
+    const none = new Promise<'nothing reported'>((resolve) => (timer = setTimeout(() => resolve('nothing reported'), 5_000)));
+    const next = await Promise.race([events.next().then((r) => r.value), none]);
+    clearTimeout(timer);
+    expect(next).toEqual({ type: 'changes', files: [join(fresh, 'ahead.jpg')] });
   });
 
   it('ending the watch while a new folder is being listed adds nothing to the closed watcher', async () => {
