@@ -46,12 +46,26 @@ function isId(value: unknown): value is number {
 
 const KINDS: ReadonlySet<unknown> = new Set<EventKind>(['concert', 'sport', 'other']);
 
+/** 1 for a member that is set, 0 for one that is absent. */
+function given(value: unknown): number {
+  return value === undefined ? 0 : 1;
+}
+
+/**
+ * True when `value` has exactly `known` own members: the ones the caller found set, and no
+ * other (an unknown member, which an adopted object would keep in memory unread).
+ */
+function onlyKnownMembers(value: Record<string, unknown>, known: number): boolean {
+  return Object.keys(value).length === known;
+}
+
 /**
  * The common, fully specified event shape checked by hand: zod costs microseconds per
  * event, which a million-event catalog cannot afford. Anything this rejects (a bad member)
- * goes through the zod schema, which has the last word. With `adopt`, the parsed object
- * itself becomes the event (defaults and `startsAtMs` set on it, unknown members left
- * unread): a million copies cost a third of a large catalog's load, most of it in GC.
+ * goes through the zod schema, which has the last word. With `adopt`, a parsed object with
+ * no unknown member (nor any in its performers) becomes the event itself, defaults and
+ * `startsAtMs` set on it: a million copies cost a third of a large catalog's load, most of
+ * it in GC. One with unknown members is copied, so they are not kept in memory.
  */
 function fastEvent(item: unknown, adopt: boolean): CatalogEvent | null {
   if (!isObject(item)) return null;
@@ -69,8 +83,13 @@ function fastEvent(item: unknown, adopt: boolean): CatalogEvent | null {
     const headliner = p.is_headliner ?? null;
     if (headliner !== null && typeof headliner !== 'boolean') return null;
   }
-  if (adopt) {
-    for (const p of source as Array<Record<string, unknown>>) p.is_headliner ??= null;
+  const entries = source as Array<Record<string, unknown>>;
+  const adoptable =
+    adopt &&
+    onlyKnownMembers(item, 5 + given(performers) + given(licensed) + given(hidden)) &&
+    entries.every((p) => onlyKnownMembers(p, 1 + given(p.is_headliner)));
+  if (adoptable) {
+    for (const p of entries) p.is_headliner ??= null;
     const event = item as unknown as CatalogEvent;
     // A double from the start: the field never changes representation mid-load.
     event.startsAtMs = Number.NaN;
@@ -86,7 +105,7 @@ function fastEvent(item: unknown, adopt: boolean): CatalogEvent | null {
     venue_id,
     starts_at_local,
     startsAtMs: Number.NaN,
-    performers: (source as Array<{ id: number; is_headliner?: boolean | null }>).map((p) => ({ id: p.id, is_headliner: p.is_headliner ?? null })),
+    performers: entries.map((p) => ({ id: p.id as number, is_headliner: (p.is_headliner as boolean | null | undefined) ?? null })),
     licensed: licensed ?? true,
     hidden: hidden ?? false,
   };

@@ -99,6 +99,19 @@ describe('parseCatalog: adopting the parsed value instead of copying it', () => 
     }
   });
 
+  it('copies an event with an unknown member (its own or a performer\'s), so nothing unread stays in memory', () => {
+    const value = structuredClone(json);
+    const adopted = parseCatalog(value, { adopt: true });
+    expect(adopted.events.get(101)).toBe(value.events[1]); // exactly the known members: adopted
+    expect(adopted.events.get(100)).not.toBe(value.events[0]); // `promoter`: copied
+    expect(adopted.events.get(100) && 'promoter' in adopted.events.get(100)!).toBe(false);
+    const withExtraPerformerMember = structuredClone(json);
+    (withExtraPerformerMember.events[2] as Record<string, unknown>).performers = [{ id: 7, role: 'guest' }];
+    const event = parseCatalog(withExtraPerformerMember, { adopt: true }).events.get(102)!;
+    expect(event).not.toBe(withExtraPerformerMember.events[2]);
+    expect(event.performers).toEqual([{ id: 7, is_headliner: null }]);
+  });
+
   it('leaves the value untouched unless told to adopt it', () => {
     const value = structuredClone(json);
     parseCatalog(value);
