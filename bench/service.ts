@@ -57,15 +57,23 @@ function keepingNothing(store: Store): Store {
 /** The service as `serve` builds it, on a store whose ingest keeps nothing: the most ingest could do with a free database. */
 async function startKeepingNothing(dir: string, catalog: Catalog, ingestThreads: number): Promise<RunningService> {
   const store = openStore({ path: join(dir, 'service.db') });
-  const app = await createApp({ store: keepingNothing(store), catalog, keys: [localKeyEntry(KEY)], ingestThreads });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as { port: number };
+  let app: Awaited<ReturnType<typeof createApp>> | undefined;
+  try {
+    app = await createApp({ store: keepingNothing(store), catalog, keys: [localKeyEntry(KEY)], ingestThreads });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+  } catch (error) {
+    await app?.close();
+    await store.close();
+    throw error;
+  }
+  const listening = app;
+  const { port } = listening.server.address() as { port: number };
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     localKey: KEY,
     localKeySource: null,
     close: async () => {
-      await app.close();
+      await listening.close();
       await store.close();
     },
   };
@@ -167,7 +175,7 @@ async function main(): Promise<void> {
       ];
       const others = [
         { label: `${otherThreads} ingest thread(s)`, running: other },
-        ...bare.map((b) => ({ label: `${b.threads} ingest thread(s), ceiling: a store that keeps nothing`, running: b.running, ceiling: true as const })),
+        ...bare.map((b) => ({ label: `${b.threads} ingest thread(s), ceiling: a store that keeps nothing (answers carry no media)`, running: b.running, ceiling: true as const })),
       ];
       for (const { running, ...described } of others) {
         const userId = (await post(`${running.baseUrl}/users`, { email: 'bench@example.com' })).user_id as string;
