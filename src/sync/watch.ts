@@ -1,10 +1,12 @@
 import { EventEmitter, on } from 'node:events';
-import { readdir, stat, type Stats } from 'node:fs';
+import { readdir, statSync, type Dirent, type Stats } from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'chokidar';
 import { MEDIA_EXTENSIONS } from '../scan/extract/formats.js';
 import { createExcludeMatcher } from '../scan/exclude.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName } from '../scan/junk.js';
+import { createBatchStat } from '../scan/stat-batch.js';
 
 /**
  * `sync --watch`: watches the library's folders after (and from just before) the pass and
@@ -101,8 +103,8 @@ function mediaBeside(dir: string, skip: (absPath: string, isFile?: boolean) => b
   });
 }
 
-/** Files a new folder's listing stats at a time. */
-const STATS_AT_ONCE = 32;
+/** Files a new folder's listing stats in one batch. */
+const STAT_BATCH = 256;
 
 /** A missed file as one listing saw it. */
 export interface MissedFile {
@@ -112,47 +114,52 @@ export interface MissedFile {
   signature: string;
 }
 
+/** Stats batches of files as the walk does (in turn when cached, concurrently on a slow share). */
+type StatBatch = ReturnType<typeof createBatchStat>;
+
 /**
  * The media and sidecar files under a new folder (its subfolders included) that the watcher
  * has not reported, with their modification times and sizes; a subfolder it has not
  * reported is handed to `watch` (missed as well, it would otherwise miss what arrives there
- * later too).
+ * later too). Folder by folder, as the walk goes: a folder the walk skips (junk, `--exclude`)
+ * is never opened, and at most one folder's entries and one batch of names are in memory.
  */
 async function missedFiles(
   dir: string,
   reported: { readonly files: ReadonlySet<string>; readonly folders: ReadonlySet<string> },
   skip: (absPath: string, isFile?: boolean) => boolean,
   watch: (folder: string) => void,
+  statBatch: StatBatch,
 ): Promise<MissedFile[]> {
-  const entries = await new Promise<import('node:fs').Dirent[]>((resolve) =>
-    readdir(dir, { withFileTypes: true, recursive: true }, (error, found) => resolve(error ? [] : found)),
-  );
-  const candidates: string[] = [];
-  for (const entry of entries) {
-    const absPath = path.join(entry.parentPath, entry.name);
-    if (entry.isDirectory()) {
-      if (!reported.folders.has(absPath) && !skip(absPath, false)) watch(absPath);
-      continue;
-    }
-    if (entry.isFile() && !reported.files.has(absPath) && !skip(absPath, true)) candidates.push(absPath);
-  }
   const missed: MissedFile[] = [];
-  // A few dozen at a time: a large new tree must not queue thousands of stats ahead of the
-  // reads the sync itself is waiting for.
-  for (let start = 0; start < candidates.length; start += STATS_AT_ONCE) {
-    const seen = await Promise.all(
-      candidates.slice(start, start + STATS_AT_ONCE).map(
-        (file) =>
-          new Promise<MissedFile | null>((resolve) =>
-            stat(file, (error, stats) => resolve(error ? null : { file, mtimeMs: stats.mtimeMs, signature: `${stats.size}:${stats.mtimeMs}` })),
-          ),
-      ),
-    );
-    for (const file of seen) if (file !== null) missed.push(file);
+  let candidates: string[] = [];
+  const statCandidates = async (): Promise<void> => {
+    const files = candidates;
+    candidates = [];
+    const outcomes = await statBatch(files);
+    outcomes.forEach(({ stats }, i) => {
+      if (stats) missed.push({ file: files[i]!, mtimeMs: stats.mtimeMs, signature: `${stats.size}:${stats.mtimeMs}` });
+    });
+  };
+  const folders = [dir];
+  while (folders.length > 0) {
+    const folder = folders.pop()!;
+    const entries = await new Promise<Dirent[]>((resolve) => readdir(folder, { withFileTypes: true }, (error, found) => resolve(error ? [] : found)));
+    for (const entry of entries) {
+      const absPath = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (skip(absPath, false)) continue;
+        if (!reported.folders.has(absPath)) watch(absPath);
+        folders.push(absPath);
+      } else if (entry.isFile() && !reported.files.has(absPath) && !skip(absPath, true)) {
+        candidates.push(absPath);
+        if (candidates.length >= STAT_BATCH) await statCandidates();
+      }
+    }
   }
+  await statCandidates();
   return missed;
 }
-
 
 /**
  * Which missed files a listing takes: those older than the settle time, and those the
@@ -227,6 +234,15 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
    * has had time to settle, and what the watcher missed is taken from that listing.
    */
   const fresh = new Map<string, { files: Set<string>; folders: Set<string>; changing: Map<string, string> }>();
+  /** The new folders `absPath` lies below: one lookup per folder level, however many folders are new. */
+  const freshAbove = function* (absPath: string) {
+    for (let dir = path.dirname(absPath); ; dir = path.dirname(dir)) {
+      const entry = fresh.get(dir);
+      if (entry !== undefined) yield entry;
+      if (path.dirname(dir) === dir) return;
+    }
+  };
+  const statBatch = createBatchStat({ stat: (file) => fsp.stat(file), statSync });
   let ready = false;
   const relists = new Set<NodeJS.Timeout>();
   const later = (ms: number, fn: () => void): void => {
@@ -244,11 +260,17 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   const relist = async (dir: string): Promise<void> => {
     const reported = fresh.get(dir);
     if (reported === undefined) return;
-    const missed = await missedFiles(dir, reported, skip, (folder) => {
-      if (closed || options.signal.aborted) return;
-      reported.folders.add(folder);
-      watcher.add(folder);
-    });
+    const missed = await missedFiles(
+      dir,
+      reported,
+      skip,
+      (folder) => {
+        if (closed || options.signal.aborted) return;
+        reported.folders.add(folder);
+        watcher.add(folder);
+      },
+      statBatch,
+    );
     if (closed || options.signal.aborted) return;
     const { settled, changing } = settleMissed(missed, reported.changing, Date.now(), settleMs);
     // The watcher may have reported one of them while the listing ran.
@@ -258,7 +280,7 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
     else fresh.delete(dir);
   };
   const onFile = (absPath: string): void => {
-    for (const [dir, reported] of fresh) if (absPath.startsWith(`${dir}${path.sep}`)) reported.files.add(absPath);
+    for (const reported of freshAbove(absPath)) reported.files.add(absPath);
     if (isSidecarName(absPath)) sidecarFolders.add(path.dirname(absPath));
     else media.add(absPath);
     gathered();
@@ -269,8 +291,7 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   watcher.on('addDir', (absPath: string) => {
     if (!ready) return;
     let inside = false;
-    for (const [dir, reported] of fresh) {
-      if (!absPath.startsWith(`${dir}${path.sep}`)) continue;
+    for (const reported of freshAbove(absPath)) {
       reported.folders.add(absPath);
       inside = true;
     }

@@ -211,6 +211,34 @@ describe('watchLibrary', () => {
     expect(added).toEqual([join(fresh, 'day-2')]);
   });
 
+  it('a large new folder: every missed file once, over several stat batches; an empty new folder reports nothing', async () => {
+    const { watcher, added, lib, events } = await watchWithStandIn(20);
+    const big = join(lib, 'card-dump');
+    const empty = join(lib, 'empty');
+    mkdirSync(join(big, 'day-1'), { recursive: true });
+    mkdirSync(join(big, '@eaDir'), { recursive: true }); // a NAS's thumbnails: never opened
+    mkdirSync(empty);
+    const past = new Date(Date.now() - 60_000);
+    const expected: string[] = [];
+    for (let i = 0; i < 600; i += 1) {
+      const file = join(big, i % 2 === 0 ? 'day-1' : '', `IMG_${i}.JPG`);
+      writeFileSync(file, 'x');
+      utimesSync(file, past, past);
+      expected.push(file);
+    }
+    writeFileSync(join(big, '@eaDir', 'IMG_1.JPG'), 'x');
+    watcher.emit('addDir', empty);
+    watcher.emit('addDir', big);
+    const reported: string[] = [];
+    while (reported.length < expected.length) {
+      const next = await events.next();
+      if (next.done) throw new Error('the watch ended early');
+      if (next.value.type === 'changes') reported.push(...next.value.files);
+    }
+    expect(reported.sort()).toEqual(expected.sort());
+    expect(added).toEqual([join(big, 'day-1')]);
+  });
+
   it('a missed file dated in the future (a share whose clock is ahead) is taken once two listings see it unchanged', async () => {
     // Before, such a file counted as "still being written" until its date came, and the
     // folder's listings gave up after a minute: the file was never reported.
