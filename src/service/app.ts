@@ -118,6 +118,7 @@ async function buildApp(
   app.addHook('onClose', () => deps.ingest.close());
   app.decorateRequest('partnerKey', null);
   app.decorateRequest('errorCode', null);
+  app.decorateRequest('ingestPlan', null);
   const onResponse = options.onResponse;
   if (onResponse !== undefined) {
     app.addHook('onResponse', async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { Catalog } from './catalog/index.js';
 import type { CursorCodec } from './cursor.js';
 import type { PartnerKey } from './keys.js';
+import type { PlannedIngest } from './ingest.js';
 import type { IngestPlanner } from './ingest-threads.js';
 import type { Store } from './store/types.js';
 
@@ -21,6 +22,8 @@ declare module 'fastify' {
     partnerKey: PartnerKey | null;
     /** The error code the request was answered with, for request logs (null on success). */
     errorCode: string | null;
+    /** An ingest batch's plan, made as its body is read (null on every other route). */
+    ingestPlan: PlannedIngest | null;
   }
   interface FastifyContextConfig {
     /** No key needed (GET /ping). */

@@ -3,7 +3,7 @@ import type { Event } from '../../contract/events.js';
 import { SyncCompleteRequest, type SyncCompleteResponse } from '../../contract/service.js';
 import type { ServiceDeps } from '../deps.js';
 import { userEventView } from '../event-view.js';
-import { ingestReplyJson, planRefusal, type PlannedIngest } from '../ingest.js';
+import { ingestReplyJson, planRefusal } from '../ingest.js';
 import { ServiceError } from '../service-error.js';
 import { requireUser } from './users.js';
 
@@ -17,7 +17,6 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
   // The body arrives as bytes and is planned (parsed, checked, matched) in an ingest thread
   // when there is one. Planning starts before the handler, so a body that is not JSON is
   // refused where any unreadable body is: before the rate limit and the user lookup.
-  const plans = new WeakMap<object, PlannedIngest>();
   app.post<UserParams>(
     '/users/:userId/media',
     {
@@ -25,12 +24,12 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
       preValidation: async (request) => {
         const planned = await deps.ingest.plan(request.body as Buffer | undefined);
         if (!planned.ok && planned.stage === 'body') throw planRefusal(planned.error);
-        plans.set(request, planned);
+        request.ingestPlan = planned;
       },
     },
     async (request, reply) => {
       const user = await requireUser(deps, request);
-      const planned = plans.get(request) as PlannedIngest;
+      const planned = request.ingestPlan!; // set in preValidation, which every request passes
       if (!planned.ok) throw planRefusal(planned.error);
       const { plan } = planned;
 
