@@ -41,6 +41,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'ingest,events,pressure,matcher').split(','));
 /** Ingest threads, as `serve` picks them on this machine (BENCH_INGEST_THREADS overrides); the ingest part also measures the other setting (0 or 1). */
 const INGEST_THREADS = process.env.BENCH_INGEST_THREADS === undefined ? defaultIngestThreads() : Number(process.env.BENCH_INGEST_THREADS);
+if (!Number.isInteger(INGEST_THREADS) || INGEST_THREADS < 0) throw new Error(`BENCH_INGEST_THREADS takes a whole number >= 0, got ${process.env.BENCH_INGEST_THREADS}`);
 /** Seconds of each pressure load. */
 const PRESSURE_SECONDS = Number(process.env.BENCH_PRESSURE_SECONDS ?? 6);
 

@@ -46,6 +46,9 @@ function isId(value: unknown): value is number {
 
 const KINDS: ReadonlySet<unknown> = new Set<EventKind>(['concert', 'sport', 'other']);
 
+/** The members every fast-path event has; `performers`, `licensed` and `hidden` may be absent. */
+const REQUIRED_EVENT_MEMBERS = ['id', 'name', 'kind', 'venue_id', 'starts_at_local'] as const;
+
 /** 1 for a member that is set, 0 for one that is absent. */
 function given(value: unknown): number {
   return value === undefined ? 0 : 1;
@@ -86,7 +89,7 @@ function fastEvent(item: unknown, adopt: boolean): CatalogEvent | null {
   const entries = source as Array<Record<string, unknown>>;
   const adoptable =
     adopt &&
-    onlyKnownMembers(item, 5 + given(performers) + given(licensed) + given(hidden)) &&
+    onlyKnownMembers(item, REQUIRED_EVENT_MEMBERS.length + given(performers) + given(licensed) + given(hidden)) &&
     entries.every((p) => onlyKnownMembers(p, 1 + given(p.is_headliner)));
   if (adoptable) {
     for (const p of entries) p.is_headliner ??= null;

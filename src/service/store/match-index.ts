@@ -35,7 +35,11 @@ export function createMatchIndex(options: MatchIndexOptions): MatchIndex {
   const maxIds = options.maxIds ?? DEFAULT_MAX_IDS;
   /** In least-recently-used order: a Map iterates in insertion order. */
   const users = new Map<string, Map<string, number>>();
-  /** Users found to have more matches than fit: asked of the database without loading them again. */
+  /**
+   * Users found to have more matches than fit: asked of the database without loading them
+   * again, for the life of the process (matches are rarely removed, so such a user seldom
+   * fits again; one id per such user).
+   */
   const tooMany = new Set<string>();
   let version = options.version();
 
