@@ -142,6 +142,20 @@ describe('createIngestPlanner', () => {
     }
   });
 
+  it('a batch that fails in the thread fails alone: the promise rejects, and the thread plans the next batch', async () => {
+    // A defect stand-in: tables whose licence column is missing, so matching an item at an
+    // event throws inside the thread (an item matching nothing never reads it).
+    const broken = { ...tables, timelines: { ...tables.timelines, licensed: null } } as unknown as MatcherTables;
+    const planner = await createIngestPlanner({ threads: 1, tables: broken });
+    try {
+      await expect(planner.plan(body([itemAt('at-event', 1, EVENT1)]))).rejects.toThrow(TypeError);
+      const next = await planner.plan(body([{ id: 'nowhere', taken_at: EVENT1, latitude: -60, longitude: -170 }]));
+      expect(next.ok && next.plan.accepted).toBe(1);
+    } finally {
+      await planner.close();
+    }
+  });
+
   it('fails its start-up, not the process, when the thread cannot start', async () => {
     const broken = createIngestPlanner({ threads: 1, tables: null as unknown as MatcherTables });
     await expect(broken).rejects.toMatchObject({ code: 'internal_error', message: /the ingest thread did not start/ });
