@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url';
  * tsc emits even when it reports type errors; those fail `npm run typecheck`, which
  * `npm test` runs first, so here a failing build only stops the suite when nothing was emitted.
  */
+let built = false;
+
 export default function setup(): void {
+  // Both e2e projects (SQLite and PostgreSQL) name this setup; build once per run.
+  if (built) return;
+  built = true;
   const root = fileURLToPath(new URL('..', import.meta.url));
   try {
     execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
