@@ -86,6 +86,19 @@ interface Launched {
   done: Promise<RunResult>;
 }
 
+/** Resolves once the service's stderr holds `text` (bounded by the test's timeout). */
+function stderrShows(svc: Launched, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!svc.stderr().includes(text)) return;
+      svc.child.stderr!.off('data', check);
+      resolve();
+    };
+    svc.child.stderr!.on('data', check);
+    check();
+  });
+}
+
 /** Starts `camroll serve` and waits for its `listening on` line (bounded). */
 async function launch(args: string[], env: NodeJS.ProcessEnv): Promise<Launched> {
   const child = spawnCamroll(['serve', '--host', '127.0.0.1', '--port', '0', ...withTestStore(args)], { env });
@@ -310,7 +323,7 @@ describe('start-up, files and signals', () => {
     // One round trip on another connection, so the service has read the first one's headers.
     expect((await send(`${svc.baseUrl}/ping`)).status).toBe(200);
     svc.child.kill('SIGTERM');
-    for (let i = 0; i < 600 && !svc.stderr().includes('stopping'); i += 1) await new Promise((r) => setTimeout(r, 10));
+    await stderrShows(svc, 'stopping');
     expect(svc.stderr()).toContain('stopping');
     socket.end(body.slice(6));
     await closed;

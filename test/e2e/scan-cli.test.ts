@@ -148,7 +148,6 @@ describe('camroll scan (real binary)', () => {
     const result = collect(child);
     await firstChunk;
     child.stdout!.pause();
-    await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill('SIGINT');
     child.stdout!.resume();
     const run = await result;

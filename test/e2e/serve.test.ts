@@ -114,6 +114,8 @@ describe('camroll serve (real binary)', () => {
           : itemAt(`k${n}-${j}`, 2, '2019-01-01T00:00:00Z'),
       );
     let answered = 0;
+    let enough: () => void = () => undefined;
+    const twelveAnswered = new Promise<void>((resolve) => (enough = resolve));
     const inFlight: Promise<unknown>[] = [];
     for (let client = 0; client < 4; client += 1) {
       inFlight.push(
@@ -122,11 +124,12 @@ describe('camroll serve (real binary)', () => {
             const res = await call(server.baseUrl, 'POST', `/users/${user}/media`, { media: batch(n) });
             expect(res.status).toBe(200);
             answered += 1;
+            if (answered === 12) enough();
           }
         })().catch(() => undefined),
       );
     }
-    for (let i = 0; i < 600 && answered < 12; i += 1) await new Promise((r) => setTimeout(r, 25));
+    await twelveAnswered;
     server.child.kill('SIGKILL');
     await Promise.all(inFlight);
     expect(answered).toBeGreaterThanOrEqual(12);

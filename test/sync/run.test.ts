@@ -82,16 +82,22 @@ describe('runSync', () => {
     const client = fakeClient({ lastSyncAt: null });
     const calls: string[] = [];
     let statsCalls = 0;
+    let statsAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => (statsAsked = resolve));
     const stats = client.stats;
     client.stats = async (...args) => {
       statsCalls += 1;
-      if (statsCalls > 1) calls.push('stats');
+      if (statsCalls > 1) {
+        calls.push('stats');
+        statsAsked();
+      }
       return stats(...args);
     };
     const event = { id: 1, name: 'Gig', starts_at_local: '2024-07-12T20:00:00' };
     client.allEvents = async function* () {
       calls.push('events page 1');
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The second page waits for the stats request: it must be made while the pages are read.
+      await asked;
       yield event;
       calls.push('events page 2');
     };
