@@ -120,6 +120,7 @@ async function buildApp(
   app.decorateRequest('partnerKey', null);
   app.decorateRequest('errorCode', null);
   app.decorateRequest('ingestPlan', null);
+  app.decorateRequest('leaveQueue', null);
   const onResponse = options.onResponse;
   if (onResponse !== undefined) {
     app.addHook('onResponse', async (request, reply) => {
@@ -186,7 +187,11 @@ async function buildApp(
         if (!key) {
           // A wrong key (not a missing one) is slowed down per address, and still answered 401.
           const wait = presented === undefined ? null : (throttle?.fail(request.ip) ?? null);
-          if (wait !== null) await wait;
+          if (wait !== null) {
+            // The wait must not keep a right key's request out of the API queue.
+            request.leaveQueue?.();
+            await wait;
+          }
           throw new ServiceError('invalid_api_key', 'missing or invalid API key');
         }
         request.partnerKey = key;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ADMISSION_DEFAULTS } from '../../src/service/admission.js';
 import { AUTH_THROTTLE_DEFAULTS, createAuthThrottle, type AuthThrottleOptions } from '../../src/service/auth-throttle.js';
 import { ACME, makeApp, type TestApp } from './helpers.js';
 
@@ -144,6 +145,26 @@ describe('wrong keys over HTTP', () => {
     t.setNow(Date.parse('2025-01-01T00:01:01Z'));
     expect((await health('sk_guess_late')).statusCode).toBe(401);
     expect(timers.pending).toEqual([]);
+  });
+
+  it('a waiting wrong key holds no place in the API queue: right keys on API routes go ahead of it', async () => {
+    const timers = manualTimers();
+    t = await makeApp({
+      authThrottle: { ...AUTH_THROTTLE_DEFAULTS, freeFailures: 0, setTimer: timers.setTimer },
+      limits: { admission: { ...ADMISSION_DEFAULTS, maxInFlight: 1, startsPerTurn: 1 } },
+    });
+    const app = t.app;
+    const create = (key: string, email: string) =>
+      app.inject({ method: 'POST', url: '/v1/users', headers: { 'x-partner-api-key': key }, payload: { email } });
+    const waiting = [create('sk_wrong_1', 'w1@example.com'), create('sk_wrong_2', 'w2@example.com')];
+    await timers.nextSet();
+    await timers.nextSet();
+    // One request in flight at a time, two wrong keys waiting: a right key is still served.
+    const right = await create(ACME, 'right@example.com');
+    expect(right.statusCode).toBe(201);
+    expect(timers.pending).toHaveLength(2);
+    timers.fireAll();
+    for (const res of await Promise.all(waiting)) expect(res.statusCode).toBe(401);
   });
 
   it('closing the service ends the waits: the waiting 401 goes out and close() does not hang', async () => {
