@@ -58,8 +58,8 @@ export interface PipelineResult {
 /**
  * scan stream -> drop unreadable files -> choose one copy per id (the journal's, when it
  * answered one) -> skip ids the journal already holds -> batches -> at most `concurrency`
- * sends in flight. The scan is pulled
- * only while a send slot is free, so memory stays bounded by concurrency x batch size.
+ * sends in flight. The scan is pulled only while a send slot is free, so memory stays bounded
+ * by concurrency x batch size (and the copies held, see createCopyChooser).
  */
 /** Node's default, and the abort listeners one send may hold (the request, a retry wait, its own). */
 const DEFAULT_MAX_LISTENERS = 10;
