@@ -31,12 +31,29 @@ export const AUTH_THROTTLE_DEFAULTS: AuthThrottleOptions = {
 
 export interface AuthThrottle {
   /**
-   * Counts one wrong key from `address`. Returns null when its 401 goes out at once, else a
+   * Counts one wrong key from `address` (an IPv6 address counts with its /64). Returns null when its 401 goes out at once, else a
    * promise that resolves when it may (a timer: the event loop is never held).
    */
   fail(address: string): Promise<void> | null;
   /** Ends every wait now (the service is closing). */
   releaseAll(): void;
+}
+
+/**
+ * The key an address is tracked under: an IPv4 address as it is, an IPv6 address by its /64
+ * (one host or network is usually given a whole /64, so counting each of its addresses apart
+ * would let it step around the waits), an IPv4-mapped IPv6 address as its IPv4 address.
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(':')) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1] as string;
+  const bare = address.replace(/%.*$/, ''); // a zone id (fe80::1%eth0) names no other host
+  const [head = '', tail] = bare.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 interface Entry {
@@ -74,7 +91,8 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   };
 
   return {
-    fail(address) {
+    fail(client) {
+      const address = addressKey(client);
       const now = clock();
       // The same object across a forgotten run: its waits still count down on it.
       const entry = entries.get(address) ?? { failures: 0, lastMs: now, waiting: 0 };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMISSION_DEFAULTS } from '../../src/service/admission.js';
-import { AUTH_THROTTLE_DEFAULTS, createAuthThrottle, type AuthThrottleOptions } from '../../src/service/auth-throttle.js';
+import { addressKey, AUTH_THROTTLE_DEFAULTS, createAuthThrottle, type AuthThrottleOptions } from '../../src/service/auth-throttle.js';
 import { ACME, makeApp, type TestApp } from './helpers.js';
 
 /** A timer seam the test fires by hand: nothing waits on the real clock. */
@@ -86,6 +86,26 @@ describe('the wrong-key throttle', () => {
     throttle.fail('c'); // a is forgotten
     expect(throttle.fail('a')).toBeNull();
     expect(throttle.fail('c')).not.toBeNull();
+  });
+
+  it('counts an IPv6 address with its /64, and an IPv4-mapped one as its IPv4 address', () => {
+    const table: Array<[string, string]> = [
+      ['192.0.2.7', '192.0.2.7'],
+      ['::ffff:192.0.2.7', '192.0.2.7'],
+      ['2001:db8:0:1::5', '2001:db8:0:1::/64'],
+      ['2001:DB8:0:1:ffff:ffff:ffff:ffff', '2001:db8:0:1::/64'],
+      ['2001:0db8:0000:0001:0000:0000:0000:0001', '2001:db8:0:1::/64'],
+      ['2001:db8::1', '2001:db8:0:0::/64'],
+      ['2001:db8:0:2::1', '2001:db8:0:2::/64'],
+      ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+      ['::1', '0:0:0:0::/64'],
+    ];
+    for (const [address, key] of table) expect(addressKey(address), address).toBe(key);
+    const timers = manualTimers();
+    const throttle = createAuthThrottle(options({ freeFailures: 1, clock: () => 0, setTimer: timers.setTimer }));
+    expect(throttle.fail('2001:db8:0:1::5')).toBeNull();
+    expect(throttle.fail('2001:db8:0:1::6')).not.toBeNull(); // the same /64
+    expect(throttle.fail('2001:db8:0:2::5')).toBeNull(); // another one
   });
 
   it('releaseAll ends every wait at once (the service is closing)', async () => {
