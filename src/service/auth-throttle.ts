@@ -31,8 +31,9 @@ export const AUTH_THROTTLE_DEFAULTS: AuthThrottleOptions = {
 
 export interface AuthThrottle {
   /**
-   * Counts one wrong key from `address` (an IPv6 address counts with its /64). Returns null when its 401 goes out at once, else a
-   * promise that resolves when it may (a timer: the event loop is never held).
+   * Counts one wrong key from `address` (an IPv6 address counts with its /64). Returns null
+   * when its 401 goes out at once, else a promise that resolves when it may (a timer: the
+   * event loop is never held).
    */
   fail(address: string): Promise<void> | null;
   /** Ends every wait now (the service is closing). */
@@ -52,7 +53,8 @@ export function addressKey(address: string): string {
   const [head = '', tail] = bare.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  const zeros = Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
+  const groups = tail === undefined ? left : [...left, ...zeros, ...right];
   return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 

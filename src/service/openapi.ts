@@ -38,9 +38,13 @@ function annotate(schema: z.ZodType, json: Json): void {
   } else if (schema === UserCreateRequest.shape.email) {
     // RFC 6531 addresses (UTF-8 local parts, internationalised domains) are accepted: not `email`.
     json.format = 'idn-email';
-    json.description = `The identity key within the partner: trimmed, compared case-insensitively (Unicode NFC). At most ${MAX_EMAIL_OCTETS} octets; anything else is 400 invalid_email.`;
+    json.description =
+      'The identity key within the partner: trimmed, compared case-insensitively (Unicode NFC). ' +
+      `At most ${MAX_EMAIL_OCTETS} octets; anything else is 400 invalid_email.`;
   } else if (schema === ErrorEnvelope.shape.error.shape.code) {
-    json.description = `Stable and machine-readable, and open: a client handles a code it does not know by the HTTP status. Known codes: ${KNOWN_CODES.join(', ')}.`;
+    json.description =
+      'Stable and machine-readable, and open: a client handles a code it does not know by the HTTP status. ' +
+      `Known codes: ${KNOWN_CODES.join(', ')}.`;
   } else if (schema === MediaMetadata.shape.id) {
     json.description = `The partner's asset id, echoed unchanged; at most ${MAX_ASSET_ID_LENGTH} characters. An id holding a lone UTF-16 surrogate (no UTF-8 form) is rejected as \`invalid\`.`;
   }
@@ -137,7 +141,9 @@ function operationObject(op: Operation): Json {
       { name: 'cursor', in: 'query', required: false, description: 'Opaque: next_cursor of the previous page. Empty means the first page.', schema: { type: 'string' } },
       {
         name: 'include_media', in: 'query', required: false,
-        description: '`false` omits each event\'s media (absent, not null). Written `true` or `false`; `1` and `0` are accepted too.',
+        description:
+          '`false` omits each event\'s media (absent, not null). ' +
+          'Written `true` or `false`; `1` and `0` are accepted too.',
         schema: { type: 'boolean', default: true },
       },
     );

@@ -69,9 +69,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const summary = options.summary ?? createSyncTally();
   const emit = options.onEvent ?? ((): void => undefined);
   // Which copy of each id is sent: the one the journal answered, whatever order the files come in.
-  const copies = createCopyChooser<PendingItem>({
-    answer: options.full ? null : (item) => options.journal.answerFor({ id: item.media.id, fingerprint: item.fingerprint }),
-  });
+  const answer = (item: PendingItem) => options.journal.answerFor({ id: item.media.id, fingerprint: item.fingerprint });
+  const copies = createCopyChooser<PendingItem>({ answer: options.full ? null : answer });
   const batcher = createBatcher<PendingItem>(options.batchSize);
   const inFlight = new Set<Promise<void>>();
   // Sends get their own controller so an interruption aborts them even mid-retry.
