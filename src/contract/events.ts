@@ -29,8 +29,15 @@ export const EventMedia = z.object({
 });
 export type EventMedia = z.infer<typeof EventMedia>;
 
-/** Local wall-clock time at the venue, ISO 8601 with no offset. Never converted. */
-export const LocalDateTime = z.iso.datetime({ local: true });
+/**
+ * Local wall-clock time at the venue, ISO 8601 with no offset (`Z` included). Never converted.
+ * Not `z.iso.datetime({ local: true })`, which also takes a trailing `Z`.
+ */
+export const LocalDateTime = z
+  .string()
+  .regex(new RegExp(`^${z.regexes.date.source.slice(1, -1)}T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?$`), {
+    message: 'a local date-time with no offset, e.g. 2024-07-12T20:00:00',
+  });
 
 export const Event = z.object({
   id: z.number().int(),

@@ -53,7 +53,7 @@ export interface CreateAppOptions {
   onResponse?: (served: ServedRequest) => void;
   /** Load shedding, connection cap and timeouts (defaults: LOAD_LIMIT_DEFAULTS). */
   limits?: Partial<LoadLimits>;
-  /** Wrong keys per client address before 429 (default AUTH_THROTTLE_DEFAULTS); false: never. */
+  /** How wrong keys are slowed down per client address (default AUTH_THROTTLE_DEFAULTS); false: never. */
   authThrottle?: AuthThrottleOptions | false;
 }
 
@@ -108,6 +108,7 @@ async function buildApp(
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
+    throttle?.releaseAll();
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -119,6 +120,7 @@ async function buildApp(
   app.decorateRequest('partnerKey', null);
   app.decorateRequest('errorCode', null);
   app.decorateRequest('ingestPlan', null);
+  app.decorateRequest('leaveQueue', null);
   const onResponse = options.onResponse;
   if (onResponse !== undefined) {
     app.addHook('onResponse', async (request, reply) => {
@@ -183,12 +185,12 @@ async function buildApp(
         const presented = request.headers[API_KEY_HEADER];
         const key = keys.find(typeof presented === 'string' ? presented : undefined);
         if (!key) {
-          // A wrong key (not a missing one) counts towards the address's guessing limit.
-          const retryAfter = presented === undefined ? null : (throttle?.fail(request.ip) ?? null);
-          if (retryAfter !== null) {
-            throw new ServiceError('rate_limited', `too many wrong keys from this address; retry in ${retryAfter} s`, {
-              headers: { 'retry-after': String(retryAfter) },
-            });
+          // A wrong key (not a missing one) is slowed down per address, and still answered 401.
+          const wait = presented === undefined ? null : (throttle?.fail(request.ip) ?? null);
+          if (wait !== null) {
+            // The wait must not keep a right key's request out of the API queue.
+            request.leaveQueue?.();
+            await wait;
           }
           throw new ServiceError('invalid_api_key', 'missing or invalid API key');
         }

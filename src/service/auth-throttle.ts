@@ -1,52 +1,130 @@
 export interface AuthThrottleOptions {
-  /** Wrong keys an address may present per window before it gets 429. */
-  limit: number;
-  windowSeconds: number;
-  /** Addresses tracked at once; the oldest window is forgotten first. */
+  /** Wrong keys in a row from one address answered at once; later ones wait. */
+  freeFailures: number;
+  /** The first wait, doubled with each further wrong key up to maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** An address's run of wrong keys is forgotten after this long without one. */
+  forgetAfterSeconds: number;
+  /** Addresses tracked at once; the one whose last wrong key is oldest is forgotten first. */
   maxAddresses?: number;
+  /** Answers one address may have waiting at once; past it a wrong key is answered at once. */
+  maxWaitingPerAddress?: number;
+  /** Answers waiting at once over all addresses; past it a wrong key is answered at once. */
+  maxWaiting?: number;
   /** Milliseconds (default Date.now). */
   clock?: () => number;
-}
-
-/** Defaults for `serve`: far above a misconfigured client's retries, far below a guessing loop. */
-export const AUTH_THROTTLE_DEFAULTS: AuthThrottleOptions = { limit: 60, windowSeconds: 60 };
-
-export interface AuthThrottle {
-  /**
-   * Counts one wrong key from `address`. Returns null while the address is within its limit,
-   * else the whole seconds until its window ends (the `Retry-After`).
-   */
-  fail(address: string): number | null;
+  /** Runs `fn` after `ms` (default setTimeout); tests pass their own. */
+  setTimer?: (fn: () => void, ms: number) => void;
 }
 
 /**
- * Fixed windows of wrong-key counts per client address, so key guessing is throttled (429)
- * while a valid key keeps working from any address: many partners' servers can share one
- * NAT address, and one of them sending a stale key must not lock the others out.
+ * Defaults for `serve`: a person retyping a key or a script's few retries never wait; a loop
+ * of guesses is held to about one answer per 4 s per connection after a few seconds.
+ */
+export const AUTH_THROTTLE_DEFAULTS: AuthThrottleOptions = {
+  freeFailures: 10,
+  baseDelayMs: 250,
+  maxDelayMs: 4_000, // 4 s: far inside any client's timeout
+  forgetAfterSeconds: 60,
+};
+
+export interface AuthThrottle {
+  /**
+   * Counts one wrong key from `address` (an IPv6 address counts with its /64). Returns null
+   * when its 401 goes out at once, else a promise that resolves when it may (a timer: the
+   * event loop is never held).
+   */
+  fail(address: string): Promise<void> | null;
+  /** Ends every wait now (the service is closing). */
+  releaseAll(): void;
+}
+
+/**
+ * The key an address is tracked under: an IPv4 address as it is, an IPv6 address by its /64
+ * (one host or network is usually given a whole /64, so counting each of its addresses apart
+ * would let it step around the waits), an IPv4-mapped IPv6 address as its IPv4 address.
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(':')) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1] as string;
+  const bare = address.replace(/%.*$/, ''); // a zone id (fe80::1%eth0) names no other host
+  const [head = '', tail] = bare.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
+  const groups = tail === undefined ? left : [...left, ...zeros, ...right];
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+interface Entry {
+  failures: number;
+  lastMs: number;
+  waiting: number;
+}
+
+/**
+ * Slows wrong keys down per client address while answering every one of them 401, as the
+ * contract says: after `freeFailures` in a row, each 401 waits twice as long as the one
+ * before, up to `maxDelayMs`. A 429 here would be retried for ever by a client that follows
+ * the contract (429 means "retry after"), and a wrong key never gets right by waiting.
+ * A valid key is never delayed or counted, from any address: many partners' servers can share
+ * one NAT address, and one of them sending a stale key must not slow the others down. The
+ * waits are bounded per address and in all, so they cannot take the server's connections
+ * from other clients; past a bound the 401 goes out at once.
  */
 export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   const clock = options.clock ?? Date.now;
-  const windowMs = options.windowSeconds * 1000;
+  const setTimer = options.setTimer ?? ((fn, ms) => void setTimeout(fn, ms));
+  const forgetMs = options.forgetAfterSeconds * 1000;
   const maxAddresses = options.maxAddresses ?? 10_000;
-  // Insertion order is window start order (a new window re-inserts), so the first is oldest.
-  const windows = new Map<string, { start: number; count: number }>();
+  const maxWaitingPerAddress = options.maxWaitingPerAddress ?? 8;
+  const maxWaiting = options.maxWaiting ?? 256;
+  // Insertion order is last-failure order (each failure re-inserts), so the first is the oldest.
+  const entries = new Map<string, Entry>();
+  const waits = new Set<() => void>();
+
+  const delayAfter = (failures: number): number => {
+    const excess = failures - options.freeFailures;
+    if (excess <= 0) return 0;
+    // Capped before the power, so a long run never overflows to Infinity.
+    return Math.min(options.baseDelayMs * 2 ** Math.min(excess - 1, 30), options.maxDelayMs);
+  };
 
   return {
-    fail(address) {
+    fail(client) {
+      const address = addressKey(client);
       const now = clock();
-      let entry = windows.get(address);
-      if (!entry || now - entry.start >= windowMs) {
-        windows.delete(address);
-        entry = { start: now, count: 0 };
-        windows.set(address, entry);
-        if (windows.size > maxAddresses) {
-          const oldest = windows.keys().next().value;
-          if (oldest !== undefined) windows.delete(oldest);
-        }
+      // The same object across a forgotten run: its waits still count down on it.
+      const entry = entries.get(address) ?? { failures: 0, lastMs: now, waiting: 0 };
+      if (now - entry.lastMs >= forgetMs) entry.failures = 0;
+      entry.failures += 1;
+      entry.lastMs = now;
+      entries.delete(address);
+      entries.set(address, entry);
+      if (entries.size > maxAddresses) {
+        const oldest = entries.keys().next().value;
+        if (oldest !== undefined) entries.delete(oldest);
       }
-      entry.count += 1;
-      if (entry.count <= options.limit) return null;
-      return Math.max(1, Math.ceil((entry.start + windowMs - now) / 1000));
+      const delay = delayAfter(entry.failures);
+      if (delay === 0 || entry.waiting >= maxWaitingPerAddress || waits.size >= maxWaiting) return null;
+      entry.waiting += 1;
+      return new Promise<void>((resolve) => {
+        let done = false;
+        const release = (): void => {
+          if (done) return;
+          done = true;
+          waits.delete(release);
+          entry.waiting -= 1;
+          resolve();
+        };
+        waits.add(release);
+        setTimer(release, delay);
+      });
+    },
+    releaseAll() {
+      for (const release of [...waits]) release();
     },
   };
 }

@@ -24,6 +24,8 @@ declare module 'fastify' {
     errorCode: string | null;
     /** An ingest batch's plan, made as its body is read (null on every other route). */
     ingestPlan: PlannedIngest | null;
+    /** Frees the request's place in the admission queue before its answer (null when it holds none). */
+    leaveQueue: (() => void) | null;
   }
   interface FastifyContextConfig {
     /** No key needed (GET /ping). */

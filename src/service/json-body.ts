@@ -13,13 +13,21 @@ function cannotPoison(text: string): boolean {
   return !text.includes('proto') && !text.includes('constructor') && !text.includes('\\u');
 }
 
+const BYTE_ORDER_MARK = 0xfeff;
+
 /**
  * Parses a JSON request body as the service reads every body, in the request's thread or
  * an ingest thread alike: malformed JSON and prototype poisoning (a `__proto__` or
- * `constructor.prototype` key) fail.
+ * `constructor.prototype` key) fail. One leading byte order mark is ignored, for every body
+ * (RFC 8259 lets a parser ignore it, and Windows tools write one): before, only the bodies
+ * that took the poisoning scan dropped it, so whether a BOM was a 400 hung on the words
+ * inside the body.
  */
-export function parseJsonBody(text: string): ParsedJsonBody {
+export function parseJsonBody(raw: string): ParsedJsonBody {
+  const text = raw.charCodeAt(0) === BYTE_ORDER_MARK ? raw.slice(1) : raw;
   if (text.trim() === '') return { ok: true, value: undefined };
+  // secure-json-parse drops a leading BOM of its own accord: a second one would pass there alone.
+  if (text.charCodeAt(0) === BYTE_ORDER_MARK) return { ok: false };
   try {
     return {
       ok: true,

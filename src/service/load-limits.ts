@@ -98,6 +98,9 @@ export async function installLoadLimits(app: FastifyInstance, limits: LoadLimits
         return;
       }
       leave = granted ?? null;
+      // Leaving is idempotent: one who leaves early (a wrong key waiting out its delay) and
+      // again on close frees one place.
+      request.leaveQueue = leave;
       done();
     });
     reply.raw.once('close', () => {

@@ -9,10 +9,15 @@ import { API_KEY_HEADER, CONTRACT_VERSION, VERSION_PREFIX } from '../contract/pa
 import { HealthResponse, PingResponse, RateLimitPolicy, SyncCompleteRequest, SyncCompleteResponse } from '../contract/service.js';
 import { Stats, UniqueVenue } from '../contract/stats.js';
 import { Address, UserCreateRequest, UserCreateResponse } from '../contract/users.js';
+import { MAX_EMAIL_OCTETS } from '../rules/email.js';
 import { OPERATIONS, STATUS_TEXT, type Operation } from './openapi-operations.js';
-import { statusOf, type ServiceErrorCode } from './service-error.js';
+import { ERROR_STATUS } from '../contract/errors.js';
+import { SERVICE_ONLY_STATUS, statusOf, type ServiceErrorCode } from './service-error.js';
 
 type Json = Record<string, unknown>;
+
+/** Every code the service answers with: the contract's published ones, then its own. */
+const KNOWN_CODES = [...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_STATUS)];
 
 /** The contract's named schemas: each becomes a component and every use of it a $ref. */
 const COMPONENTS = {
@@ -30,6 +35,16 @@ function annotate(schema: z.ZodType, json: Json): void {
     json.examples = ['2024-07-12T20:00:00'];
   } else if (schema === MediaType) {
     json.default = 'photo';
+  } else if (schema === UserCreateRequest.shape.email) {
+    // RFC 6531 addresses (UTF-8 local parts, internationalised domains) are accepted: not `email`.
+    json.format = 'idn-email';
+    json.description =
+      'The identity key within the partner: trimmed, compared case-insensitively (Unicode NFC). ' +
+      `At most ${MAX_EMAIL_OCTETS} octets; anything else is 400 invalid_email.`;
+  } else if (schema === ErrorEnvelope.shape.error.shape.code) {
+    json.description =
+      'Stable and machine-readable, and open: a client handles a code it does not know by the HTTP status. ' +
+      `Known codes: ${KNOWN_CODES.join(', ')}.`;
   } else if (schema === MediaMetadata.shape.id) {
     json.description = `The partner's asset id, echoed unchanged; at most ${MAX_ASSET_ID_LENGTH} characters. An id holding a lone UTF-16 surrogate (no UTF-8 form) is rejected as \`invalid\`.`;
   }
@@ -71,7 +86,12 @@ const RETRY_AFTER = {
   schema: { type: 'integer', minimum: 1 },
 };
 
-/** One response per status, its `error.code` an enum of exactly the codes the operation answers with. */
+/**
+ * One response per status. Its `error.code` lists the codes the operation answers with, and
+ * stays open to others (`anyOf` the known enum or any string): the contract tells clients to
+ * handle an unknown code by its status, so a generated client or a validating proxy must not
+ * refuse a code added later. The first branch is what the service is tested against.
+ */
 export function errorResponses(codes: readonly ServiceErrorCode[]): Record<string, Json> {
   const byStatus = new Map<number, ServiceErrorCode[]>();
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
@@ -84,7 +104,7 @@ export function errorResponses(codes: readonly ServiceErrorCode[]): Record<strin
           schema: {
             allOf: [
               { $ref: '#/components/schemas/ErrorEnvelope' },
-              { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: group } } } } },
+              { type: 'object', properties: { error: { type: 'object', properties: { code: openCode(group) } } } },
             ],
           },
         },
@@ -95,6 +115,14 @@ export function errorResponses(codes: readonly ServiceErrorCode[]): Record<strin
     responses[String(status)] = response;
   }
   return responses;
+}
+
+/** A string that is one of `known`, or any other code a later service may add. */
+function openCode(known: readonly string[]): Json {
+  return {
+    description: `Known for this status: ${known.join(', ')}. Any other code: handle it by the status.`,
+    anyOf: [{ type: 'string', enum: [...known] }, { type: 'string' }],
+  };
 }
 
 const ref = (name: keyof typeof COMPONENTS) => ({ $ref: `#/components/schemas/${name}` });
@@ -111,7 +139,13 @@ function operationObject(op: Operation): Json {
     parameters.push(
       { name: 'limit', in: 'query', required: false, description: `Events per page, 1 to ${EVENTS_PAGE_MAX}.`, schema: { type: 'integer', minimum: 1, maximum: EVENTS_PAGE_MAX, default: EVENTS_PAGE_DEFAULT } },
       { name: 'cursor', in: 'query', required: false, description: 'Opaque: next_cursor of the previous page. Empty means the first page.', schema: { type: 'string' } },
-      { name: 'include_media', in: 'query', required: false, description: '`false` (or `0`) omits each event\'s media.', schema: { type: 'string', enum: ['true', 'false', '1', '0'], default: 'true' } },
+      {
+        name: 'include_media', in: 'query', required: false,
+        description:
+          '`false` omits each event\'s media (absent, not null). ' +
+          'Written `true` or `false`; `1` and `0` are accepted too.',
+        schema: { type: 'boolean', default: true },
+      },
     );
   }
   const operation: Json = {
@@ -156,6 +190,8 @@ export function buildOpenApiDocument(): Json {
         'Every failure has the error envelope; clients branch on error.code and handle an unknown code by its status. ' +
         'On any path: 404 not_found (unknown path), 405 method_not_allowed (known path, other method; with Allow), 400 invalid_request (malformed HTTP, or HTTP/1.1 without Host), 408 request_timeout, 431 request_header_too_large. ' +
         'Service-only codes beyond the published table: payload_too_large (413, body over 8 MiB), request_header_too_large (431), request_timeout (408), service_unavailable (503 with Retry-After: the request was shed under load).',
+      // The team that runs this service; a deployment that publishes the document adds its own url or email.
+      contact: { name: 'camroll maintainers' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: `http://127.0.0.1:8787${VERSION_PREFIX}`, description: 'camroll serve (default address)' }],

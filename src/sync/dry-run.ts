@@ -1,3 +1,4 @@
+import { fingerprintMedia } from './journal.js';
 import type { JournalReader } from './journal-reader.js';
 import { runPipeline, type JournalPort } from './pipeline.js';
 import { predictRejection } from './predict.js';
@@ -21,7 +22,7 @@ export interface DryRunResult extends SyncCounts {
 }
 
 const NO_JOURNAL: JournalPort = {
-  isKnown: () => false,
+  answerFor: () => 'none',
   beginBatch: () => 0,
   completeBatch: () => undefined,
   failBatch: () => undefined,
@@ -37,17 +38,17 @@ export async function runDrySync(
 ): Promise<DryRunResult> {
   const reader = options.journal ?? null;
   const plan: SyncPlan = { new: 0, changed: 0, pending: 0, already_answered: 0 };
-  // With the user's journal, items it answered are skipped as a real run would skip them.
+  // With the user's journal, items it answered are skipped as a real run would skip them. The
+  // pipeline may ask about several copies of one id before it decides, so the plan counts what
+  // it decided: what it sends (below) and what it skipped as answered (its summary).
   const journal: JournalPort =
     reader === null
       ? NO_JOURNAL
       : {
           ...NO_JOURNAL,
-          isKnown: (item) => {
+          answerFor: (item) => {
             const verdict = reader.plan(item.id, item.fingerprint);
-            if (verdict === 'answered') plan.already_answered += 1;
-            else plan[verdict] += 1;
-            return verdict === 'answered';
+            return verdict === 'answered' ? 'same' : verdict === 'changed' ? 'other' : 'none';
           },
         };
   const { summary, interrupted } = await runPipeline({
@@ -55,6 +56,12 @@ export async function runDrySync(
     journal,
     passId: 0,
     send: async (media) => {
+      if (reader !== null) {
+        for (const m of media) {
+          const verdict = reader.plan(m.id, fingerprintMedia(m));
+          if (verdict !== 'answered') plan[verdict] += 1;
+        }
+      }
       const rejected = media.flatMap((m) => {
         const reason = predictRejection(m);
         return reason ? [{ id: m.id, reason }] : [];
@@ -77,6 +84,7 @@ export async function runDrySync(
     onEvent: options.onEvent,
     summary: options.summary,
   });
+  plan.already_answered = summary.counts.skipped_already_sent;
   const outcome = decideOutcome(summary.counts, interrupted);
   return { dry_run: true, outcome, ...summary.counts, ...(reader !== null && options.full !== true ? { plan } : {}) };
 }

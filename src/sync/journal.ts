@@ -7,6 +7,7 @@ import { LocalStateError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
 import { acquireLock, type ProcessLock } from '../util/process-lock.js';
 import { openVersionedDatabase } from '../util/sqlite.js';
+import type { JournalAnswer } from './dedupe.js';
 
 /**
  * The sync journal: what one service (base URL + partner) already knows of one user's
@@ -77,6 +78,12 @@ export interface Journal {
    * pass began. Ask once per id per pass: answers written during the pass are not seen.
    */
   isKnown(item: JournalItem): boolean;
+  /**
+   * What the journal held for the item's id before the current pass began: an answer for
+   * this exact metadata (`same`), for other metadata (`other`: changed, or another copy of the
+   * same bytes), or none. Same caveat as isKnown.
+   */
+  answerFor(item: JournalItem): JournalAnswer;
   /** Records a batch as sent (its ids pending) and returns its id. */
   beginBatch(passId: number, items: readonly JournalItem[]): number;
   /** Records a batch's response in one transaction. */
@@ -191,7 +198,7 @@ function createSchema(db: Database.Database, key: JournalKey): void {
 
 function createJournal(db: Database.Database, path: string, now: () => string, lock: ProcessLock): Journal {
   const stmts = {
-    known: db.prepare<[string, Buffer], number>('SELECT 1 FROM outcomes WHERE id = ? AND fingerprint = ?').pluck(),
+    fingerprint: db.prepare<[string], Buffer>('SELECT fingerprint FROM outcomes WHERE id = ?').pluck(),
     insertBatch: db.prepare<[number, number]>("INSERT INTO batches (pass_id, status, items) VALUES (?, 'in_flight', ?)"),
     // Row by row inside the batch's one transaction: prepared statements with the fingerprint
     // bound as a blob cost half of encoding the batch as JSON for json_each (and unhex).
@@ -248,10 +255,18 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
   // no id can be known and the lookup is skipped: a first sync makes no query per item.
   let answersBeforePass = stmts.anyOutcome.get() === 1;
 
+  const answerFor = (item: JournalItem): JournalAnswer => {
+    if (!answersBeforePass) return 'none';
+    const stored = stmts.fingerprint.get(item.id);
+    if (stored === undefined) return 'none';
+    return Buffer.from(stored).equals(item.fingerprint) ? 'same' : 'other';
+  };
+
   return {
     path,
     recovery,
-    isKnown: (item) => answersBeforePass && stmts.known.get(item.id, item.fingerprint) !== undefined,
+    isKnown: (item) => answerFor(item) === 'same',
+    answerFor,
     beginBatch: (passId, items) => begin(passId, items),
     completeBatch: (batchId, outcome) => complete(batchId, outcome),
     failBatch: (batchId, error) => void stmts.setBatch.run('failed', error, batchId),

@@ -3,7 +3,7 @@ import type { IngestResponse, MediaMetadata } from '../contract/index.js';
 import { InterruptedError, toCamrollError, type CamrollError } from '../errors.js';
 import type { ScanRecord } from '../scan/types.js';
 import { createBatcher } from './batcher.js';
-import { createSeenIds } from './dedupe.js';
+import { createCopyChooser } from './dedupe.js';
 import { fingerprintMedia, type BatchOutcome, type Journal, type JournalItem } from './journal.js';
 import { createSyncTally, type SyncTally } from './summary.js';
 
@@ -31,7 +31,7 @@ export type PipelineEvent =
   | { type: 'abandoned'; items: readonly PendingItem[] };
 
 /** The journal operations the pipeline needs (a dry run passes a no-op one). */
-export type JournalPort = Pick<Journal, 'isKnown' | 'beginBatch' | 'completeBatch' | 'failBatch' | 'abandonBatch'>;
+export type JournalPort = Pick<Journal, 'answerFor' | 'beginBatch' | 'completeBatch' | 'failBatch' | 'abandonBatch'>;
 
 export interface PipelineOptions {
   /** The scanner's events in its batches: one async step per batch, not per file. */
@@ -56,9 +56,10 @@ export interface PipelineResult {
 }
 
 /**
- * scan stream -> drop unreadable files -> drop ids seen in this run -> skip ids the journal
- * already holds -> batches -> at most `concurrency` sends in flight. The scan is pulled
- * only while a send slot is free, so memory stays bounded by concurrency x batch size.
+ * scan stream -> drop unreadable files -> choose one copy per id (the journal's, when it
+ * answered one) -> skip ids the journal already holds -> batches -> at most `concurrency`
+ * sends in flight. The scan is pulled only while a send slot is free, so memory stays bounded
+ * by concurrency x batch size (and the copies held, see createCopyChooser).
  */
 /** Node's default, and the abort listeners one send may hold (the request, a retry wait, its own). */
 const DEFAULT_MAX_LISTENERS = 10;
@@ -67,7 +68,9 @@ const LISTENERS_PER_SEND = 4;
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
   const summary = options.summary ?? createSyncTally();
   const emit = options.onEvent ?? ((): void => undefined);
-  const seen = createSeenIds();
+  // Which copy of each id is sent: the one the journal answered, whatever order the files come in.
+  const answer = (item: PendingItem) => options.journal.answerFor({ id: item.media.id, fingerprint: item.fingerprint });
+  const copies = createCopyChooser<PendingItem>({ answer: options.full ? null : answer });
   const batcher = createBatcher<PendingItem>(options.batchSize);
   const inFlight = new Set<Promise<void>>();
   // Sends get their own controller so an interruption aborts them even mid-retry.
@@ -143,6 +146,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         if (full) await dispatch(full);
       }
     }
+    // Copies held for an answered copy that never came: their metadata changed, send them.
+    for (const item of copies.drain()) {
+      if (controller.signal.aborted) break;
+      const full = queue(item);
+      if (full) await dispatch(full);
+    }
     const last = batcher.flush();
     if (last) await dispatch(last);
   } catch (error) {
@@ -177,15 +186,14 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     summary.file('media');
     emit({ type: 'file', path: record.path, ok: true });
     const media = record.media as MediaMetadata;
-    if (!seen.add(media.id)) {
-      summary.duplicate();
-      return null;
-    }
-    const item: PendingItem = { media, path: record.path, fingerprint: fingerprintMedia(media) };
-    if (!options.full && options.journal.isKnown({ id: media.id, fingerprint: item.fingerprint })) {
-      summary.alreadySent();
-      return null;
-    }
+    const choice = copies.offer(media.id, () => ({ media, path: record.path, fingerprint: fingerprintMedia(media) }));
+    for (let i = 0; i < choice.duplicates; i += 1) summary.duplicate();
+    if (choice.answered > 0) summary.alreadySent();
+    return choice.send === null ? null : queue(choice.send);
+  }
+
+  /** One item to send: batched; returns a batch it filled. */
+  function queue(item: PendingItem): PendingItem[] | null {
     emit({ type: 'queued', items: 1 });
     return batcher.add(item);
   }

@@ -12,11 +12,17 @@ type Json = Record<string, any>;
 const addFormats = addFormatsModule.default;
 
 /** Codes any request may meet on a path or method the document has no operation for. */
-const ANY_PATH_CODES = new Set(['not_found', 'method_not_allowed', 'invalid_request', 'request_timeout', 'request_header_too_large', 'invalid_api_key', 'rate_limited']);
+const ANY_PATH_CODES = new Set(['not_found', 'method_not_allowed', 'invalid_request', 'request_timeout', 'request_header_too_large', 'invalid_api_key']);
 
 export interface ResponseCheck {
   /** Problems with one response; empty when it conforms. */
   check(input: { method: string; url: string; status: number; headers: Record<string, unknown>; body: string }): string[];
+}
+
+/** The codes an error response documents as known (the first branch of its open `code`), or null. */
+export function knownCodes(response: Json): string[] | null {
+  const code = response.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.properties?.code;
+  return Array.isArray(code?.anyOf?.[0]?.enum) ? (code.anyOf[0].enum as string[]) : null;
 }
 
 /** Builds the checker over the document as `camroll openapi` prints it. */
@@ -67,6 +73,13 @@ export function createResponseCheck(): ResponseCheck {
       const pointer = `/paths/${escape(route!.template)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
       const validate = validatorAt(pointer);
       if (!validate(parsed)) problems.push(`${method} ${url} -> ${status}: ${ajv.errorsText(validate.errors)} in ${body.slice(0, 300)}`);
+      // The document leaves error.code open to codes added later (clients go by the status);
+      // this service must still answer only the codes it documents for the status.
+      const known = knownCodes(response);
+      const code = (parsed as Json)?.error?.code;
+      if (known && typeof code === 'string' && !known.includes(code)) {
+        problems.push(`${method} ${url} -> ${status}: code ${code} not among the known codes of ${operation.operationId} (${known.join(', ')})`);
+      }
       for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
         const value = headers[name.toLowerCase()];
         if (header.required && value === undefined) problems.push(`${method} ${url} -> ${status}: header ${name} missing`);

@@ -3,7 +3,6 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorEnvelope } from '../../src/contract/index.js';
 import { createAdmission } from '../../src/service/admission.js';
-import { createAuthThrottle } from '../../src/service/auth-throttle.js';
 import { ACME, createUser, makeApp, type TestApp } from './helpers.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -66,27 +65,6 @@ describe('the admission queue', () => {
     await nextTurn();
     // Both early waiters are past their time; the cancelled one is skipped silently.
     expect(seen).toEqual(['stale:service_unavailable', 'fresh:service_unavailable', 'late:ok']);
-  });
-});
-
-describe('wrong keys per address', () => {
-  it('counts wrong keys in fixed windows and answers the seconds left', () => {
-    let now = 0;
-    const throttle = createAuthThrottle({ limit: 2, windowSeconds: 60, clock: () => now });
-    expect([throttle.fail('a'), throttle.fail('a'), throttle.fail('b')]).toEqual([null, null, null]);
-    now = 20_500;
-    expect(throttle.fail('a')).toBe(40);
-    now = 60_000;
-    expect(throttle.fail('a')).toBeNull();
-  });
-
-  it('forgets the oldest address past maxAddresses', () => {
-    const throttle = createAuthThrottle({ limit: 1, windowSeconds: 60, maxAddresses: 2, clock: () => 0 });
-    throttle.fail('a');
-    throttle.fail('b');
-    throttle.fail('c');
-    expect(throttle.fail('a')).toBeNull();
-    expect(throttle.fail('c')).toBe(60);
   });
 });
 
@@ -221,27 +199,5 @@ describe('the service under pressure', () => {
     expect(extra.text()).toBe('');
     for (const raw of open) raw.socket.destroy();
     await Promise.all(open.map((raw) => raw.ended));
-  });
-});
-
-describe('wrong keys over HTTP', () => {
-  it('throttles wrong keys per address with 429 and Retry-After; valid keys and missing keys are unchanged', async () => {
-    t = await makeApp({ authThrottle: { limit: 3, windowSeconds: 60 } });
-    const app = t.app;
-    const as = (key: string | undefined) =>
-      app.inject({ method: 'GET', url: '/v1/health', headers: key === undefined ? {} : { 'x-partner-api-key': key } });
-    for (let i = 0; i < 3; i += 1) expect((await as(`sk_guess_${i}`)).statusCode).toBe(401);
-    const limited = await as('sk_guess_4');
-    expect(limited.statusCode).toBe(429);
-    expect(limited.json()).toMatchObject({ error: { code: 'rate_limited' } });
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect((await as(ACME)).statusCode).toBe(200);
-    expect((await as(undefined)).statusCode).toBe(401);
-    // Another address has its own count.
-    const other = await app.inject({ method: 'GET', url: '/v1/health', headers: { 'x-partner-api-key': 'sk_guess_5' }, remoteAddress: '10.0.0.9' });
-    expect(other.statusCode).toBe(401);
-    // The window passes with the service's clock.
-    t.setNow(Date.parse('2025-01-01T00:01:01Z'));
-    expect((await as('sk_guess_6')).statusCode).toBe(401);
   });
 });
