@@ -24,7 +24,7 @@ export const CLIENT_ERROR_CODES = {
     'config_invalid',
     'config_unwritable',
   ],
-  /** What camroll keeps between runs (sync journals and their locks, the user directory, the scan cache) cannot be used, or does not hold what was asked. */
+  /** What camroll keeps between runs (sync journals and their locks, the user directory, the scan cache, the embedded service's database) cannot be used, or does not hold what was asked. */
   localState: [
     'locked',
     'lock_failed',
@@ -34,6 +34,8 @@ export const CLIENT_ERROR_CODES = {
     'unknown_email',
     'cache_unreadable',
     'cache_too_new',
+    'database_unreadable',
+    'database_too_new',
   ],
   /** One media file that could not be read or parsed. */
   scan: ['unsupported_format', 'corrupt_file', 'truncated_file', 'empty_file', 'read_error', 'internal_error'],
