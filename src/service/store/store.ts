@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createMatchIndex } from './match-index.js';
 import { MIGRATIONS } from './migrations.js';
-import { withRetry, type RetryPolicy } from './retry.js';
+import { withRetry, type StoreRetryOptions } from './retry.js';
 import type { IngestApplied, IngestWrite, MatchedMediaRow, NewUser, Scope, Store, UserEventRow, UserRow } from './types.js';
 import { openVersionedDatabase } from '../../util/sqlite.js';
 
@@ -41,7 +41,7 @@ export interface SqliteStoreOptions {
   /** Database file, or ':memory:'. */
   path: string;
   /** How long a locked database is retried (asynchronously) before a 503. */
-  retry?: RetryPolicy;
+  retry?: StoreRetryOptions;
   /** Matched asset ids kept in memory across users (default: createMatchIndex's). */
   maxIndexedMatches?: number;
 }
