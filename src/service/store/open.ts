@@ -1,4 +1,4 @@
-import { CamrollError } from '../../errors.js';
+import { StartupError } from '../../errors.js';
 import type { StoreRetryOptions } from './retry.js';
 import type { Store } from './types.js';
 
@@ -48,7 +48,7 @@ export async function openStoreAt(target: StoreTarget, retry?: StoreRetryOptions
     return await openPostgresStore({ url: target.url, ...(target.schema ? { schema: target.schema } : {}), ...(retry ? { retry } : {}) });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new CamrollError('database_unavailable', `cannot open the PostgreSQL database at ${describeDatabaseUrl(target.url)}: ${reason}`, {
+    throw new StartupError('database_unavailable', `cannot open the PostgreSQL database at ${describeDatabaseUrl(target.url)}: ${reason}`, {
       cause: error,
     });
   }
