@@ -150,7 +150,7 @@ export function fingerprintMedia(media: Record<string, unknown>): Buffer {
 }
 
 export interface OpenJournalOptions {
-  /** Folder holding journals (normally `appPaths().data/journals`). */
+  /** Folder holding journals (normally `ctx.paths.data/journals`). */
   dir: string;
   key: JournalKey;
   /** Clock seam for tests. */
