@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -147,5 +147,14 @@ describe('openVersionedDatabase', () => {
     expect(() => db.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1')).toThrow(/readonly/);
     db.close();
     expect(calls).toEqual([]);
+  });
+});
+
+describe('one opener', () => {
+  it('no module but src/util/sqlite.ts opens a SQLite file itself', () => {
+    const root = join(import.meta.dirname, '..', '..', 'src');
+    const openers = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.c?ts$/.test(file) && /new Database\(/.test(readFileSync(join(root, file), 'utf8')));
+    expect(openers).toEqual([join('util', 'sqlite.ts')]);
   });
 });
