@@ -28,7 +28,10 @@ export const CLIENT_ERROR_CODES = {
     'config_invalid',
     'config_unwritable',
   ],
-  /** What camroll keeps between runs (sync journals and their locks, the user directory, the scan cache, the embedded service's database) cannot be used, or does not hold what was asked. */
+  /**
+   * What camroll keeps between runs (sync journals and their locks, the user directory, the
+   * scan cache, the embedded service's database) cannot be used, or does not hold what was asked.
+   */
   localState: [
     'locked',
     'lock_failed',
@@ -61,7 +64,10 @@ export const CLIENT_ERROR_CODES = {
   outage: ['host_unreachable'],
   /** The embedded local service could not be used. */
   embedded: ['embedded_no_key'],
-  /** The embedded service (`serve`, or in-process) cannot start: a bad keys file, catalog or match settings, a database it cannot reach. */
+  /**
+   * The embedded service (`serve`, or in-process) cannot start: a bad keys file, catalog or
+   * match settings, a database it cannot reach.
+   */
   startup: ['invalid_keys', 'invalid_catalog', 'invalid_match_settings', 'database_unavailable'],
   /** A failure camroll did not foresee: a bug to report. */
   internal: ['internal_error'],
@@ -137,7 +143,10 @@ class CodedError<Code extends string> extends CamrollError {
 /** Configuration is missing or invalid (a profile, a base URL, a key), or its file cannot be used. */
 export class ConfigError extends CodedError<ConfigErrorCode> {}
 
-/** A file camroll keeps between runs (journal, lock, user directory, scan cache) cannot be used, or lacks what was asked. */
+/**
+ * A file camroll keeps between runs (journal, lock, user directory, scan cache, service database) cannot be used, or
+ * lacks what was asked.
+ */
 export class LocalStateError extends CodedError<LocalStateErrorCode> {}
 
 /** A file could not be read or parsed during a scan. */

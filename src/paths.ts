@@ -14,7 +14,7 @@ export interface AppPaths {
   config: string;
 }
 
-/** Resolves camroll's folders for this user from the process environment (XDG on Linux, the platform's usual places elsewhere). */
+/** Resolves camroll's folders from the process environment (XDG on Linux, the platform's usual places elsewhere). */
 export function appPaths(): AppPaths {
   const paths = envPaths('camroll', { suffix: '' });
   return { data: paths.data, cache: paths.cache, config: paths.config };

@@ -4,7 +4,13 @@ import type { ServiceErrorCode } from './service-error.js';
 export type LifecycleStage = 'onRequest' | 'parse' | 'preValidation' | 'preHandler' | 'handler';
 
 /** Fastify runs a request through these stages in this order, whatever order the hooks were added in. */
-export const LIFECYCLE_ORDER: readonly LifecycleStage[] = ['onRequest', 'parse', 'preValidation', 'preHandler', 'handler'];
+export const LIFECYCLE_ORDER: readonly LifecycleStage[] = [
+  'onRequest',
+  'parse',
+  'preValidation',
+  'preHandler',
+  'handler',
+];
 
 export interface IngestStep {
   name: string;
@@ -31,21 +37,27 @@ export const INGEST_STEPS: readonly IngestStep[] = [
     stage: 'onRequest',
     where: 'load-limits.ts (installLoadLimits), errors-plugin.ts (clientErrorHandler)',
     refuses: ['invalid_request', 'request_header_too_large', 'request_timeout'],
-    why: 'what HTTP itself requires (a Host, headers of bounded size, a request that arrives in time; Node caps the connections before that), checked before anything is queued',
+    why:
+      'what HTTP itself requires (a Host, headers of bounded size, a request that arrives in time; Node caps the ' +
+      'connections before that), checked before anything is queued',
   },
   {
     name: 'admission',
     stage: 'onRequest',
     where: 'load-limits.ts (installLoadLimits), admission.ts',
     refuses: ['service_unavailable'],
-    why: 'the bounded queue sheds with 503 before any work is spent on the request, a key check included; /ping and /health are never queued',
+    why:
+      'the bounded queue sheds with 503 before any work is spent on the request, a key check included; /ping and ' +
+      '/health are never queued',
   },
   {
     name: 'key',
     stage: 'onRequest',
     where: 'app.ts (the v1 onRequest hook), keys.ts, auth-throttle.ts',
     refuses: ['invalid_api_key', 'rate_limited'],
-    why: 'before the body is read: a stranger cannot make the service read 8 MiB, and a wrong key gets 401 (429 once an address guesses too often)',
+    why:
+      'before the body is read: a stranger cannot make the service read 8 MiB, and a wrong key gets 401 (429 once ' +
+      'an address guesses too often)',
   },
   {
     name: 'body',
@@ -59,14 +71,16 @@ export const INGEST_STEPS: readonly IngestStep[] = [
     stage: 'preValidation',
     where: 'routes/media.ts (preValidation), ingest.ts (planIngest), ingest-threads.ts',
     refuses: ['invalid_request'],
-    why: 'the bytes are parsed and the batch matched (in an ingest thread under serve); bytes that are not JSON are refused here, as any unreadable body is, and do not count against the rate limit',
+    why:
+      'the bytes are parsed and the batch matched (in an ingest thread under serve); bytes that are not JSON are ' +
+      'refused here, as any unreadable body is, and do not count against the rate limit',
   },
   {
     name: 'rate limit',
     stage: 'preHandler',
     where: 'app.ts (@fastify/rate-limit)',
     refuses: ['rate_limited'],
-    why: "per key, so after the key; counts every authenticated request whose body could be read",
+    why: 'per key, so after the key; counts every authenticated request whose body could be read',
   },
   {
     name: 'user',
@@ -80,7 +94,7 @@ export const INGEST_STEPS: readonly IngestStep[] = [
     stage: 'handler',
     where: 'routes/media.ts (planRefusal of a plan refused at the batch stage)',
     refuses: ['invalid_request', 'empty_batch', 'invalid_batch_size', 'invalid_media_item'],
-    why: "the plan's verdict on the batch's shape, given once the user is known to exist (the contract's 404 before 400)",
+    why: "the plan's verdict on the batch's shape, given once the user is known to exist (an unknown user is a 404)",
   },
   {
     name: 'store',

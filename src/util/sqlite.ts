@@ -21,7 +21,7 @@ export interface VersionedDatabaseOptions {
    * create it once; a failure leaves the file as it was.
    */
   migrations: readonly Migration[];
-  /** What a new file holds besides its schema (run after the steps, in their transaction, only on a file found at version 0). */
+  /** What a new file holds besides its schema: run after the steps, in their transaction, on a file at version 0. */
   seed?: (db: Database.Database) => void;
   /** The codes of the two ways opening fails. */
   codes: { unreadable: LocalStateErrorCode; tooNew: LocalStateErrorCode };
