@@ -1,9 +1,13 @@
 /**
- * The one error model of camroll, and every error code the client side raises, in one file
- * (as undici keeps its errors): one class per family, each with the stable string `code`s it
- * may carry. Only src/cli/ turns errors into exit codes and printed messages.
+ * The one error model of camroll, and every error code the client side and the embedded
+ * service's start-up raise, in one file (as undici keeps its errors): one class per family,
+ * each with the stable string `code`s it may carry. Only src/cli/ turns errors into exit codes
+ * and printed messages. Other lists of these codes are derived from this one, never copied
+ * (FILE_ERROR_CODES in src/scan/extract/errors.ts is the `scan` family).
  *
- * Two families carry codes from elsewhere: ApiError the service's own `error.code` (the
+ * Wire codes (what the service answers in an error envelope) are the contract's, in
+ * src/contract/errors.ts (and src/service/service-error.ts for the service-only ones). Two
+ * families carry codes from elsewhere: ApiError the service's own `error.code` (the
  * contract's, or any other a service sends), NetworkError the operating system's or undici's
  * (`ECONNREFUSED`, `UND_ERR_CONNECT_TIMEOUT`, see src/client/network-codes.ts).
  */
@@ -24,7 +28,10 @@ export const CLIENT_ERROR_CODES = {
     'config_invalid',
     'config_unwritable',
   ],
-  /** What camroll keeps between runs (sync journals and their locks, the user directory, the scan cache) cannot be used, or does not hold what was asked. */
+  /**
+   * What camroll keeps between runs (sync journals and their locks, the user directory, the
+   * scan cache, the embedded service's database) cannot be used, or does not hold what was asked.
+   */
   localState: [
     'locked',
     'lock_failed',
@@ -34,8 +41,18 @@ export const CLIENT_ERROR_CODES = {
     'unknown_email',
     'cache_unreadable',
     'cache_too_new',
+    'database_unreadable',
+    'database_too_new',
   ],
-  /** One media file that could not be read or parsed. */
+  /**
+   * One media file that could not be read or parsed (a file that parses but carries no
+   * metadata is not an error: it is media with nulls). `unsupported_format`: not an image or
+   * video format camroll reads, whatever the extension; `corrupt_file`: a recognised format
+   * whose structure is broken; `truncated_file`: the structure points past the end (an
+   * interrupted copy or download); `empty_file`: no bytes at all; `read_error`: the operating
+   * system refused or failed a read (may pass on its own: never cached); `internal_error`: a
+   * defect in camroll's readers met on this file (cached like any answer for the same bytes).
+   */
   scan: ['unsupported_format', 'corrupt_file', 'truncated_file', 'empty_file', 'read_error', 'internal_error'],
   /** A call the client refuses before sending anything. */
   request: ['invalid_request', 'invalid_batch_size'],
@@ -47,6 +64,11 @@ export const CLIENT_ERROR_CODES = {
   outage: ['host_unreachable'],
   /** The embedded local service could not be used. */
   embedded: ['embedded_no_key'],
+  /**
+   * The embedded service (`serve`, or in-process) cannot start: a bad keys file, catalog or
+   * match settings, a database it cannot reach.
+   */
+  startup: ['invalid_keys', 'invalid_catalog', 'invalid_match_settings', 'database_unavailable'],
   /** A failure camroll did not foresee: a bug to report. */
   internal: ['internal_error'],
 } as const;
@@ -57,6 +79,7 @@ export type LocalStateErrorCode = CodesOf<'localState'>;
 export type ScanErrorCode = CodesOf<'scan'>;
 export type RequestErrorCode = CodesOf<'request'>;
 export type OutputErrorCode = CodesOf<'output'>;
+export type StartupErrorCode = CodesOf<'startup'>;
 
 export interface CamrollErrorOptions {
   cause?: unknown;
@@ -79,8 +102,8 @@ export interface RequestErrorOptions extends CamrollErrorOptions {
 
 /**
  * Base class: a stable machine-readable `code`, a message for humans, an optional cause.
- * The client side raises one of the families below; the embedded service (src/service)
- * builds its own from the contract's codes.
+ * The client side and the service's start-up raise one of the families below; the embedded
+ * service answers requests with its own (`ServiceError`), built from the contract's codes.
  */
 export class CamrollError extends Error {
   readonly code: string;
@@ -120,7 +143,10 @@ class CodedError<Code extends string> extends CamrollError {
 /** Configuration is missing or invalid (a profile, a base URL, a key), or its file cannot be used. */
 export class ConfigError extends CodedError<ConfigErrorCode> {}
 
-/** A file camroll keeps between runs (journal, lock, user directory, scan cache) cannot be used, or lacks what was asked. */
+/**
+ * A file camroll keeps between runs (journal, lock, user directory, scan cache, service database) cannot be used, or
+ * lacks what was asked.
+ */
 export class LocalStateError extends CodedError<LocalStateErrorCode> {}
 
 /** A file could not be read or parsed during a scan. */
@@ -152,6 +178,9 @@ export class EmbeddedServiceError extends CamrollError {
     super('embedded_no_key', message, options);
   }
 }
+
+/** The embedded service cannot start with what it was given (keys, catalog, database). */
+export class StartupError extends CodedError<StartupErrorCode> {}
 
 /** Something camroll did not foresee; the original is the `cause`. */
 export class InternalError extends CamrollError {

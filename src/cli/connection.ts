@@ -6,7 +6,7 @@ import { decideTarget, resolveSettings } from '../config/resolve.js';
 import { validateBaseUrl, validateProfileName } from '../config/schema.js';
 import { openUserDirectory, type UserDirectory } from '../config/user-directory.js';
 import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
-import { appPaths } from '../paths.js';
+import type { AppPaths } from '../paths.js';
 import type { CliContext } from './context.js';
 import type { ConnectionFlags } from './connection-options.js';
 
@@ -43,28 +43,28 @@ export interface OpenConnectionOptions {
   requireKey?: boolean;
   /** Passed to createClient (timeouts, retry policy, onRetry). */
   client?: Omit<ClientOptions, 'baseUrl' | 'apiKey'>;
-  /** Defaults to the configuration in camroll's config folder. */
+  /** Defaults to the configuration in camroll's config folder (`ctx.paths.config`). */
   store?: ConfigReader;
 }
 
 /** The embedded service's database file (its data lives there whatever port it gets). */
-function embeddedDbPath(): string {
-  return join(appPaths().data, 'service.db');
+function embeddedDbPath(paths: AppPaths): string {
+  return join(paths.data, 'service.db');
 }
 
 /**
  * Where a command's requests would go, named as things kept between runs are keyed (journals,
  * the user directory), without starting anything: the base URL, or `embedded:<database>`.
  */
-export function targetIdentity(ctx: CliContext, flags: ConnectionFlags, store: ConfigReader = createConfigReader()): string {
+export function targetIdentity(ctx: CliContext, flags: ConnectionFlags, store: ConfigReader = createConfigReader({ cwd: ctx.paths.config })): string {
   if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
   if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
   const decision = decideTarget(resolveSettings({ flags, env: ctx.env, store }), { requireKey: false });
-  return decision.kind === 'remote' ? decision.baseUrl : `embedded:${embeddedDbPath()}`;
+  return decision.kind === 'remote' ? decision.baseUrl : `embedded:${embeddedDbPath(ctx.paths)}`;
 }
 
 /** Opens the directory of users known on this machine (taking over ids an older camroll kept in config.json). */
-export async function openDirectory(reader: ConfigReader = createConfigReader()): Promise<UserDirectory> {
+export async function openDirectory(paths: AppPaths, reader: ConfigReader = createConfigReader({ cwd: paths.config })): Promise<UserDirectory> {
   // Writing the file back needs conf: loaded only when there are ids to take over (a file of an
   // older camroll). A file that cannot be read fails below, where the directory reads it.
   const legacyFound = ((): boolean => {
@@ -76,7 +76,7 @@ export async function openDirectory(reader: ConfigReader = createConfigReader())
   })();
   const writer = legacyFound ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path) }) : null;
   return openUserDirectory({
-    path: join(appPaths().data, 'users.sqlite3'),
+    path: join(paths.data, 'users.sqlite3'),
     legacy: () => reader.legacyUsers(),
     legacyTaken: () => writer?.dropLegacyUsers(),
   });
@@ -92,7 +92,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
   if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
 
-  const store = options.store ?? createConfigReader();
+  const store = options.store ?? createConfigReader({ cwd: ctx.paths.config });
   const settings = resolveSettings({ flags, env: ctx.env, store });
   const profile = settings.profile.value;
   const decision = decideTarget(settings, { requireKey: options.requireKey !== false });
@@ -128,8 +128,8 @@ async function openEmbedded(
   profile: string | null,
   clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'>,
 ): Promise<Connection> {
-  const dataDir = appPaths().data;
-  const dbPath = embeddedDbPath();
+  const dataDir = ctx.paths.data;
+  const dbPath = embeddedDbPath(ctx.paths);
   // Loaded on demand: remote commands never pay for Fastify and SQLite.
   const { startService } = await import('../service/server.js');
   ctx.stderr.write(`camroll: no base URL configured; using the embedded local service (data: ${dbPath})\n`);

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { AppPaths } from '../paths.js';
 
 /** Everything a command needs from its surroundings, passed in so tests can run commands in-process. */
 export interface CliContext {
@@ -7,6 +8,8 @@ export interface CliContext {
   readonly stdout: Writable;
   readonly stderr: Writable;
   readonly env: NodeJS.ProcessEnv;
+  /** Where state is kept (data, cache, config), resolved once from the environment by `main`. */
+  readonly paths: AppPaths;
   readonly cwd: string;
   /** Aborted on SIGINT/SIGTERM: long commands stop cleanly and leave their state consistent. */
   readonly signal: AbortSignal;

@@ -1,6 +1,7 @@
 import { createProgram, requestedCommand } from './program.js';
 import type { CliContext } from './context.js';
 import { describeFailure, exitCodeFor, EXIT_INTERRUPTED } from './exit.js';
+import { appPaths } from '../paths.js';
 
 /** A repeated interrupt within this window is the same one, re-raised by a library. */
 const FORCE_EXIT_AFTER_MS = 500;
@@ -34,6 +35,7 @@ export async function main(argv: string[]): Promise<void> {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
+    paths: appPaths(),
     cwd: process.cwd(),
     signal: controller.signal,
     // TERM=dumb: a terminal that cannot redraw bars gets plain lines, like a pipe.

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { appPaths } from '../paths.js';
 import { InterruptedError } from '../errors.js';
 import { findJournal, openJournalReader, type JournalReader } from '../sync/journal-reader.js';
 import { openDirectory, targetIdentity, withConnection, type ConnectionFlags } from './connection.js';
@@ -25,7 +24,7 @@ export async function dryRunJournal(ctx: CliContext, flags: DryRunFlags, note: (
   const target = targetIdentity(ctx, connectionFlags);
   let userId = flags.user ?? null;
   if (userId === null) {
-    const directory = await openDirectory();
+    const directory = await openDirectory(ctx.paths);
     try {
       userId = directory.lookup(target, flags.email as string)?.userId ?? null;
     } finally {
@@ -47,7 +46,7 @@ export async function dryRunJournal(ctx: CliContext, flags: DryRunFlags, note: (
     if (error instanceof InterruptedError) throw error;
     note(`camroll: dry run: could not check with the service (${describeError(error)}); counting from the local journal alone`);
   }
-  const path = findJournal(join(appPaths().data, 'journals'), { baseUrl: target, partnerId, userId });
+  const path = findJournal(join(ctx.paths.data, 'journals'), { baseUrl: target, partnerId, userId });
   if (path === null) {
     note('camroll: dry run: no sync journal for this user and target on this machine: a real run would send every item');
     return null;

@@ -29,6 +29,8 @@ export interface StartedWatch {
 export interface StartWatchOptions {
   roots: string[];
   scan: ScanOptions;
+  /** The scan cache's folder (`ctx.paths.cache`). */
+  cacheDir: string;
   cwd: string;
   /** `--poll`; without it, polling is chosen for roots on network shares. */
   poll: boolean;
@@ -82,7 +84,7 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
         }
         if (event.type !== 'changes') return;
         const before = { ...summary.counts, rejected: { ...summary.counts.rejected } };
-        const sent = await changes.send((signal) => scanFiles(event.files, options.scan, signal, shown), { summary, onEvent });
+        const sent = await changes.send((signal) => scanFiles(event.files, { ...options.scan, cacheDir: options.cacheDir }, signal, shown), { summary, onEvent });
         totals.changes += 1;
         totals.unreadable += sent.unreadable;
         note(`camroll: ${describeBatch(event.files.length, before, summary.counts)}`);
@@ -124,12 +126,12 @@ export function describeBatch(files: number, before: SyncCounts, after: SyncCoun
  * The scan of one batch of changed files, as the pass saw them. A file that is gone by the
  * time it is read (moved on, deleted) is left out, not an error.
  */
-async function* scanFiles(files: string[], options: ScanOptions, signal: AbortSignal, shown: (absPath: string) => string): AsyncGenerator<SyncInput[]> {
+async function* scanFiles(files: string[], options: ScanOptions & { cacheDir: string }, signal: AbortSignal, shown: (absPath: string) => string): AsyncGenerator<SyncInput[]> {
   const present = files.filter((file) => existsSync(file));
   if (present.length === 0) return;
-  const { cache, workers } = options;
+  const { cache, cacheDir, workers } = options;
   try {
-    for await (const events of scanLibraryBatches({ roots: present, signal, cache, ...(workers ? { workers } : {}) })) {
+    for await (const events of scanLibraryBatches({ roots: present, signal, cache, cacheDir, ...(workers ? { workers } : {}) })) {
       yield events.map((event): SyncInput => (event.type === 'record' ? { type: 'record', record: { ...event.record, path: shown(event.record.absPath) } } : event));
     }
   } catch (error) {

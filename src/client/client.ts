@@ -18,7 +18,7 @@ import { checkBaseUrl } from '../rules/base-url.js';
 import { VERSION } from '../version.js';
 import { apiErrorFromResponse, networkErrorFrom, parseBody, redact, type ResponseFacts } from './http-errors.js';
 import { isWellFormedIngestResponse } from './ingest-check.js';
-import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry.js';
+import { decideRetry, resolveRetryPolicy, type RequestRetryPolicy } from './retry.js';
 import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import { Agent, request } from './undici.js';
@@ -58,7 +58,7 @@ export interface ClientOptions {
   apiKey: string | null;
   /** A dispatcher the caller owns (tests: MockAgent); otherwise the client makes and closes its own. */
   dispatcher?: Dispatcher;
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<RequestRetryPolicy>;
   /** Per-request limit for the headers, and for any silence while the body arrives. */
   timeoutMs?: number;
   userAgent?: string;

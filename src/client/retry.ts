@@ -1,27 +1,12 @@
 import { ApiError, NetworkError } from '../errors.js';
 import { PERMANENT_NETWORK_CODES } from './network-codes.js';
+import { backoffDelay, REQUEST_RETRY, resolvePolicy, type RequestRetryPolicy } from '../util/backoff.js';
 
-/** How many times and how patiently a request is retried. */
-export interface RetryPolicy {
-  /** Attempts in total, the first one included. */
-  maxAttempts: number;
-  /** First backoff ceiling; doubles with every failed attempt. */
-  baseDelayMs: number;
-  /** Smallest wait between two attempts, so a jittered 0 never hammers the service. */
-  minDelayMs: number;
-  /** Largest exponential backoff. */
-  maxDelayMs: number;
-  /** A Retry-After beyond this is clipped: a misconfigured limiter must not park a sync for hours. */
-  maxRetryAfterMs: number;
-}
+export { backoffDelay } from '../util/backoff.js';
 
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
-  maxAttempts: 6,
-  baseDelayMs: 500, // 0.5 s
-  minDelayMs: 100, // 0.1 s
-  maxDelayMs: 30 * 1000, // 30 s
-  maxRetryAfterMs: 5 * 60 * 1000, // 5 min
-});
+/** The request-retry policy, and its defaults (`REQUEST_RETRY` of the one backoff helper). */
+export type { RequestRetryPolicy } from '../util/backoff.js';
+export const DEFAULT_RETRY_POLICY: Readonly<RequestRetryPolicy> = REQUEST_RETRY;
 
 export type RetryDecision = { retry: false } | { retry: true; delayMs: number };
 
@@ -29,26 +14,15 @@ export interface RetryInput {
   /** Attempts already made (1 after the first failure). */
   attempt: number;
   error: unknown;
-  policy: RetryPolicy;
+  policy: RequestRetryPolicy;
   /** A number in [0, 1); Math.random in production, fixed in tests. */
   random: () => number;
 }
 
 /** Merges a partial policy over the defaults. */
-export function resolveRetryPolicy(partial: Partial<RetryPolicy> = {}): RetryPolicy {
-  const policy = { ...DEFAULT_RETRY_POLICY };
-  for (const [name, value] of Object.entries(partial) as [keyof RetryPolicy, number | undefined][]) {
-    if (value !== undefined) policy[name] = value;
-  }
-  return policy;
+export function resolveRetryPolicy(partial: Partial<RequestRetryPolicy> = {}): RequestRetryPolicy {
+  return resolvePolicy(REQUEST_RETRY, partial);
 }
-
-/** Exponential backoff with full jitter, a floor and a cap. */
-export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.max(policy.minDelayMs, Math.floor(random() * ceiling));
-}
-
 
 /** Whether a network failure may heal on a later attempt (not a bad name or certificate). */
 export function isTransientNetworkCode(code: string): boolean {

@@ -1,14 +1,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { appPaths } from '../paths.js';
 import { describeFsError } from '../util/fs-error.js';
 import { StoredConfig } from './schema.js';
 
 /** Where the configuration file lives: a folder, defaulting to camroll's config folder. */
 export interface ConfigLocation {
-  /** Folder of the configuration file; defaults to camroll's config folder (tests pass a temp one). */
-  cwd?: string;
+  /** Folder of the configuration file: camroll's config folder (`ctx.paths.config`), or a temp one in tests. */
+  cwd: string;
 }
 
 /**
@@ -65,8 +64,8 @@ export function readStoredConfig(path: string): StoredConfig {
 }
 
 /** A reader of the configuration file; nothing is read until `read()`. */
-export function createConfigReader(options: ConfigLocation = {}): ConfigReader {
-  const path = configFilePath(options.cwd ?? appPaths().config);
+export function createConfigReader(options: ConfigLocation): ConfigReader {
+  const path = configFilePath(options.cwd);
   return {
     path,
     read: () => readStoredConfig(path),

@@ -1,7 +1,6 @@
 import { chmodSync } from 'node:fs';
 import Conf from 'conf';
 import { ConfigError } from '../errors.js';
-import { appPaths } from '../paths.js';
 import { describeFsError } from '../util/fs-error.js';
 import { configFilePath, readStoredConfig, unreadableConfig, type ConfigLocation, type ConfigReader } from './reader.js';
 import { validateBaseUrl, validateProfileName, type StoredConfig, type StoredProfile } from './schema.js';
@@ -33,8 +32,8 @@ export interface ConfigStore extends ConfigReader {
  * Opens (lazily) the configuration file. Nothing is written until a setter runs. Reads are
  * the reader's (src/config/reader.ts); conf writes, atomically and with the file's mode.
  */
-export function createConfigStore(options: ConfigStoreOptions = {}): ConfigStore {
-  const cwd = options.cwd ?? appPaths().config;
+export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
+  const cwd = options.cwd;
   const file = configFilePath(cwd);
   let conf: Conf<Record<string, unknown>> | null = null;
 

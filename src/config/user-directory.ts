@@ -1,4 +1,4 @@
-import { openVersionedDatabase } from '../util/sqlite.js';
+import { openVersionedDatabase, type Migration } from '../util/sqlite.js';
 import { normalizeEmail } from './schema.js';
 
 /** How an entry came to be known. */
@@ -54,7 +54,22 @@ export interface OpenUserDirectoryOptions {
   legacyTaken?: () => void;
 }
 
-const SCHEMA_VERSION = 1;
+/** The directory's schema steps (append only). */
+const DIRECTORY_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    up: `CREATE TABLE IF NOT EXISTS users (
+        target TEXT NOT NULL,
+        email TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        first_seen TEXT NOT NULL,
+        last_seen TEXT NOT NULL,
+        source TEXT NOT NULL,
+        PRIMARY KEY (target, email)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS users_by_email ON users (email)`,
+  },
+];
 
 interface Row {
   target: string;
@@ -80,20 +95,8 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
   const db = openVersionedDatabase({
     path: options.path,
     what: 'the user directory',
-    version: SCHEMA_VERSION,
+    migrations: DIRECTORY_MIGRATIONS,
     codes: { unreadable: 'directory_unreadable', tooNew: 'directory_too_new' },
-    create: (created) => {
-      created.exec(`CREATE TABLE IF NOT EXISTS users (
-        target TEXT NOT NULL,
-        email TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        first_seen TEXT NOT NULL,
-        last_seen TEXT NOT NULL,
-        source TEXT NOT NULL,
-        PRIMARY KEY (target, email)
-      ) WITHOUT ROWID`);
-      created.exec('CREATE INDEX IF NOT EXISTS users_by_email ON users (email)');
-    },
   });
 
   const select = db.prepare<[string, string], Row>('SELECT * FROM users WHERE target = ? AND email = ?');

@@ -2,10 +2,44 @@ import * as fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { FileProblem, ScannedMedia, SourceInfo } from './types.js';
-import { isCorruption, openVersionedDatabase } from '../util/sqlite.js';
+import { isCorruption, openVersionedDatabase, type Migration } from '../util/sqlite.js';
 
-/** Bump when the table changes: an older cache is dropped and rebuilt (it is only a cache); a newer one is left alone. */
-const SCHEMA_VERSION = 2;
+/**
+ * The cache's schema steps. A new layout is a step that drops the table and makes it again:
+ * an older cache is rebuilt (it is only a cache); a newer one is left alone.
+ */
+const CACHE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    up: `CREATE TABLE files (
+      path TEXT PRIMARY KEY,
+      size INTEGER NOT NULL,
+      mtime_ms REAL NOT NULL,
+      ino INTEGER NOT NULL,
+      sidecars TEXT NOT NULL,
+      extractor INTEGER NOT NULL,
+      media TEXT,
+      source TEXT,
+      error TEXT
+    ) WITHOUT ROWID`,
+  },
+  {
+    version: 2,
+    // Keyed by folder then name, so one folder's rows are one range of the B-tree.
+    up: `DROP TABLE IF EXISTS files;
+      CREATE TABLE IF NOT EXISTS files (
+        dir TEXT NOT NULL,
+        name TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ms REAL NOT NULL,
+        ino INTEGER NOT NULL,
+        sidecars TEXT NOT NULL,
+        extractor INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (dir, name)
+      ) WITHOUT ROWID`,
+  },
+];
 /** Writes are grouped: one transaction per this many records (and at close). */
 const WRITE_BATCH = 256;
 /** Folders whose rows are held in memory at once (the walk lists a couple in parallel). */
@@ -143,24 +177,8 @@ function openDatabase(file: string, busyTimeoutMs: number | undefined): Database
     path: file,
     ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
     what: 'the scan cache',
-    version: SCHEMA_VERSION,
+    migrations: CACHE_MIGRATIONS,
     codes: { unreadable: 'cache_unreadable', tooNew: 'cache_too_new' },
-    // An older layout is only a cache: dropped and built again.
-    create: (db, from) => {
-      if (from !== 0) db.exec('DROP TABLE IF EXISTS files');
-      // Keyed by folder then name, so one folder's rows are one range of the B-tree.
-      db.exec(`CREATE TABLE IF NOT EXISTS files (
-        dir TEXT NOT NULL,
-        name TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        mtime_ms REAL NOT NULL,
-        ino INTEGER NOT NULL,
-        sidecars TEXT NOT NULL,
-        extractor INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (dir, name)
-      ) WITHOUT ROWID`);
-    },
     probe: 'SELECT 1 FROM files LIMIT 1', // surfaces a damaged file now, not mid-scan
   });
 }

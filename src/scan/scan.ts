@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
-import { appPaths } from '../paths.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
 import { EXTRACTOR_VERSION } from './extract/version.js';
@@ -21,8 +20,8 @@ export interface ScanOptions {
   followSymlinks?: boolean;
   /** Use the scan cache (default true). */
   cache?: boolean;
-  /** Where the cache lives (default: the user's cache folder). */
-  cacheDir?: string;
+  /** Where the cache lives: the user's cache folder (`ctx.paths.cache`), or a temp one in tests. */
+  cacheDir: string;
   /** Worker threads (default: one per core, at most 4). 0 reads in this thread. */
   workers?: number;
   signal?: AbortSignal;
@@ -163,7 +162,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
 /** The scan cache, or a warning when it cannot be used (every file is then read). */
 function openCache(options: ScanOptions): { cache: ScanCache | null; warning: ScanEvent | null } {
   if (options.cache === false) return { cache: null, warning: null };
-  const dir = options.cacheDir ?? appPaths().cache;
+  const dir = options.cacheDir;
   try {
     return { cache: openScanCache({ dir, extractorVersion: EXTRACTOR_VERSION }), warning: null };
   } catch (error) {

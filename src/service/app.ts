@@ -134,7 +134,9 @@ async function buildApp(
     });
   }
 
-  // Only application/json; an empty body is "no body" (sync-complete takes none, and some
+  // The steps of a request are registered below and in the routes; their order is written
+  // once, in INGEST_STEPS (ingest-steps.ts), and tested there.
+  // Step `body`: only application/json; an empty body is "no body" (sync-complete takes none, and some
   // clients still send the content type). Malformed JSON and prototype poisoning are 400s.
   // A route marked `rawJsonBody` gets the bytes instead and parses them itself (ingest does,
   // in its thread).
@@ -161,8 +163,10 @@ async function buildApp(
   });
 
   installErrorHandling(app);
+  // Steps `limits` and `admission` (root onRequest hooks: they run before the v1 scope's).
   await installLoadLimits(app, limits);
 
+  // Step `rate limit`.
   await app.register(rateLimit, {
     global: true,
     // After the auth hook, so the limit applies per key, not per address.
@@ -179,7 +183,7 @@ async function buildApp(
 
   await app.register(
     async (v1) => {
-      // Auth before anything touches a user; /ping is open, unknown paths answer 404/405.
+      // Step `key`: auth before anything touches a user; /ping is open, unknown paths answer 404/405.
       v1.addHook('onRequest', async (request) => {
         if (request.is404 || request.routeOptions.config.open) return;
         const presented = request.headers[API_KEY_HEADER];

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { CamrollError } from '../errors.js';
+import { InternalError } from '../errors.js';
 import { planIngest, type PlannedIngest } from './ingest.js';
 import { matcherFromTables, type MatcherTables } from './matching/index.js';
 import { threadEntry } from '../util/thread-entry.js';
@@ -74,7 +74,7 @@ export async function createIngestPlanner(options: IngestPlannerOptions): Promis
     await pool.run({ body: undefined });
   } catch (error) {
     await pool.destroy();
-    throw new CamrollError('internal_error', `the ingest thread did not start: ${(error as Error).message}`, { cause: error });
+    throw new InternalError(`the ingest thread did not start: ${(error as Error).message}`, { cause: error });
   }
   return {
     plan(body) {

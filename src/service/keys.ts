@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { Environment, type RateLimitPolicy } from '../contract/service.js';
-import { CamrollError } from '../errors.js';
+import { StartupError } from '../errors.js';
 
 /** One entry of the `--keys` file. */
 export const KeyEntry = z.object({
@@ -52,7 +52,7 @@ export function createKeyRing(entries: readonly KeyEntry[]): KeyRing {
   const seen = new Set<string>();
   for (const [index, key] of keys.entries()) {
     const hex = key.digest.toString('hex');
-    if (seen.has(hex)) throw new CamrollError('invalid_keys', `keys file: entry ${index} repeats an earlier key`);
+    if (seen.has(hex)) throw new StartupError('invalid_keys', `keys file: entry ${index} repeats an earlier key`);
     seen.add(hex);
   }
   return {
@@ -82,21 +82,21 @@ export async function loadKeysFile(path: string): Promise<KeyEntry[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new CamrollError('invalid_keys', `cannot read keys file ${path}: ${(error as Error).message}`, { cause: error });
+    throw new StartupError('invalid_keys', `cannot read keys file ${path}: ${(error as Error).message}`, { cause: error });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
     // Not the parser's message: it quotes the text around the fault, which may be a key.
-    throw new CamrollError('invalid_keys', `keys file ${path} is not valid JSON`, { cause: error });
+    throw new StartupError('invalid_keys', `keys file ${path} is not valid JSON`, { cause: error });
   }
   const parsed = KeysFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
     // Never echo the entry itself: it would print a key.
-    throw new CamrollError('invalid_keys', `keys file ${path}${where}: ${issue?.message ?? 'invalid'}`);
+    throw new StartupError('invalid_keys', `keys file ${path}${where}: ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
 }

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { appPaths } from '../paths.js';
 import { VERSION_PREFIX } from '../contract/paths.js';
 import { createApp, type AppLoggerOptions, type ServedRequest } from './app.js';
 import { loadCatalog } from './catalog/index.js';
@@ -22,8 +21,8 @@ export interface StartServiceOptions {
   keysPath?: string;
   /** Read for CAMROLL_API_KEY. */
   env: NodeJS.ProcessEnv;
-  /** Data folder for the default database and the stored local key (default appPaths().data). */
-  dataDir?: string;
+  /** Data folder for the default database and the stored local key (`ctx.paths.data`). */
+  dataDir: string;
   logger?: AppLoggerOptions | false;
   clock?: () => number;
   /** Told after every answered request (`serve --log-requests`). */
@@ -47,7 +46,7 @@ export interface RunningService {
 
 /** Loads catalog and keys, opens the store and listens. Used by `serve` and in-process clients. */
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
-  const dataDir = options.dataDir ?? appPaths().data;
+  const { dataDir } = options;
   // Validate everything before touching the database, so a bad file leaves nothing behind.
   const catalog = await loadCatalog(options.catalogPath);
   const dbPath = options.dbPath ?? join(dataDir, 'service.db');

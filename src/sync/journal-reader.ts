@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { openVersionedDatabase } from '../util/sqlite.js';
-import { JOURNAL_SCHEMA_VERSION, journalFileName, type JournalKey } from './journal.js';
+import { JOURNAL_MIGRATIONS, journalFileName, type JournalKey } from './journal.js';
 
 /** What a real run would do with an item, from the journal: skip it, or send it and why. */
 export type ItemPlan = 'answered' | 'changed' | 'pending' | 'new';
@@ -31,7 +31,12 @@ export function findJournal(dir: string, key: Omit<JournalKey, 'partnerId'> & { 
   }
   const baseUrl = key.baseUrl.replace(/\/+$/, '');
   for (const name of names) {
-    const db = new Database(join(dir, name), { readonly: true, fileMustExist: true });
+    let db: Database.Database;
+    try {
+      db = openReadOnly(join(dir, name));
+    } catch {
+      continue; // Not a journal this camroll can read (damaged, or newer): not the one.
+    }
     try {
       const meta = Object.fromEntries(db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
       if (meta.user_id === key.userId && (meta.base_url ?? '').replace(/\/+$/, '') === baseUrl) return join(dir, name);
@@ -44,20 +49,24 @@ export function findJournal(dir: string, key: Omit<JournalKey, 'partnerId'> & { 
   return null;
 }
 
+/** A journal through the versioned open, read-only: no lock, no schema change, the file must exist. */
+function openReadOnly(path: string): Database.Database {
+  return openVersionedDatabase({
+    path,
+    what: 'the sync journal',
+    migrations: JOURNAL_MIGRATIONS,
+    codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+    readonly: true,
+    probe: 'SELECT 1 FROM outcomes LIMIT 1',
+  });
+}
+
 /**
  * Opens a journal read-only, through the same versioned open as a sync: a journal written by
  * a newer camroll, or a damaged file, is a clear `journal_error` naming the file.
  */
 export function openJournalReader(path: string): JournalReader {
-  const db = openVersionedDatabase({
-    path,
-    what: 'the sync journal',
-    version: JOURNAL_SCHEMA_VERSION,
-    codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
-    readonly: true,
-    probe: 'SELECT 1 FROM outcomes LIMIT 1',
-    create: () => undefined,
-  });
+  const db = openReadOnly(path);
   const outcome = db.prepare<[string], Buffer>('SELECT fingerprint FROM outcomes WHERE id = ?').pluck();
   const pending = db.prepare<[string], number>('SELECT 1 FROM pending WHERE id = ?').pluck();
   return {

@@ -6,7 +6,8 @@ import type { RejectionReason } from '../contract/index.js';
 import { LocalStateError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
 import { acquireLock, type ProcessLock } from '../util/process-lock.js';
-import { openVersionedDatabase } from '../util/sqlite.js';
+import { latestVersion } from '../util/migrations.js';
+import { openVersionedDatabase, type Migration } from '../util/sqlite.js';
 import type { JournalAnswer } from './dedupe.js';
 
 /**
@@ -18,7 +19,39 @@ import type { JournalAnswer } from './dedupe.js';
  * skipped on a later pass only when it was answered for identical metadata (a sidecar that
  * adds coordinates to the same bytes changes the fingerprint, so the item is re-sent).
  */
-export const JOURNAL_SCHEMA_VERSION = 1;
+export const JOURNAL_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    // Outcomes per id, passes, batches, pending ids, and the key the journal belongs to (meta).
+    up: `
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS outcomes (
+      id TEXT PRIMARY KEY,
+      fingerprint BLOB NOT NULL,
+      outcome INTEGER NOT NULL,
+      batch_id INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS passes (
+      id INTEGER PRIMARY KEY,
+      kind TEXT NOT NULL,
+      status TEXT NOT NULL,
+      started_at TEXT NOT NULL,
+      finished_at TEXT
+    );
+    CREATE TABLE IF NOT EXISTS batches (
+      id INTEGER PRIMARY KEY,
+      pass_id INTEGER NOT NULL,
+      status TEXT NOT NULL,
+      items INTEGER NOT NULL,
+      error TEXT
+    );
+    CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, batch_id INTEGER NOT NULL) WITHOUT ROWID;
+  `,
+  },
+];
+
+/** The schema version this camroll writes and reads. */
+export const JOURNAL_SCHEMA_VERSION = latestVersion(JOURNAL_MIGRATIONS);
 
 /** Outcome codes stored per id: 0 accepted, else the rejection reason. */
 const OUTCOME_CODES: Record<'accepted' | RejectionReason, number> = {
@@ -124,7 +157,7 @@ export function fingerprintMedia(media: Record<string, unknown>): Buffer {
 }
 
 export interface OpenJournalOptions {
-  /** Folder holding journals (normally `appPaths().data/journals`). */
+  /** Folder holding journals (normally `ctx.paths.data/journals`). */
   dir: string;
   key: JournalKey;
   /** Clock seam for tests. */
@@ -149,9 +182,9 @@ export function openJournal(options: OpenJournalOptions): Journal {
     db = openVersionedDatabase({
       path,
       what: 'the sync journal',
-      version: JOURNAL_SCHEMA_VERSION,
+      migrations: JOURNAL_MIGRATIONS,
       codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
-      create: (created) => createSchema(created, options.key),
+      seed: (created) => writeKey(created, options.key),
     });
   } catch (error) {
     lock.release();
@@ -164,32 +197,8 @@ export function openJournal(options: OpenJournalOptions): Journal {
   return createJournal(db, path, now, lock);
 }
 
-/** Version 1: outcomes per id, passes, batches, pending ids, and the key the journal belongs to. */
-function createSchema(db: Database.Database, key: JournalKey): void {
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS outcomes (
-      id TEXT PRIMARY KEY,
-      fingerprint BLOB NOT NULL,
-      outcome INTEGER NOT NULL,
-      batch_id INTEGER NOT NULL
-    ) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS passes (
-      id INTEGER PRIMARY KEY,
-      kind TEXT NOT NULL,
-      status TEXT NOT NULL,
-      started_at TEXT NOT NULL,
-      finished_at TEXT
-    );
-    CREATE TABLE IF NOT EXISTS batches (
-      id INTEGER PRIMARY KEY,
-      pass_id INTEGER NOT NULL,
-      status TEXT NOT NULL,
-      items INTEGER NOT NULL,
-      error TEXT
-    );
-    CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, batch_id INTEGER NOT NULL) WITHOUT ROWID;
-  `);
+/** A new journal records the key it belongs to (a dry run finds it by these). */
+function writeKey(db: Database.Database, key: JournalKey): void {
   const insert = db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)');
   insert.run('base_url', key.baseUrl);
   insert.run('partner_id', key.partnerId);

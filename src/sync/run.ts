@@ -39,7 +39,7 @@ export interface SyncRunOptions {
   concurrency: number;
   full: boolean;
   signal: AbortSignal;
-  /** Journals folder (`appPaths().data/journals`). */
+  /** Journals folder (`ctx.paths.data/journals`). */
   journalDir: string;
   connection: { client: SyncClient; target: SyncTarget; users: KnownUsers };
   /** Read the user's events and stats at the end (default true; `--no-events` skips them). */

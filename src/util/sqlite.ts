@@ -2,7 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LocalStateError, type LocalStateErrorCode } from '../errors.js';
+import { latestVersion, migrationsAfter, type Migration } from './migrations.js';
 import { restrictToOwner } from './private-file.js';
+
+export type { Migration } from './migrations.js';
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const DEFAULT_BUSY_TIMEOUT_MS = 5 * 1000; // 5 s: another camroll may be writing
@@ -11,14 +14,15 @@ export interface VersionedDatabaseOptions {
   path: string;
   /** What the file is, for messages: `the scan cache`. */
   what: string;
-  /** The schema version this camroll writes (`PRAGMA user_version`). */
-  version: number;
   /**
-   * Brings the schema from `from` (0: a new file) to `version`, with IF NOT EXISTS statements.
-   * Runs in one write transaction with the version check, so two processes opening the same
-   * new file at once create it once; a failure leaves the file as it was.
+   * The schema's steps, numbered 1, 2, 3, … (append only); the last one's number is the version
+   * this camroll writes (`PRAGMA user_version`). The steps a file lacks run in one write
+   * transaction with the version check, so two processes opening the same new file at once
+   * create it once; a failure leaves the file as it was.
    */
-  create(db: Database.Database, from: number): void;
+  migrations: readonly Migration[];
+  /** What a new file holds besides its schema: run after the steps, in their transaction, on a file at version 0. */
+  seed?: (db: Database.Database) => void;
   /** The codes of the two ways opening fails. */
   codes: { unreadable: LocalStateErrorCode; tooNew: LocalStateErrorCode };
   /** Read only: no schema change, no WAL switch, the file must exist. */
@@ -31,12 +35,13 @@ export interface VersionedDatabaseOptions {
 /**
  * Opens a SQLite file camroll keeps user data in: the folder made if needed, mode 0600 (WAL and
  * shared memory included), WAL with synchronous NORMAL (a crash may lose the last commit, never
- * corrupt the file), a busy timeout, and the schema created or upgraded in one transaction. A
+ * corrupt the file), a busy timeout, and the migrations it lacks applied in one transaction. A
  * file written by a newer camroll is refused. Every failure is a LocalStateError naming the file;
  * the SQLite error is its `cause` (see `isCorruption`).
  */
 export function openVersionedDatabase(options: VersionedDatabaseOptions): Database.Database {
-  const { path, what, version, codes } = options;
+  const { path, what, codes } = options;
+  const version = latestVersion(options.migrations);
   const readonly = options.readonly === true;
   const fail = (error: unknown): LocalStateError =>
     error instanceof LocalStateError
@@ -67,7 +72,8 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
         const now = current();
         if (now > version) throw tooNew(now);
         if (now === version) return;
-        options.create(db, now);
+        for (const step of migrationsAfter(options.migrations, now)) db.exec(step.up);
+        if (now === 0) options.seed?.(db);
         db.pragma(`user_version = ${version}`);
       }).immediate();
     }

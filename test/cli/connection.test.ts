@@ -25,6 +25,7 @@ function setup(env: NodeJS.ProcessEnv = {}): { ctx: CliContext; store: ConfigSto
     stdout: new PassThrough(),
     stderr,
     env,
+    paths: { data: join(dir, 'data'), cache: join(dir, 'cache'), config: dir },
     cwd: dir,
     signal: new AbortController().signal,
     stderrIsTTY: false,

@@ -51,7 +51,9 @@ describe('sync --dry-run plans from the journal, with read-only calls', () => {
 
   it('with the host gone, counts from the journal alone and says so', async () => {
     const key = 'sk_test_plan_0001';
-    const service = await startService({ host: '127.0.0.1', port: 0, dbPath: ':memory:', env: { CAMROLL_API_KEY: key } });
+    const service = await startService({
+      host: '127.0.0.1', port: 0, dbPath: ':memory:', dataDir: join(home.home, 'service'), env: { CAMROLL_API_KEY: key },
+    });
     const env = { CAMROLL_API_KEY: key };
     const synced = await runCli(['sync', lib, '--email', 'plan@example.com', '--base-url', service.baseUrl], { env });
     expect(synced.code, synced.stderr).toBe(0);

@@ -12,6 +12,9 @@ import {
   OutputError,
   UsageError,
 } from '../../src/errors.js';
+import { ERROR_STATUS } from '../../src/contract/errors.js';
+import { FILE_ERROR_CODES } from '../../src/scan/extract/errors.js';
+import { SERVICE_ONLY_STATUS } from '../../src/service/service-error.js';
 
 describe('exitCodeFor', () => {
   it.each([
@@ -63,13 +66,15 @@ describe('describeFailure: nothing raw reaches the user', () => {
 });
 
 describe('the client-side error codes', () => {
-  /** Every .ts file of the client side: all of src/ but the embedded service, which has its own codes. */
-  const clientSources = (): { file: string; text: string }[] => {
+  /** Every .ts file of src/, with its path relative to src/. */
+  const sources = (): { file: string; text: string }[] => {
     const root = join(import.meta.dirname, '..', '..', 'src');
     return readdirSync(root, { recursive: true, encoding: 'utf8' })
-      .filter((file) => /\.c?ts$/.test(file) && !file.startsWith('service'))
+      .filter((file) => /\.c?ts$/.test(file))
       .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
   };
+  /** Every .ts file of the client side: all of src/ but the embedded service, which answers with the contract's codes. */
+  const clientSources = (): { file: string; text: string }[] => sources().filter(({ file }) => !file.startsWith('service'));
 
   it('every code a client-side module raises is listed in src/errors.ts, and none builds a bare CamrollError', () => {
     const known = new Set<string>(Object.values(CLIENT_ERROR_CODES).flat());
@@ -81,5 +86,27 @@ describe('the client-side error codes', () => {
     }
     expect(raised.length).toBeGreaterThan(20);
     expect(raised.filter((entry) => !known.has(entry.split(':')[1]!))).toEqual([]);
+  });
+
+  it('the embedded service raises its start-up codes from src/errors.ts and answers only wire codes of the contract, and builds no bare CamrollError', () => {
+    const known = new Set<string>(Object.values(CLIENT_ERROR_CODES).flat());
+    const wire = new Set<string>([...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_STATUS)]);
+    const raised: string[] = [];
+    const answered: string[] = [];
+    for (const { file, text } of sources().filter(({ file }) => file.startsWith('service'))) {
+      expect(text, file).not.toMatch(/new CamrollError\(/);
+      for (const match of text.matchAll(/new (\w+Error)\(\s*'([a-z_]+)'/g)) {
+        (match[1] === 'ServiceError' ? answered : raised).push(`${file} ${match[1]}:${match[2]}`);
+      }
+    }
+    expect(raised.length).toBeGreaterThan(5);
+    expect(answered.length).toBeGreaterThan(10);
+    expect(raised.filter((entry) => !known.has(entry.split(':')[1]!))).toEqual([]);
+    expect(answered.filter((entry) => !wire.has(entry.split(':')[1]!))).toEqual([]);
+  });
+
+  it('the service start-up codes are one family, and the scan codes are the file error codes', () => {
+    expect(CLIENT_ERROR_CODES.startup).toEqual(expect.arrayContaining(['invalid_keys', 'invalid_catalog', 'database_unavailable']));
+    expect(Object.keys(FILE_ERROR_CODES)).toEqual([...CLIENT_ERROR_CODES.scan]);
   });
 });

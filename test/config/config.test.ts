@@ -60,7 +60,7 @@ describe('config store', () => {
     const store = tempStore();
     store.setBaseUrl('x', 'https://h.example.com/v1');
     writeFileSync(store.path, '{ not json');
-    const fresh = createConfigStore({ cwd: dirs[0] });
+    const fresh = createConfigStore({ cwd: dirs[0]! });
     expect(() => fresh.read()).toThrow(/cannot read the configuration at/);
   });
 
@@ -68,7 +68,7 @@ describe('config store', () => {
     const store = tempStore();
     store.setBaseUrl('x', 'https://h.example.com/v1');
     writeFileSync(store.path, JSON.stringify({ profiles: { x: { base_url: 'https://h.example.com/v1', api_key: 42 } } }));
-    const fresh = createConfigStore({ cwd: dirs[0] });
+    const fresh = createConfigStore({ cwd: dirs[0]! });
     expect(() => fresh.read()).toThrow(expect.objectContaining({ code: 'config_invalid', message: expect.stringContaining('profiles.x.api_key') }));
     expect(() => resolveSettings({ flags: {}, env: {}, store: fresh })).toThrow(ConfigError);
   });

@@ -8,7 +8,7 @@ import { parseCatalog, type Catalog } from '../../src/service/catalog/index.js';
 import type { KeyEntry } from '../../src/service/keys.js';
 import { openPostgresStore } from '../../src/service/store/postgres.js';
 import { openStore } from '../../src/service/store/store.js';
-import type { RetryPolicy } from '../../src/service/store/retry.js';
+import type { StoreRetryOptions } from '../../src/service/store/retry.js';
 import type { Store } from '../../src/service/store/types.js';
 import { createResponseCheck } from './contract-check.js';
 
@@ -90,7 +90,7 @@ export function testSchema(dbPath?: string): string {
 }
 
 /** Opens a test store of the selected kind; `dbPath` names one database (a file, or a schema on PostgreSQL). */
-export async function openTestStore(options: { dbPath?: string; retry?: RetryPolicy } = {}): Promise<Store> {
+export async function openTestStore(options: { dbPath?: string; retry?: StoreRetryOptions } = {}): Promise<Store> {
   const retry = options.retry ? { retry: options.retry } : {};
   if (TEST_STORE === 'sqlite') return openStore({ path: options.dbPath ?? ':memory:', ...retry });
   const url = process.env.CAMROLL_TEST_DATABASE_URL;
@@ -100,7 +100,7 @@ export async function openTestStore(options: { dbPath?: string; retry?: RetryPol
 
 /** An in-process app over a fresh store (in-memory SQLite, or a new PostgreSQL schema) and the anchor catalog. */
 export async function makeApp(
-  options: { dbPath?: string; catalog?: Catalog; retry?: RetryPolicy } & Pick<CreateAppOptions, 'limits' | 'authThrottle' | 'ingestThreads'> = {},
+  options: { dbPath?: string; catalog?: Catalog; retry?: StoreRetryOptions } & Pick<CreateAppOptions, 'limits' | 'authThrottle' | 'ingestThreads'> = {},
 ): Promise<TestApp> {
   const store = await openTestStore(options);
   let now = Date.parse('2025-01-01T00:00:00Z');

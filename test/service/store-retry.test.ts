@@ -29,7 +29,7 @@ describe('store retry', () => {
         return 'done';
       },
       isBusy,
-      { now: time.now, sleep: time.sleep, floorMs: 10, capMs: 40, budgetMs: 10_000 },
+      { now: time.now, sleep: time.sleep, baseDelayMs: 10, maxDelayMs: 40, budgetMs: 10_000 },
     );
     expect(result).toBe('done');
     expect(time.pauses).toHaveLength(5);

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalStateError } from '../../src/errors.js';
-import { isCorruption, openVersionedDatabase, type VersionedDatabaseOptions } from '../../src/util/sqlite.js';
+import { isCorruption, openVersionedDatabase, type Migration, type VersionedDatabaseOptions } from '../../src/util/sqlite.js';
 
 let dir: string;
 beforeEach(() => {
@@ -12,20 +12,33 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Options for a one-table file, recording every call of `create`. */
+/** The steps of a one-table file: 1 makes the table, 2 an index, 3 a second table. */
+const STEPS: readonly Migration[] = [
+  { version: 1, up: 'CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)' },
+  { version: 2, up: 'CREATE INDEX t_by_v ON t (v)' },
+  { version: 3, up: 'CREATE TABLE u (k TEXT PRIMARY KEY)' },
+];
+
+/** Options for a file at `version`, recording the version a new file was found at (the seed runs only then) and every step run. */
 function options(path: string, version: number, calls: number[] = []): VersionedDatabaseOptions {
   return {
     path,
     what: 'the test store',
-    version,
+    migrations: STEPS.slice(0, version).map((step) => ({ ...step, up: `${step.up}; CREATE TABLE IF NOT EXISTS steps (n INTEGER); INSERT INTO steps VALUES (${step.version})` })),
     codes: { unreadable: 'cache_unreadable', tooNew: 'cache_too_new' },
-    create: (db, from) => {
-      calls.push(from);
-      db.exec('CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT)');
-      if (version >= 2) db.exec('CREATE INDEX IF NOT EXISTS t_by_v ON t (v)');
-    },
+    seed: () => calls.push(0),
   };
 }
+
+/** The steps run on a file, in order (each step records itself in a `steps` table). */
+const stepsRun = (path: string): number[] => {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare<[], number>('SELECT n FROM steps ORDER BY rowid').pluck().all();
+  } finally {
+    db.close();
+  }
+};
 
 const versionOf = (path: string): number => {
   const db = new Database(path, { readonly: true });
@@ -52,13 +65,23 @@ describe('openVersionedDatabase', () => {
     expect(calls).toEqual([0]);
   });
 
-  it('upgrades an older file, telling `create` the version it found', () => {
+  it('upgrades an older file with the steps past the version it found, in order, in one transaction', () => {
     const path = join(dir, 'store.sqlite');
     openVersionedDatabase(options(path, 1)).close();
+    expect(stepsRun(path)).toEqual([1]);
     const calls: number[] = [];
-    openVersionedDatabase(options(path, 2, calls)).close();
-    expect(calls).toEqual([1]);
-    expect(versionOf(path)).toBe(2);
+    openVersionedDatabase(options(path, 3, calls)).close();
+    expect(calls).toEqual([]); // not a new file: no seed
+    expect(stepsRun(path)).toEqual([1, 2, 3]);
+    expect(versionOf(path)).toBe(3);
+    openVersionedDatabase(options(path, 3)).close();
+    expect(stepsRun(path)).toEqual([1, 2, 3]);
+  });
+
+  it('refuses a list not numbered 1, 2, 3, …', () => {
+    const path = join(dir, 'store.sqlite');
+    const gap = { ...options(path, 1), migrations: [STEPS[0]!, STEPS[2]!] };
+    expect(() => openVersionedDatabase(gap)).toThrow(/migration 2 is numbered 3/);
   });
 
   it('refuses a file written by a newer version, and leaves it as it was', () => {
@@ -76,12 +99,9 @@ describe('openVersionedDatabase', () => {
     const path = join(dir, 'store.sqlite');
     const failing: VersionedDatabaseOptions = {
       ...options(path, 1),
-      create: (db) => {
-        db.exec('CREATE TABLE IF NOT EXISTS t (k TEXT)');
-        throw new Error('disk said no');
-      },
+      migrations: [{ version: 1, up: 'CREATE TABLE t (k TEXT); SELECT no_such_function(1)' }],
     };
-    expect(() => openVersionedDatabase(failing)).toThrow(expect.objectContaining({ code: 'cache_unreadable', message: expect.stringContaining('disk said no') }));
+    expect(() => openVersionedDatabase(failing)).toThrow(expect.objectContaining({ code: 'cache_unreadable', message: expect.stringContaining('no_such_function') }));
     const db = new Database(path, { readonly: true });
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 't'").get()).toEqual({ n: 0 });
     db.close();
@@ -127,5 +147,14 @@ describe('openVersionedDatabase', () => {
     expect(() => db.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1')).toThrow(/readonly/);
     db.close();
     expect(calls).toEqual([]);
+  });
+});
+
+describe('one opener', () => {
+  it('no module but src/util/sqlite.ts opens a SQLite file itself', () => {
+    const root = join(import.meta.dirname, '..', '..', 'src');
+    const openers = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.c?ts$/.test(file) && /new Database\(/.test(readFileSync(join(root, file), 'utf8')));
+    expect(openers).toEqual([join('util', 'sqlite.ts')]);
   });
 });

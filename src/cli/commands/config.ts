@@ -27,7 +27,7 @@ const SOURCE_LABEL: Record<Source, string> = {
 
 /** `camroll config`: profiles with a base URL and a key; the key is never shown or taken as a flag. */
 export function registerConfig(program: Command, ctx: CliContext): void {
-  const openStore = (): ConfigStore => createConfigStore();
+  const openStore = (): ConfigStore => createConfigStore({ cwd: ctx.paths.config });
   const config = program.command('config').description('Read and write the stored configuration (profiles, base URL, key)');
 
   /** The profile a write goes to: --profile, then CAMROLL_PROFILE, then the current one, then "default". */

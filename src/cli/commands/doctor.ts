@@ -21,7 +21,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     .option('--round-trip', 'also create (once) the smoke profile camroll-doctor@<partner>.invalid and send one batch that retains nothing')
     .option('--json', 'print {checks, summary} as one JSON object');
   addConnectionOptions(cmd).action(async (flags: DoctorFlags) => {
-    const store = createConfigStore();
+    const store = createConfigStore({ cwd: ctx.paths.config });
     const settings = resolveSettings({ flags, env: ctx.env, store });
     // A missing key is a failed check here, not an error that hides the other checks.
     await withConnection({ ctx, flags, requireKey: false, store }, async (connection) => {

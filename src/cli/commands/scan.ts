@@ -105,6 +105,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       exclude: flags.exclude,
       followSymlinks: flags.followSymlinks ?? false,
       cache: flags.cache,
+      cacheDir: ctx.paths.cache,
       signal: AbortSignal.any([ctx.signal, local.signal]),
       cwd: ctx.cwd,
       ...(flags.workers ? { workers: flags.workers } : {}),

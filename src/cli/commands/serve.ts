@@ -85,6 +85,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         catalogPath: flags.catalog,
         keysPath: flags.keys,
         env: ctx.env,
+        dataDir: ctx.paths.data,
         logger: { level: 'warn', stream: ctx.stderr },
         ingestThreads: flags.ingestThreads ?? defaultIngestThreads(),
         ...(flags.logRequests ? { onResponse: (served: ServedRequest) => ctx.stderr.write(describeServed(served, flags.logFormat)) } : {}),

@@ -9,7 +9,6 @@ import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { InterruptedError, OutageError, UsageError } from '../../errors.js';
 import type { RequestTrace } from '../../client/index.js';
 import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
-import { appPaths } from '../../paths.js';
 import { displayPathOf, resolveScanRoots, scanLibraryBatches } from '../../scan/scan.js';
 import { startAhead } from '../../scan/head-start.js';
 import type { PipelineEvent, SyncInput } from '../../sync/pipeline.js';
@@ -197,7 +196,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   /** The user directory and the connection; the client is loaded here, not with the command (undici alone is ~60 ms). */
   const openService = async () => {
     const [{ describeRetry, openConnection, openDirectory }, { createdUserNotice }] = await Promise.all([import('../connection.js'), import('./users.js')]);
-    const directory = await openDirectory();
+    const directory = await openDirectory(ctx.paths);
     const connection = await openConnection({
       ctx,
       flags: {
@@ -247,7 +246,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     const { connection, directory, createdUserNotice } = opened;
     const { runSync, startWatch, showResult } = loaded;
     try {
-      if (flags.watch) watch = await startWatch({ roots, scan: flags, cwd: ctx.cwd, poll: flags.poll, signal });
+      if (flags.watch) watch = await startWatch({ roots, scan: flags, cacheDir: ctx.paths.cache, cwd: ctx.cwd, poll: flags.poll, signal });
       const identity: SyncIdentity = flags.user ? { userId: flags.user } : { email: flags.email! };
       return await runSync({
         identity,
@@ -256,7 +255,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
         concurrency: flags.concurrency,
         full: flags.full,
         signal,
-        journalDir: join(appPaths().data, 'journals'),
+        journalDir: join(ctx.paths.data, 'journals'),
         connection: {
           client: connection.client,
           target: connection.target,
@@ -342,7 +341,7 @@ async function* adaptScan(
 ): AsyncGenerator<SyncInput[]> {
   const { exclude, followSymlinks, cache, workers } = options;
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
-  for await (const events of scanLibraryBatches({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
+  for await (const events of scanLibraryBatches({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, cacheDir: ctx.paths.cache, ...listing, ...(workers ? { workers } : {}) })) {
     await pace();
     // With one root the scanner's path is already the one shown: no copy of every record.
     if (roots.length === 1) {

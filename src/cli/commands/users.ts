@@ -8,6 +8,7 @@ import { describeFsError } from '../../util/fs-error.js';
 import { addConnectionOptions, openDirectory, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
 import { isEmail, jsonLine, parseEmail, parseUserId } from '../connection-args.js';
 import type { CliContext } from '../context.js';
+import type { AppPaths } from '../../paths.js';
 import { renderTable } from '../format/table.js';
 import { parseDirectoryLine } from '../user-import.js';
 
@@ -75,8 +76,8 @@ const ENTRY_COLUMNS = [
 ];
 
 /** Runs `use` with the user directory open, and always closes it. */
-async function withDirectory<T>(use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
-  const directory = await openDirectory();
+async function withDirectory<T>(paths: AppPaths, use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
+  const directory = await openDirectory(paths);
   return Promise.resolve()
     .then(() => use(directory))
     .finally(() => directory.close());
@@ -103,7 +104,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     .option('--json', "print the service's response object");
   addConnectionOptions(create).action(async (flags: CreateFlags) => {
     const body = userRequestFromFlags(flags);
-    await withDirectory((directory) =>
+    await withDirectory(ctx.paths, (directory) =>
       withConnection({ ctx, flags }, async ({ client, target }) => {
         const created = await client.createUser(body, { signal: ctx.signal });
         // Remembered so `--email` finds the user later without writing anything.
@@ -123,7 +124,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     .description('List the users known on this machine: e-mail, user id, target, first and last seen')
     .option('--json', 'print one JSON array')
     .action((flags: { json?: boolean }) =>
-      withDirectory((directory) => {
+      withDirectory(ctx.paths, (directory) => {
         if (flags.json) {
           // Streamed element by element: a support machine may hold an import of many users.
           let first = true;
@@ -152,7 +153,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   addConnectionOptions(show).action((flags: ConnectionFlags & { email?: string; json?: boolean }) => {
     const email = parseEmail(flags.email);
     const current = targetIdentity(ctx, flags);
-    return withDirectory((directory) => {
+    return withDirectory(ctx.paths, (directory) => {
       const entries = directory.find(email);
       if (flags.json) {
         ctx.stdout.write(jsonLine(entries.map((e) => ({ ...entryJson(e), current_target: e.target === current }))));
@@ -171,7 +172,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     const target = targetIdentity(ctx, flags);
     const problems: string[] = [];
     const entries = await readImportFile(file, target, (problem) => problems.push(problem));
-    const counts = await withDirectory((directory) => directory.rememberAll(entries));
+    const counts = await withDirectory(ctx.paths, (directory) => directory.rememberAll(entries));
     for (const problem of problems.slice(0, PRINTED_IMPORT_PROBLEMS)) ctx.stderr.write(`camroll: warning: ${problem}\n`);
     if (problems.length > PRINTED_IMPORT_PROBLEMS) ctx.stderr.write(`camroll: … and ${problems.length - PRINTED_IMPORT_PROBLEMS} more\n`);
     ctx.stdout.write(
@@ -189,7 +190,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   addConnectionOptions(forget).action((flags: ConnectionFlags & { email?: string; allTargets?: boolean }) => {
     const email = parseEmail(flags.email);
     const target = flags.allTargets ? undefined : targetIdentity(ctx, flags);
-    return withDirectory((directory) => {
+    return withDirectory(ctx.paths, (directory) => {
       const removed = directory.forget(email, target);
       ctx.stdout.write(`forgot ${email} at ${removed} ${removed === 1 ? 'target' : 'targets'}\n`);
     });
@@ -210,8 +211,8 @@ export function unknownEmail(email: string, target: string): LocalStateError {
 }
 
 /** Looks an `--email` up in the directory for a target: read-only, never creates a user. */
-export function userIdForEmail(email: string, target: string): Promise<string> {
-  return withDirectory((directory) => {
+export function userIdForEmail(paths: AppPaths, email: string, target: string): Promise<string> {
+  return withDirectory(paths, (directory) => {
     const entry = directory.lookup(target, email);
     if (entry === null) throw unknownEmail(email, target);
     return entry.userId;
@@ -260,6 +261,6 @@ export async function userFromFlags(ctx: CliContext, flags: ConnectionFlags & { 
   if (flags.user !== undefined && flags.email !== undefined) throw new UsageError('give either --user or --email, not both');
   if (flags.user !== undefined) return parseUserId(flags.user);
   if (flags.email === undefined) throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');
-  return userIdForEmail(parseEmail(flags.email), targetIdentity(ctx, flags));
+  return userIdForEmail(ctx.paths, parseEmail(flags.email), targetIdentity(ctx, flags));
 }
 

@@ -1,25 +1,14 @@
-import { ScanError } from '../../errors.js';
+import { CLIENT_ERROR_CODES, ScanError, type ScanErrorCode } from '../../errors.js';
 
 /**
- * Stable codes for a file that could not be read or parsed. A file that parses but carries
- * no metadata is not an error: it is media with nulls.
+ * Stable codes for a file that could not be read or parsed: the `scan` family of the one
+ * catalogue (CLIENT_ERROR_CODES in src/errors.ts, which says what each means), by name.
  */
-export const FILE_ERROR_CODES = {
-  /** The content is not an image or video format camroll can read (whatever the extension). */
-  unsupported_format: 'unsupported_format',
-  /** The format was recognised but its structure is broken. */
-  corrupt_file: 'corrupt_file',
-  /** The structure points past the end of the file (an interrupted copy or download). */
-  truncated_file: 'truncated_file',
-  /** The file has no bytes at all. */
-  empty_file: 'empty_file',
-  /** The operating system refused or failed a read (may pass on its own: never cached). */
-  read_error: 'read_error',
-  /** A defect in camroll's readers met on this file (cached like any answer for the same bytes). */
-  internal_error: 'internal_error',
-} as const;
+export const FILE_ERROR_CODES = Object.freeze(
+  Object.fromEntries(CLIENT_ERROR_CODES.scan.map((code) => [code, code])) as { readonly [C in ScanErrorCode]: C },
+);
 
-export type FileErrorCode = keyof typeof FILE_ERROR_CODES;
+export type FileErrorCode = ScanErrorCode;
 
 /** Builds the ScanError for a file problem with one of the stable codes. */
 export function fileError(code: FileErrorCode, path: string, message: string, cause?: unknown): ScanError {

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CamrollError } from '../../errors.js';
-import { INVALID_CATALOG, parseCatalog } from './parse.js';
+import { InternalError, StartupError } from '../../errors.js';
+import { parseCatalog } from './parse.js';
 import type { Catalog } from './types.js';
 
 /** Where the bundled demo catalog lives, relative to the package root. */
@@ -18,7 +18,7 @@ export function packageRoot(fromUrl: string = import.meta.url): string {
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     const parent = dirname(dir);
-    if (parent === dir) throw new CamrollError('internal_error', 'cannot find the camroll package root');
+    if (parent === dir) throw new InternalError('cannot find the camroll package root');
     dir = parent;
   }
 }
@@ -35,7 +35,7 @@ export async function loadCatalog(path?: string): Promise<Catalog> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new CamrollError(INVALID_CATALOG, `cannot read catalog ${file}: ${(error as Error).message}`, {
+    throw new StartupError('invalid_catalog', `cannot read catalog ${file}: ${(error as Error).message}`, {
       cause: error,
     });
   }
@@ -43,7 +43,7 @@ export async function loadCatalog(path?: string): Promise<Catalog> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new CamrollError(INVALID_CATALOG, `catalog ${file} is not valid JSON: ${(error as Error).message}`, {
+    throw new StartupError('invalid_catalog', `catalog ${file} is not valid JSON: ${(error as Error).message}`, {
       cause: error,
     });
   }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CamrollError } from '../../errors.js';
+import { StartupError } from '../../errors.js';
 import { RawEvent, RawPerformer, RawVenue, wallClockMs } from './schema.js';
 import type {
   Catalog,
@@ -11,13 +11,10 @@ import type {
 } from './types.js';
 import { createZoneClock, isValidZone, type ZoneClock } from './zone-clock.js';
 
-/** Error code of a catalog that cannot be used. */
-export const INVALID_CATALOG = 'invalid_catalog';
-
 const SECTIONS = ['venues', 'performers', 'events'] as const;
 
 function fail(entry: string, message: string): never {
-  throw new CamrollError(INVALID_CATALOG, `${entry}: ${message}`, { details: { entry } });
+  throw new StartupError('invalid_catalog', `${entry}: ${message}`, { details: { entry } });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -203,7 +200,7 @@ export interface ParseCatalogOptions {
 
 /**
  * Validates a parsed catalog JSON value. Unknown members are ignored; the first bad entry
- * throws CamrollError('invalid_catalog') naming it, e.g.
+ * throws StartupError('invalid_catalog') naming it, e.g.
  * "events[12] (id 1012): venue_id 99 does not exist".
  */
 export function parseCatalog(json: unknown, options: ParseCatalogOptions = {}): Catalog {

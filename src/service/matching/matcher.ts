@@ -1,4 +1,4 @@
-import { CamrollError } from '../../errors.js';
+import { StartupError } from '../../errors.js';
 import type { Catalog, CatalogVenue } from '../catalog/types.js';
 import { createSpatialIndex } from './spatial-index.js';
 import { buildTimelines, type Timelines } from './timelines.js';
@@ -54,7 +54,7 @@ function resolveSettings(overrides: Partial<MatchSettings>): MatchSettings {
     settings.decayMs > 0 &&
     settings.threshold > 0 &&
     settings.threshold <= 1;
-  if (!ok) throw new CamrollError('invalid_match_settings', `invalid match settings ${JSON.stringify(settings)}`);
+  if (!ok) throw new StartupError('invalid_match_settings', `invalid match settings ${JSON.stringify(settings)}`);
   return settings;
 }
 

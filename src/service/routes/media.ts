@@ -16,7 +16,8 @@ export function registerMediaRoutes(app: FastifyInstance, deps: ServiceDeps): vo
 
   // The body arrives as bytes and is planned (parsed, checked, matched) in an ingest thread
   // when there is one. Planning starts before the handler, so a body that is not JSON is
-  // refused where any unreadable body is: before the rate limit and the user lookup.
+  // refused where any unreadable body is: before the rate limit and the user lookup. The
+  // steps `plan`, `user`, `batch`, `store` and `reply` of INGEST_STEPS (ingest-steps.ts).
   app.post<UserParams>(
     '/users/:userId/media',
     {

@@ -1,11 +1,13 @@
-import type Database from 'better-sqlite3';
+import type { Migration } from '../../util/migrations.js';
 
 /**
- * Schema versions, applied in order; `PRAGMA user_version` records how many have run.
- * Append only: a released migration is never edited.
+ * The service database's schema steps, applied by `openVersionedDatabase`; `PRAGMA
+ * user_version` records the last one run. Append only: a released migration is never edited.
  */
-export const MIGRATIONS: readonly string[] = [
-  `
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    up: `
   CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value BLOB NOT NULL
@@ -54,18 +56,5 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX user_events_newest ON user_events (user_id, starts_at_ms DESC, event_id DESC);
   `,
+  },
 ];
-
-/** Brings a database to the latest schema, each step in its own transaction. */
-export function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(`database schema version ${current} is newer than this camroll (${MIGRATIONS.length})`);
-  }
-  for (let version = current; version < MIGRATIONS.length; version += 1) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[version] as string);
-      db.pragma(`user_version = ${version + 1}`);
-    }).immediate();
-  }
-}

@@ -1,5 +1,5 @@
-import { CamrollError } from '../../errors.js';
-import type { RetryPolicy } from './retry.js';
+import { StartupError } from '../../errors.js';
+import type { StoreRetryOptions } from './retry.js';
 import type { Store } from './types.js';
 
 /** Where the service keeps its data: a SQLite file (one process) or a PostgreSQL database (a team). */
@@ -38,7 +38,7 @@ export function postgresTarget(url: string): StoreTarget {
 }
 
 /** Opens the store for a target; each driver is loaded only when used. */
-export async function openStoreAt(target: StoreTarget, retry?: RetryPolicy): Promise<Store> {
+export async function openStoreAt(target: StoreTarget, retry?: StoreRetryOptions): Promise<Store> {
   if (target.kind === 'sqlite') {
     const { openStore } = await import('./store.js');
     return openStore({ path: target.path, ...(retry ? { retry } : {}) });
@@ -48,7 +48,7 @@ export async function openStoreAt(target: StoreTarget, retry?: RetryPolicy): Pro
     return await openPostgresStore({ url: target.url, ...(target.schema ? { schema: target.schema } : {}), ...(retry ? { retry } : {}) });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new CamrollError('database_unavailable', `cannot open the PostgreSQL database at ${describeDatabaseUrl(target.url)}: ${reason}`, {
+    throw new StartupError('database_unavailable', `cannot open the PostgreSQL database at ${describeDatabaseUrl(target.url)}: ${reason}`, {
       cause: error,
     });
   }

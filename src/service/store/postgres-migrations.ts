@@ -1,13 +1,16 @@
 import type { Pool } from 'pg';
+import { latestVersion, migrationsAfter, type Migration } from '../../util/migrations.js';
 
 /**
- * PostgreSQL schema versions, applied in order; `camroll_schema.version` records how many
- * have run. Append only, like the SQLite list. Asset ids and thumbnail URLs are BYTEA (their
+ * PostgreSQL schema steps, numbered like every SQLite list (`Migration`); `camroll_schema.version`
+ * records the last one run. Append only. Asset ids and thumbnail URLs are BYTEA (their
  * UTF-8 bytes): PostgreSQL text refuses NUL, which a JSON string may carry, and byte order
  * is the order SQLite sorts text in, so both stores page media identically.
  */
-export const PG_MIGRATIONS: readonly string[] = [
-  `
+export const PG_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    up: `
   CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value BYTEA NOT NULL
@@ -53,14 +56,16 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX user_events_newest ON user_events (user_id, starts_at_ms DESC, event_id DESC);
   `,
+  },
 ];
 
 /** Any constant works: one key for every camroll schema in a database ('camroll' in ASCII). */
 const MIGRATION_LOCK = 0x63616d726f6c6c;
 
 /**
- * Brings the schema to the latest version. Instances starting together queue on a session
- * advisory lock, so the steps run once; each step commits with its version number.
+ * Brings the schema to the latest version: the steps past the recorded one, in one
+ * transaction with the new version number. Instances starting together queue on a session
+ * advisory lock, so the steps run once.
  */
 export async function migratePostgres(pool: Pool, schema: string | null): Promise<void> {
   const client = await pool.connect();
@@ -71,15 +76,16 @@ export async function migratePostgres(pool: Pool, schema: string | null): Promis
       await client.query('CREATE TABLE IF NOT EXISTS camroll_schema (version INTEGER NOT NULL)');
       const row = (await client.query<{ version: number }>('SELECT version FROM camroll_schema')).rows[0];
       const current = row?.version ?? 0;
-      if (current > PG_MIGRATIONS.length) {
-        throw new Error(`database schema version ${current} is newer than this camroll (${PG_MIGRATIONS.length})`);
+      const latest = latestVersion(PG_MIGRATIONS);
+      if (current > latest) {
+        throw new Error(`database schema version ${current} is newer than this camroll (${latest})`);
       }
-      for (let version = current; version < PG_MIGRATIONS.length; version += 1) {
+      if (current < latest) {
         await client.query('BEGIN');
         try {
-          await client.query(PG_MIGRATIONS[version] as string);
+          for (const step of migrationsAfter(PG_MIGRATIONS, current)) await client.query(step.up);
           await client.query('DELETE FROM camroll_schema');
-          await client.query('INSERT INTO camroll_schema (version) VALUES ($1)', [version + 1]);
+          await client.query('INSERT INTO camroll_schema (version) VALUES ($1)', [latest]);
           await client.query('COMMIT');
         } catch (error) {
           await client.query('ROLLBACK');

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { migratePostgres, quoteIdent } from './postgres-migrations.js';
-import { withRetry, type RetryPolicy } from './retry.js';
+import { withRetry, type StoreRetryOptions } from './retry.js';
 import type { MatchedMediaRow, NewUser, Scope, Store, StoredMedia, UserEventRow, UserRow } from './types.js';
 
 export interface PostgresStoreOptions {
@@ -12,7 +12,7 @@ export interface PostgresStoreOptions {
   /** Connections per instance (default 10). */
   poolSize?: number;
   /** How long a lost connection or a conflict is retried before a 503. */
-  retry?: RetryPolicy;
+  retry?: StoreRetryOptions;
 }
 
 // int8 (BIGINT, COUNT) as numbers: millisecond instants and counts stay far below 2^53.

@@ -1,12 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import { createMatchIndex } from './match-index.js';
-import { migrate } from './migrations.js';
-import { withRetry, type RetryPolicy } from './retry.js';
+import { MIGRATIONS } from './migrations.js';
+import { withRetry, type StoreRetryOptions } from './retry.js';
 import type { IngestApplied, IngestWrite, MatchedMediaRow, NewUser, Scope, Store, UserEventRow, UserRow } from './types.js';
-import { restrictToOwner } from '../../util/private-file.js';
+import { openVersionedDatabase } from '../../util/sqlite.js';
 
 export type * from './types.js';
 
@@ -44,7 +41,7 @@ export interface SqliteStoreOptions {
   /** Database file, or ':memory:'. */
   path: string;
   /** How long a locked database is retried (asynchronously) before a 503. */
-  retry?: RetryPolicy;
+  retry?: StoreRetryOptions;
   /** Matched asset ids kept in memory across users (default: createMatchIndex's). */
   maxIndexedMatches?: number;
 }
@@ -55,20 +52,19 @@ export interface SqliteStoreOptions {
  * only a power cut can drop the last commits, and never leaves a torn database.
  */
 export function openStore(options: SqliteStoreOptions): Store {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const db = new Database(options.path);
-  // Start-up may wait for another process's migration; requests never wait inside SQLite.
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
-  // Profiles (e-mails, names, phone numbers) and media metadata: owner only.
-  if (options.path !== ':memory:') restrictToOwner(options.path, `${options.path}-wal`, `${options.path}-shm`);
-  db.pragma('synchronous = NORMAL');
+  // Profiles (e-mails, names, phone numbers) and media metadata: owner only (the opener's 0600).
+  // Start-up may wait 5 s for another process's migration; requests never wait inside SQLite.
+  const db = openVersionedDatabase({
+    path: options.path,
+    what: 'the service database',
+    migrations: MIGRATIONS,
+    codes: { unreadable: 'database_unreadable', tooNew: 'database_too_new' },
+  });
   db.pragma('foreign_keys = ON');
   // Checkpoint every 10,000 pages (~40 MB of WAL) instead of SQLite's 1,000: each checkpoint
   // syncs the database file, and at the default one in ~40 ingest batches paid for it (a
   // third of a batch's time). Durability is unchanged: commits live in the WAL either way.
   db.pragma('wal_autocheckpoint = 10000');
-  migrate(db);
   // A lock held by another process (a backup, a second `serve`, an in-process client) must
   // not freeze the event loop: SQLite's busy handler sleeps the thread, so it may wait at
   // most 5 ms; the retry with backoff happens between event-loop turns (withRetry).

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import type { CliContext } from '../../../src/cli/context.js';
 import { run } from '../../../src/cli/main.js';
+import { appPaths, type AppPaths } from '../../../src/paths.js';
 
 export interface CliRun {
   code: number;
@@ -13,6 +14,8 @@ export interface CliRun {
 
 export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;
+  /** State folders; default: resolved now from this process's XDG variables (see `useTempHome`). */
+  paths?: AppPaths;
   /** Standard input: a string is piped and closed; a stream is used as is (a fake terminal). */
   stdin?: string | (Readable & { isTTY?: boolean });
   signal?: AbortSignal;
@@ -41,6 +44,7 @@ export async function runCli(args: string[], options: RunCliOptions = {}): Promi
     stdout,
     stderr,
     env: options.env ?? {},
+    paths: options.paths ?? appPaths(),
     cwd: process.cwd(),
     signal: options.signal ?? new AbortController().signal,
     stderrIsTTY: false,
