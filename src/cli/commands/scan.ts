@@ -4,6 +4,7 @@ import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-optio
 import { explainRecord, type ZoneNote } from '../format/explain.js';
 import type { CliContext } from '../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
+import { recordDisplayPath } from '../../scan/display-path.js';
 import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../scan/types.js';
 import { createFileProgress } from '../output/progress.js';
@@ -60,7 +61,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   }
   const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
   const started = Date.now();
-  const shown = (record: ScanRecord): string => scan.displayPathOf(record, roots.length, ctx.cwd);
+  const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
   let printedWarnings = 0;
   let interrupted = false;
   // `camroll scan --jsonl | head`: when the reader goes away, stop quietly, like other tools.
