@@ -42,8 +42,6 @@ export type SyncEvent =
   | { type: 'status'; message: string }
   /** POST /users created a new profile for `--email`. */
   | { type: 'user_created'; userId: string; email: string; kind: SyncTarget['kind']; environment: string }
-  /** `--watch`: the pass ended (its result); the watch's events follow. */
-  | { type: 'pass_ended'; result: SyncResult }
   | DryRunFinding
   | FollowEvent;
 
@@ -90,6 +88,8 @@ export interface SyncSessionOptions {
   onEvent: (event: SyncEvent, progress: SyncProgress) => void;
   /** Awaited before each batch of scanned files is handed on: a slow `--report` file holds the scan back. */
   pace?: () => Promise<void> | undefined;
+  /** With `--watch`: called once the pass ended, and awaited before the watch reports anything (the pass's summary goes first). */
+  afterPass?: (result: SyncResult) => Promise<void>;
 }
 
 type Passes = typeof import('./passes.js');
@@ -225,7 +225,7 @@ async function realPass(
         follower === null
           ? undefined
           : async (ended, changes) => {
-              emit({ type: 'pass_ended', result: ended });
+              await options.afterPass?.(ended);
               watched = await follower.follow(changes, emit);
             },
     });

@@ -5,8 +5,6 @@ import type { CliContext } from '../context.js';
 import { addConnectionOptions } from '../connection-options.js';
 import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
 import { createSyncView, openSyncFiles } from '../output/sync-events.js';
-import { showOutcome } from '../output/sync-outcome.js';
-import { renderWatchTotals } from '../output/sync-result.js';
 import { addScanOptions } from '../scan-options.js';
 import { createSyncService } from '../sync-service.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
@@ -125,21 +123,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     onEvent: view.onEvent,
     // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
     pace: () => report?.ready(),
+    afterPass: view.passEnded,
   }).then((value) => ({ value }), (error: unknown) => ({ error }));
-  view.stopProgress();
-  // A report that could not be written fails the command, after the summary is printed.
-  let reportFailure: unknown = null;
-  await report?.close().catch((error: unknown) => (reportFailure = error));
-  if ('error' in settled) {
-    view.logLine(`camroll: sync ended: ${settled.error instanceof Error ? settled.error.message : String(settled.error)}`);
-    await log?.close().catch(() => undefined);
-    throw settled.error;
-  }
-  const ended = settled.value;
-  const elapsedMs = Date.now() - started;
-  if (ended.watch !== null) view.logLine(`camroll: ${renderWatchTotals(ended.watch)}`);
-  else view.logOutcome('sync', ended.result, elapsedMs);
-  await log?.close().catch((error: unknown) => (reportFailure ??= error));
-  showOutcome(ctx, flags, { ...ended, elapsedMs });
-  if (reportFailure !== null) throw reportFailure;
+  await view.finish(settled, started);
 }

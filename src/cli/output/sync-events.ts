@@ -2,13 +2,12 @@ import type { CliContext } from '../context.js';
 import { describeError } from '../exit.js';
 import { notice, noticeLine, warningLine } from './emit.js';
 import type { LogFile } from './log-file.js';
-import { showResult, type OutcomeFlags } from './sync-outcome.js';
+import type { OutcomeFlags } from './sync-outcome.js';
 import { createProgress, teeProgress, terminalProgress } from './sync-progress.js';
 import type { SyncReport } from './sync-report.js';
-import { renderCounts } from './sync-result.js';
 import { createdUserNotice } from './user-notices.js';
 import type { DryRunFinding } from '../../sync/dry-run-journal.js';
-import type { DryRunResult, SyncEvent, SyncProgress, SyncResult } from '../../sync/session.js';
+import type { SyncEnded, SyncEvent, SyncProgress, SyncResult } from '../../sync/session.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
 /** Scan warnings printed one by one; the rest are only counted. */
@@ -33,13 +32,17 @@ export interface SyncView {
   onEvent(event: SyncEvent, progress: SyncProgress): void;
   /** A retry's line: on stderr always (it explains a wait), and in the log. */
   retry(line: string): void;
-  /** A line for the log file only. */
-  logLine(line: string): void;
-  /** The outcome and the counts, in the log file. */
-  logOutcome(what: 'pass' | 'sync', result: SyncResult | DryRunResult, elapsedMs?: number): void;
-  /** Ends the progress display (once: the pass's, before the watch lines start). */
-  stopProgress(): void;
+  /** `--watch`: the pass ended; its summary and hints are shown before the watch's lines. */
+  passEnded(result: SyncResult): Promise<void>;
+  /**
+   * How the sync ended, on every path: the display and the files closed, then the summary
+   * and the exit code, or the error that ended it (thrown once the files are closed).
+   */
+  finish(settled: { value: SyncEnded } | { error: unknown }, started: number): Promise<void>;
 }
+
+/** The summary and the exit: loaded when a pass ends, not with the command, so the walk starts first. */
+const endings = (): Promise<typeof import('./sync-outcome.js')> => import('./sync-outcome.js');
 
 /**
  * `--report FILE` and `--log-file FILE`, opened before the scan starts (a path that cannot
@@ -85,10 +88,28 @@ export function createSyncView(options: SyncViewOptions): SyncView {
     if (!stopped) progress.stop();
     stopped = true;
   };
-  const logOutcome = (what: 'pass' | 'sync', result: SyncResult | DryRunResult, elapsedMs?: number): void => {
-    if (log === null) return;
-    logLine(`camroll: ${what} ended: outcome ${result.outcome}`);
-    for (const line of renderCounts(result, { dryRun: result.dry_run, elapsedMs })) logLine(line);
+  const passEnded = async (result: SyncResult): Promise<void> => {
+    stopProgress();
+    const { outcomeLogLines, showResult } = await endings();
+    if (log !== null) for (const line of outcomeLogLines('pass', { result, watch: null })) logLine(line);
+    showResult(ctx, flags, result, !flags.json);
+  };
+  const finish = async (settled: { value: SyncEnded } | { error: unknown }, started: number): Promise<void> => {
+    stopProgress();
+    // A report that could not be written fails the command, after the summary is printed.
+    let reportFailure: unknown = null;
+    await report?.close().catch((error: unknown) => (reportFailure = error));
+    if ('error' in settled) {
+      logLine(`camroll: sync ended: ${settled.error instanceof Error ? settled.error.message : String(settled.error)}`);
+      await log?.close().catch(() => undefined);
+      throw settled.error;
+    }
+    const elapsedMs = Date.now() - started;
+    const { outcomeLogLines, showOutcome } = await endings();
+    if (log !== null) for (const line of outcomeLogLines('sync', settled.value, elapsedMs)) logLine(line);
+    await log?.close().catch((error: unknown) => (reportFailure ??= error));
+    showOutcome(ctx, flags, { ...settled.value, elapsedMs });
+    if (reportFailure !== null) throw reportFailure;
   };
 
   const onEvent = (event: SyncEvent, snapshot: SyncProgress): void => {
@@ -104,10 +125,6 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       case 'plan_unchecked':
       case 'plan_no_journal':
         return note(noticeLine(describeFinding(event)));
-      case 'pass_ended':
-        stopProgress();
-        logOutcome('pass', event.result);
-        return showResult(ctx, flags, event.result, !flags.json);
       case 'watching':
         return watchNote(noticeLine(`watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`));
       case 'watch_warning':
@@ -130,7 +147,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
     ctx.stderr.write(`${noticeLine(line)}\n`);
     logLine(noticeLine(line));
   };
-  return { onEvent, retry, logLine, logOutcome, stopProgress };
+  return { onEvent, retry, passEnded, finish };
 }
 
 /** What a dry run found out about the user's journal, as one notice. */

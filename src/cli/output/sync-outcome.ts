@@ -1,7 +1,7 @@
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
 import { jsonLine } from './emit.js';
-import { renderResult, renderWatchTotals, resultDocument } from './sync-result.js';
+import { renderCounts, renderResult, renderWatchTotals, resultDocument } from './sync-result.js';
 import { decideEnding, passFailed } from '../../sync/ending.js';
 import type { DryRunResult, SyncEnded, SyncResult, WatchTotals } from '../../sync/session.js';
 
@@ -11,6 +11,12 @@ export interface OutcomeFlags {
   quiet: boolean;
   events: boolean;
   report?: string;
+}
+
+/** What the log file gets when a pass (`--watch`) or the sync ends: the outcome, then the counts or the watch's totals. */
+export function outcomeLogLines(what: 'pass' | 'sync', ended: Pick<SyncEnded, 'result' | 'watch'>, elapsedMs?: number): string[] {
+  if (ended.watch !== null) return [`camroll: ${renderWatchTotals(ended.watch)}`];
+  return [`camroll: ${what} ended: outcome ${ended.result.outcome}`, ...renderCounts(ended.result, { dryRun: ended.result.dry_run, elapsedMs })];
 }
 
 /**
