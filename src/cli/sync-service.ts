@@ -18,7 +18,12 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
   const { ctx, flags } = options;
   const connection = () => import('./connection.js');
   // A dry run only reads: one retry and a short timeout unless the flags say otherwise.
-  const readFlags: ConnectionFlags = { baseUrl: flags.baseUrl, profile: flags.profile, retries: flags.retries ?? 1, timeout: flags.timeout ?? 10 };
+  const readFlags: ConnectionFlags = {
+    baseUrl: flags.baseUrl,
+    profile: flags.profile,
+    retries: flags.retries ?? 1,
+    timeout: flags.timeout ?? 10,
+  };
   return {
     async open(onRequest) {
       const { describeRetry, openConnection, openDirectory } = await connection();
@@ -36,7 +41,8 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
         target: opened.target,
         users: {
           recall: (target, email) => directory.lookup(target, email)?.userId,
-          remember: (target, email, userId, existing) => directory.remember({ target, email, userId, source: existing ? 'found' : 'created' }),
+          remember: (target, email, userId, existing) =>
+            directory.remember({ target, email, userId, source: existing ? 'found' : 'created' }),
         },
         async close() {
           directory.close();

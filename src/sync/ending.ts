@@ -37,11 +37,14 @@ export function decideEnding(ended: SyncEnded, userStopped: boolean): SyncEnding
     // The summary is printed as on success; the pending items are sent by the next run.
     const pending = result.pending + (watch?.pending ?? 0);
     const error = new OutageError(
-      `sync stopped: ${outageReason}; ${pending} items stay pending and the journal is consistent: run the same command again to resume`,
+      `sync stopped: ${outageReason}; ${pending} items stay pending and the journal is consistent: ` +
+        'run the same command again to resume',
     );
     return { kind: 'outage', result: { ...result, outcome: 'outage' }, watch, error };
   }
-  if (result.outcome === 'interrupted') return { kind: 'interrupted', result, error: new InterruptedError(INTERRUPTED) };
+  if (result.outcome === 'interrupted') {
+    return { kind: 'interrupted', result, error: new InterruptedError(INTERRUPTED) };
+  }
   if (watch !== null) {
     // A watch ends when the user stops it: its normal end (exit 0 when everything was answered).
     // Items cut off by Ctrl-C are the user's choice; a failure or an unread file is not.
@@ -58,5 +61,6 @@ export function decideEnding(ended: SyncEnded, userStopped: boolean): SyncEnding
 export function startFailure(error: unknown, outageReason: string | null): unknown {
   if (!(error instanceof InterruptedError)) return error;
   if (outageReason === null) return new InterruptedError(INTERRUPTED, { cause: error });
-  return new OutageError(`${outageReason}; nothing was sent: run the same command again when the host is back`, { cause: error });
+  const message = `${outageReason}; nothing was sent: run the same command again when the host is back`;
+  return new OutageError(message, { cause: error });
 }

@@ -72,7 +72,9 @@ export interface SyncSessionOptions {
    * A real pass for a user (with `--watch` after it: `poll` is `--poll`), or a dry run, which
    * reads the user's journal when it is given a user.
    */
-  pass: { dryRun: false; identity: SyncIdentity; watch: { poll: boolean } | null } | { dryRun: true; identity: SyncIdentity | null };
+  pass:
+    | { dryRun: false; identity: SyncIdentity; watch: { poll: boolean } | null }
+    | { dryRun: true; identity: SyncIdentity | null };
   batchSize: number;
   concurrency: number;
   full: boolean;
@@ -88,7 +90,10 @@ export interface SyncSessionOptions {
   onEvent: (event: SyncEvent, progress: SyncProgress) => void;
   /** Awaited before each batch of scanned files is handed on: a slow `--report` file holds the scan back. */
   pace?: () => Promise<void> | undefined;
-  /** With `--watch`: called once the pass ended, and awaited before the watch reports anything (the pass's summary goes first). */
+  /**
+   * With `--watch`: called once the pass ended, and awaited before the watch reports
+   * anything (the pass's summary goes first).
+   */
   afterPass?: (result: SyncResult) => Promise<void>;
 }
 
@@ -165,7 +170,8 @@ async function dryPass(pass: PassContext, identity: SyncIdentity | null): Promis
     onFinding: pass.emit,
   });
   try {
-    return await runDrySync({ scan: pass.scan, batchSize: options.batchSize, signal, onEvent: pass.onPipeline, summary: pass.summary, full: options.full, journal });
+    const { batchSize, full } = options;
+    return await runDrySync({ scan: pass.scan, batchSize, signal, onEvent: pass.onPipeline, summary: pass.summary, full, journal });
   } finally {
     journal?.close();
   }
@@ -195,7 +201,9 @@ async function realPass(
   let watch: StartedWatch | null = null;
   let watched: SyncEnded['watch'] = null;
   try {
-    if (watchOptions !== null) watch = await startWatch({ roots: options.roots, scan: options.scan, cwd: options.cwd, poll: watchOptions.poll, signal });
+    if (watchOptions !== null) {
+      watch = await startWatch({ roots: options.roots, scan: options.scan, cwd: options.cwd, poll: watchOptions.poll, signal });
+    }
     const follower = watch;
     const result = await runSync({
       identity,
@@ -247,7 +255,8 @@ async function* scanRoots(
   const { roots, cwd } = options;
   const { exclude, followSymlinks, cache, workers } = options.scan;
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
-  for await (const events of scanLibraryBatches({ roots, signal, cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
+  const batches = scanLibraryBatches({ roots, signal, cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) });
+  for await (const events of batches) {
     await options.pace?.();
     // With one root the scanner's path is already the one shown: no copy of every record.
     if (roots.length === 1) {
@@ -255,7 +264,9 @@ async function* scanRoots(
       continue;
     }
     yield events.map((event): SyncInput =>
-      event.type === 'record' ? { type: 'record', record: { ...event.record, path: recordDisplayPath(event.record, { roots, cwd }) } } : event,
+      event.type === 'record'
+        ? { type: 'record', record: { ...event.record, path: recordDisplayPath(event.record, { roots, cwd }) } }
+        : event,
     );
   }
   onDone();

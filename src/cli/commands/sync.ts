@@ -46,6 +46,7 @@ const SyncFlags = z.object({
   poll: z.boolean().default(false),
 });
 type SyncFlags = z.infer<typeof SyncFlags>;
+type Pass = SyncSessionOptions['pass'];
 
 /** `camroll sync <dir...>`: scan, send in batches, call sync-complete, print events and stats. */
 export function registerSync(program: Command, ctx: CliContext): void {
@@ -90,19 +91,21 @@ export function registerSync(program: Command, ctx: CliContext): void {
 }
 
 /** What the session runs: a dry run (reading the user's journal when one is named), or a pass for the user. */
-function passOf(flags: SyncFlags): SyncSessionOptions['pass'] {
+function passOf(flags: SyncFlags): Pass {
   if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
   if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
   if (flags.watch && flags.dryRun) throw new UsageError('--watch sends what changes: it cannot be combined with --dry-run');
   if (flags.poll && !flags.watch) throw new UsageError('--poll goes with --watch');
   // Checked before anything is scanned or sent, like every other command's flags.
   if (flags.user !== undefined) parseUserId(flags.user);
-  const identity = flags.user !== undefined ? { userId: flags.user } : flags.email !== undefined ? { email: parseEmail(flags.email) } : null;
-  return flags.dryRun || identity === null ? { dryRun: true, identity } : { dryRun: false, identity, watch: flags.watch ? { poll: flags.poll } : null };
+  const email = flags.email === undefined ? undefined : parseEmail(flags.email);
+  const identity = flags.user !== undefined ? { userId: flags.user } : email !== undefined ? { email } : null;
+  if (flags.dryRun || identity === null) return { dryRun: true, identity };
+  return { dryRun: false, identity, watch: flags.watch ? { poll: flags.poll } : null };
 }
 
 /** Runs the session with the flags as options and renders it: the display as it goes, the summary at the end. */
-async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags, pass: SyncSessionOptions['pass']): Promise<void> {
+async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags, pass: Pass): Promise<void> {
   const started = Date.now();
   const { report, log } = await openSyncFiles(ctx, flags);
   const view = createSyncView({ ctx, flags, report, log });

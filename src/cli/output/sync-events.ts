@@ -54,7 +54,10 @@ export async function openSyncFiles(
 ): Promise<{ report: SyncReport | null; log: LogFile | null }> {
   let report: SyncReport | null = null;
   if (flags.report !== undefined) {
-    const [{ openJsonLinesFile }, { createSyncReport }] = await Promise.all([import('./lines.js'), import('./sync-report.js')]);
+    const [{ openJsonLinesFile }, { createSyncReport }] = await Promise.all([
+      import('./lines.js'),
+      import('./sync-report.js'),
+    ]);
     const file = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
     report = createSyncReport(file, { predicted: flags.dryRun });
   }
@@ -126,7 +129,9 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       case 'plan_no_journal':
         return note(noticeLine(describeFinding(event)));
       case 'watching':
-        return watchNote(noticeLine(`watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`));
+        return watchNote(
+          noticeLine(`watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`),
+        );
       case 'watch_warning':
         return watchNote(noticeLine(`warning: ${event.message} [${event.code}]`));
       case 'watch_batch':
@@ -136,9 +141,12 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       default:
         // The pass's pipeline.
         report?.onEvent(event);
-        if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) note(warningLine(event.path, event.message, event.code));
+        if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
+          note(warningLine(event.path, event.message, event.code));
+        }
         if (event.type === 'failed') {
-          progress.log(noticeLine(`a batch of ${event.items.length} items failed: ${event.error.message} [${event.error.code}]; they stay pending`));
+          const { message, code } = event.error;
+          progress.log(noticeLine(`a batch of ${event.items.length} items failed: ${message} [${code}]; they stay pending`));
         }
         progress.update(snapshot);
     }
@@ -154,9 +162,14 @@ export function createSyncView(options: SyncViewOptions): SyncView {
 export function describeFinding(finding: DryRunFinding): string {
   switch (finding.type) {
     case 'plan_unknown_email':
-      return `dry run: ${finding.email} is not known on this machine for ${finding.target}: a real run would create or find the user and send every item`;
-    case 'plan_pass':
-      return `dry run: a real run would be ${finding.pass === 'full' ? 'a full' : 'an incremental'} pass (has_synced ${finding.hasSynced})`;
+      return (
+        `dry run: ${finding.email} is not known on this machine for ${finding.target}: ` +
+        'a real run would create or find the user and send every item'
+      );
+    case 'plan_pass': {
+      const pass = finding.pass === 'full' ? 'a full' : 'an incremental';
+      return `dry run: a real run would be ${pass} pass (has_synced ${finding.hasSynced})`;
+    }
     case 'plan_unchecked':
       return `dry run: could not check with the service (${describeError(finding.error)}); counting from the local journal alone`;
     case 'plan_no_journal':
