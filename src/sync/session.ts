@@ -7,7 +7,7 @@ import type { FollowEvent, FollowScanOptions, StartedWatch } from './follow.js';
 import { createOutageTracker, type AttemptOutcome } from './outage.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
 import type { SyncClient, SyncIdentity, SyncResult, SyncTarget } from './run.js';
-import { createSyncTally, type SyncCounts } from './summary.js';
+import { createSyncTally, type SyncCounts, type SyncTally } from './summary.js';
 
 export type { DryRunResult, SyncPlan } from './dry-run.js';
 export type { SyncEnded } from './ending.js';
@@ -136,22 +136,22 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
     }
   };
   const signal = AbortSignal.any([options.signal, outage.signal]);
-  const stopReason = (): string | null => outageReason;
   const common = { options, signal, summary, onPipeline, emit, scan };
   try {
     const mode = options.pass;
-    if (mode.dryRun) return { result: await dryPass(common, mode.identity), watch: null, outageReason: stopReason() };
+    // A dry run sends nothing, so nothing feeds the outage stop.
+    if (mode.dryRun) return { result: await dryPass(common, mode.identity), watch: null, outageReason: null };
     const { result, watch } = await realPass({ ...common, observe }, mode.identity, mode.watch);
-    return { result, watch, outageReason: stopReason() };
+    return { result, watch, outageReason };
   } catch (error) {
-    throw startFailure(error, stopReason());
+    throw startFailure(error, outageReason);
   }
 }
 
 interface PassContext {
   options: SyncSessionOptions;
   signal: AbortSignal;
-  summary: ReturnType<typeof createSyncTally>;
+  summary: SyncTally;
   onPipeline: (event: PipelineEvent) => void;
   emit: (event: SyncEvent) => void;
   scan: (signal: AbortSignal) => AsyncIterable<SyncInput[]>;

@@ -5,7 +5,8 @@ import { jsonLine, notice, noticeLine, warningLine } from '../../../src/cli/outp
 describe('emit', () => {
   it('a notice and a warning read as every command prints them', () => {
     expect(noticeLine('full pass for user u')).toBe('camroll: full pass for user u');
-    expect(warningLine('2024/a.jpg', 'no capture time', 'missing_taken_at')).toBe('camroll: warning: 2024/a.jpg: no capture time [missing_taken_at]');
+    const line = warningLine('2024/a.jpg', 'no capture time', 'missing_taken_at');
+    expect(line).toBe('camroll: warning: 2024/a.jpg: no capture time [missing_taken_at]');
   });
 
   it('notice writes one whole line', () => {
