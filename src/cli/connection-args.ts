@@ -32,11 +32,6 @@ export function parseLimit(value: string | undefined): number | undefined {
   return n;
 }
 
-/** Writes a value as the one JSON document on stdout. */
-export function jsonLine(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
-
 /**
  * A commander value parser for a whole-number flag. A bad value is a usage error that names
  * the flag and the range, in the words of the help (never a validator's own text).

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
+import { noticePathShower } from './display-path.js';
 import { EXTRACTOR_VERSION } from './extract/version.js';
 import { createFilePool, type FilePool } from './pool.js';
 import type { ExtractFn } from './read-file.js';
 import { folderSidecarFingerprint } from './sidecar-print.js';
 import { groupMisses, lookUpCache, readGroups, toRecord } from './stages.js';
-import type { ScanEvent, ScanRecord } from './types.js';
+import type { ScanEvent } from './types.js';
 import { walkBatches, type WalkEvent, type WalkFile, type WalkFs } from './walk.js';
 
 export interface ScanOptions {
@@ -82,7 +83,7 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
 export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEvent[]> {
   const cwd = options.cwd ?? process.cwd();
   const roots = resolveScanRoots(options.roots, cwd);
-  const shownPath = pathShower(roots, cwd);
+  const shownPath = noticePathShower({ roots, cwd });
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -245,19 +246,4 @@ export function resolveScanRoots(roots: string[], cwd: string): string[] {
 function isInside(outer: string, inner: string): boolean {
   const relative = path.relative(outer, inner);
   return relative !== '' && relative.split(path.sep)[0] !== '..' && !path.isAbsolute(relative);
-}
-
-/** Paths shown for one root are relative to it; with several roots, relative to the cwd. */
-function pathShower(roots: string[], cwd: string): (absPath: string) => string {
-  const base = roots.length === 1 ? roots[0]! : cwd;
-  // A root itself (an unreadable folder given on the command line) is named as the user would
-  // find it, never as an empty path.
-  const asGiven = (absPath: string): string => path.relative(cwd, absPath) || '.';
-  return (absPath) => (absPath === base ? asGiven(absPath) : path.relative(base, absPath)).split(path.sep).join('/');
-}
-
-/** The path a record is shown under (`--jsonl`, report): see pathShower. */
-export function displayPathOf(record: Pick<ScanRecord, 'path' | 'absPath'>, rootCount: number, cwd: string): string {
-  if (rootCount <= 1) return record.path;
-  return path.relative(cwd, record.absPath).split(path.sep).join('/');
 }

@@ -1,9 +1,8 @@
 import { fingerprintMedia } from './journal.js';
 import type { JournalReader } from './journal-reader.js';
-import { runPipeline, type JournalPort } from './pipeline.js';
+import { runPipeline, type JournalPort, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { predictRejection } from './predict.js';
-import { decideOutcome, type SyncCounts, type SyncOutcome } from './summary.js';
-import type { SyncRunOptions } from './run.js';
+import { decideOutcome, type SyncCounts, type SyncOutcome, type SyncTally } from './summary.js';
 
 /** What a real run would send, from the journal (a dry run that found one). */
 export interface SyncPlan {
@@ -33,9 +32,20 @@ const NO_JOURNAL: JournalPort = {
  * `--dry-run`: the same pipeline with rejection predicted locally and no journal (which
  * is keyed by the service's partner id, unknown without a call); counts describe a full pass.
  */
-export async function runDrySync(
-  options: Pick<SyncRunOptions, 'scan' | 'batchSize' | 'signal' | 'onEvent' | 'summary' | 'full'> & { journal?: JournalReader | null },
-): Promise<DryRunResult> {
+export interface DryRunOptions {
+  /** The scanner's stream over the roots. */
+  scan: (signal: AbortSignal) => AsyncIterable<readonly SyncInput[]>;
+  batchSize: number;
+  signal: AbortSignal;
+  onEvent?: (event: PipelineEvent) => void;
+  /** Counted into, so the caller can show live progress. */
+  summary?: SyncTally;
+  full: boolean;
+  /** The user's journal, read-only, when one was found: what it answered is skipped. */
+  journal?: JournalReader | null;
+}
+
+export async function runDrySync(options: DryRunOptions): Promise<DryRunResult> {
   const reader = options.journal ?? null;
   const plan: SyncPlan = { new: 0, changed: 0, pending: 0, already_answered: 0 };
   // With the user's journal, items it answered are skipped as a real run would skip them. The

@@ -3,7 +3,7 @@ import type { Event, IngestResponse, MediaMetadata, Stats } from '../contract/in
 import { UserId } from '../contract/index.js';
 import { ApiError, UsageError } from '../errors.js';
 import { isUnreadError, isUnreadWarning } from '../rules/unread.js';
-import { openJournal, type Journal, type PassKind } from './journal.js';
+import { openJournal, type PassKind } from './journal.js';
 import { runPipeline, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { decideOutcome, type SyncTally, type SyncCounts, type SyncOutcome } from './summary.js';
 
@@ -240,6 +240,3 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     journal.close();
   }
 }
-
-export { runDrySync, type DryRunResult, type SyncPlan } from './dry-run.js';
-export type { Journal };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderCounts, renderWatchTotals, syncCompleteLine } from '../../src/cli/output/sync-result.js';
-import { describeBatch } from '../../src/cli/sync-watch.js';
+import { describeBatch } from '../../src/cli/output/sync-events.js';
 import type { SyncResult } from '../../src/sync/run.js';
 import { createSyncTally } from '../../src/sync/summary.js';
 

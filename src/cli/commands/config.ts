@@ -10,7 +10,7 @@ import {
   type Source,
 } from '../../config/index.js';
 import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
-import { jsonLine } from '../connection-args.js';
+import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
 

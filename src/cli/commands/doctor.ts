@@ -3,7 +3,7 @@ import { createConfigStore, resolveSettings } from '../../config/index.js';
 import { summarize, type Check } from '../../doctor/check.js';
 import { runDoctor, type SettingSource } from '../../doctor/run-doctor.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
-import { jsonLine } from '../connection-args.js';
+import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
 import { renderTable } from '../format/table.js';

@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import type { Event } from '../../contract/index.js';
 import { UsageError } from '../../errors.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
-import { jsonLine, parseLimit } from '../connection-args.js';
+import { parseLimit } from '../connection-args.js';
+import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderEventsTable } from '../format/events.js';
-import { userFromFlags } from './users.js';
+import { userFromFlags } from '../user-lookup.js';
 
 export interface EventsFlags extends ConnectionFlags {
   user?: string;

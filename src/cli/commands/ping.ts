@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readRateLimit, type HealthResult } from '../../client/index.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags, type ConnectionTarget } from '../connection.js';
-import { jsonLine } from '../connection-args.js';
+import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 
 interface HealthFlags extends ConnectionFlags {

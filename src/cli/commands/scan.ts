@@ -4,8 +4,10 @@ import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-optio
 import { explainRecord, type ZoneNote } from '../format/explain.js';
 import type { CliContext } from '../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
+import { recordDisplayPath } from '../../scan/display-path.js';
 import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../scan/types.js';
+import { notice, warningLine } from '../output/emit.js';
 import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
@@ -56,11 +58,11 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const summary = createScanSummary();
   let report: JsonLinesFile | null = null;
   if (flags.report) {
-    report = await openJsonLinesFile(flags.report, { notice: (line) => ctx.stderr.write(`camroll: ${line}\n`) });
+    report = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
   }
   const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
   const started = Date.now();
-  const shown = (record: ScanRecord): string => scan.displayPathOf(record, roots.length, ctx.cwd);
+  const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
   let printedWarnings = 0;
   let interrupted = false;
   // `camroll scan --jsonl | head`: when the reader goes away, stop quietly, like other tools.
@@ -80,7 +82,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const handle = async (event: ScanEvent): Promise<void> => {
     summary.add(event);
     if (event.type === 'warning') {
-      if (printedWarnings < PRINTED_WARNINGS) ctx.stderr.write(`camroll: warning: ${event.path}: ${event.message} [${event.code}]\n`);
+      if (printedWarnings < PRINTED_WARNINGS) ctx.stderr.write(`${warningLine(event.path, event.message, event.code)}\n`);
       printedWarnings += 1;
       await report?.write({ path: event.path, warning: { code: event.code, message: event.message } });
       return;

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
-import { jsonLine } from '../connection-args.js';
+import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { eventYear, renderStats } from '../format/stats.js';
-import { userFromFlags } from './users.js';
+import { userFromFlags } from '../user-lookup.js';
 
 interface StatsFlags extends ConnectionFlags {
   user?: string;

@@ -2,15 +2,16 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { UserId, type UserCreateRequest } from '../../contract/index.js';
-import type { DirectoryEntry, RememberInput, UserDirectory } from '../../config/index.js';
-import { LocalStateError, UsageError } from '../../errors.js';
+import type { DirectoryEntry, RememberInput } from '../../config/index.js';
+import { UsageError } from '../../errors.js';
 import { describeFsError } from '../../util/fs-error.js';
-import { addConnectionOptions, openDirectory, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
-import { isEmail, jsonLine, parseEmail, parseUserId } from '../connection-args.js';
+import { addConnectionOptions, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
+import { isEmail, parseEmail } from '../connection-args.js';
+import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
-import type { AppPaths } from '../../paths.js';
 import { renderTable } from '../format/table.js';
 import { parseDirectoryLine } from '../user-import.js';
+import { unknownEmail, withDirectory } from '../user-lookup.js';
 
 interface CreateFlags extends ConnectionFlags {
   email?: string;
@@ -41,21 +42,6 @@ export function userRequestFromFlags(flags: CreateFlags): UserCreateRequest {
   return body;
 }
 
-/**
- * The stderr line when POST /users made a new profile. On a remote host it is a real profile,
- * even with a sandbox key (the sandbox runs on the production dataset); the embedded service's
- * are local.
- */
-export function createdUserNotice(userId: string, email: string, kind: 'remote' | 'embedded', environment?: string): string {
-  const real =
-    kind === 'embedded'
-      ? ''
-      : environment === 'production'
-        ? ' (a real production profile)'
-        : ' (a real profile: the sandbox runs on the production dataset)';
-  return `created user ${userId} for ${email}${real}`;
-}
-
 /** An entry as `--json` prints it (snake_case, like the service's objects). */
 const entryJson = (entry: DirectoryEntry) => ({
   email: entry.email,
@@ -76,13 +62,6 @@ const ENTRY_COLUMNS = [
 ];
 
 /** Runs `use` with the user directory open, and always closes it. */
-async function withDirectory<T>(paths: AppPaths, use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
-  const directory = await openDirectory(paths);
-  return Promise.resolve()
-    .then(() => use(directory))
-    .finally(() => directory.close());
-}
-
 /**
  * `camroll users`: create a user on the service, and the directory of users known on this
  * machine (list, show, import, forget), which `events`, `stats` and `sync` read for `--email`.
@@ -197,28 +176,6 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   });
 }
 
-/**
- * The error for an e-mail the directory does not hold at a target: it names the ways on, and
- * nothing is created (POST /users is not a lookup).
- */
-export function unknownEmail(email: string, target: string): LocalStateError {
-  return new LocalStateError(
-    'unknown_email',
-    `no user with e-mail ${email} is known on this machine for ${target}; give --user <uuid>, ` +
-      "or add it with `camroll users import FILE` from the partner's records; " +
-      '`camroll users create --email` would create a profile if none exists',
-  );
-}
-
-/** Looks an `--email` up in the directory for a target: read-only, never creates a user. */
-export function userIdForEmail(paths: AppPaths, email: string, target: string): Promise<string> {
-  return withDirectory(paths, (directory) => {
-    const entry = directory.lookup(target, email);
-    if (entry === null) throw unknownEmail(email, target);
-    return entry.userId;
-  });
-}
-
 /** Reads an import file line by line; bad lines are reported through `problem` and skipped. */
 async function readImportFile(file: string, target: string, problem: (text: string) => void): Promise<RememberInput[]> {
   const entries: RememberInput[] = [];
@@ -251,16 +208,5 @@ async function readImportFile(file: string, target: string, problem: (text: stri
     else entries.push({ target, email: parsed.email, userId: parsed.userId.toLowerCase(), source: 'import' });
   }
   return entries;
-}
-
-/**
- * The user a read command is about: `--user` as given, or `--email` looked up in the
- * directory for the command's target (read-only: never POST /users). Exactly one is needed.
- */
-export async function userFromFlags(ctx: CliContext, flags: ConnectionFlags & { user?: string; email?: string }): Promise<string> {
-  if (flags.user !== undefined && flags.email !== undefined) throw new UsageError('give either --user or --email, not both');
-  if (flags.user !== undefined) return parseUserId(flags.user);
-  if (flags.email === undefined) throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');
-  return userIdForEmail(ctx.paths, parseEmail(flags.email), targetIdentity(ctx, flags));
 }
 

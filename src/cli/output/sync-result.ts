@@ -1,6 +1,5 @@
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
-import type { DryRunResult, SyncResult } from '../../sync/run.js';
-import type { WatchTotals } from '../sync-watch.js';
+import type { DryRunResult, SyncResult, WatchTotals } from '../../sync/session.js';
 import { renderEventsTable } from '../format/events.js';
 import { eventYear, renderStats } from '../format/stats.js';
 

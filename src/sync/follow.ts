@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
+import { displayPath } from '../scan/display-path.js';
 import { scanLibraryBatches } from '../scan/scan.js';
-import type { PipelineEvent, SyncInput } from '../sync/pipeline.js';
-import type { ChangeSender } from '../sync/run.js';
-import { createSyncTally, totalRejected, type SyncCounts } from '../sync/summary.js';
-import type { WatchEvent } from '../sync/watch.js';
+import type { PipelineEvent, SyncInput } from './pipeline.js';
+import type { ChangeSender } from './run.js';
+import { createSyncTally, type SyncCounts } from './summary.js';
+import type { WatchEvent } from './watch.js';
 import { isNetworkFileSystem } from '../util/network-fs.js';
-import type { ScanOptions } from './scan-options.js';
 
 /** What `--watch` sent after the pass, as `--json` prints it (member `watch`). */
 export interface WatchTotals extends SyncCounts {
@@ -17,20 +16,37 @@ export interface WatchTotals extends SyncCounts {
   unreadable: number;
 }
 
+/** What a watch reports while it follows the folders (the CLI prints them). */
+export type FollowEvent =
+  | { type: 'watching'; folders: number; polling: boolean }
+  | { type: 'watch_warning'; code: string; message: string }
+  /** One batch of changes handled: the counts before and after it. */
+  | { type: 'watch_batch'; files: number; before: SyncCounts; after: SyncCounts }
+  /** A pipeline event of a batch of changes (for `--report`; the pass's progress has ended). */
+  | { type: 'watch_item'; event: PipelineEvent };
+
 /** A watcher started before the pass, so nothing that changes once the pass begins is missed. */
 export interface StartedWatch {
   readonly polling: boolean;
-  /** Sends every batch of changes until the signal aborts; lines go to `note`. */
-  follow(changes: ChangeSender, note: (line: string) => void, onEvent: (event: PipelineEvent) => void): Promise<WatchTotals>;
+  /** Sends every batch of changes until the signal aborts; what happens goes to `onEvent`. */
+  follow(changes: ChangeSender, onEvent: (event: FollowEvent) => void): Promise<WatchTotals>;
   /** Removes the watches (safe to call twice): a sync that failed before watching must not stay alive for them. */
   close(): Promise<void>;
 }
 
-export interface StartWatchOptions {
-  roots: string[];
-  scan: ScanOptions;
+/** The scan options a watch reads changed files with. */
+export interface FollowScanOptions {
+  exclude: string[];
+  followSymlinks: boolean;
+  cache: boolean;
   /** The scan cache's folder (`ctx.paths.cache`). */
   cacheDir: string;
+  workers?: number;
+}
+
+export interface StartWatchOptions {
+  roots: string[];
+  scan: FollowScanOptions;
   cwd: string;
   /** `--poll`; without it, polling is chosen for roots on network shares. */
   poll: boolean;
@@ -40,8 +56,6 @@ export interface StartWatchOptions {
   quietMs?: number;
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
-
 /**
  * Sets watches on the roots and resolves once they are all set (chokidar's `ready`). A
  * Ctrl-C before then is an interruption; nothing was sent.
@@ -49,7 +63,7 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
 export async function startWatch(options: StartWatchOptions): Promise<StartedWatch> {
   const polling = options.poll || options.roots.some((root) => isNetworkFileSystem(root));
   // Loaded here: a sync without --watch need not pay for chokidar (~10 ms at start).
-  const { watchLibrary } = await import('../sync/watch.js');
+  const { watchLibrary } = await import('./watch.js');
   const events = watchLibrary({
     roots: options.roots,
     exclude: options.scan.exclude,
@@ -66,28 +80,27 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
     if (next.value.type === 'ready') break;
     early.push(next.value);
   }
-  // The paths a batch's records are shown under: as in the pass (see scan's pathShower).
-  const base = options.roots.length === 1 ? options.roots[0]! : options.cwd;
-  const shown = (absPath: string): string => (path.relative(base, absPath) || path.basename(absPath)).split(path.sep).join('/');
+  // The paths a batch's records are shown under: as in the pass.
+  const shown = (absPath: string): string => displayPath(absPath, { roots: options.roots, cwd: options.cwd });
 
   return {
     polling,
-    async follow(changes, note, onEvent) {
+    async follow(changes, onEvent) {
       const summary = createSyncTally();
       const totals = { changes: 0, unreadable: 0 };
-      const what = plural(options.roots.length, 'folder');
-      note(`camroll: watching ${what} for new or changed files${polling ? ' (polling)' : ''}; Ctrl-C stops`);
+      onEvent({ type: 'watching', folders: options.roots.length, polling });
       const handle = async (event: WatchEvent): Promise<void> => {
         if (event.type === 'warning') {
-          note(`camroll: warning: ${event.message} [${event.code}]`);
+          onEvent({ type: 'watch_warning', code: event.code, message: event.message });
           return;
         }
         if (event.type !== 'changes') return;
         const before = { ...summary.counts, rejected: { ...summary.counts.rejected } };
-        const sent = await changes.send((signal) => scanFiles(event.files, { ...options.scan, cacheDir: options.cacheDir }, signal, shown), { summary, onEvent });
+        const onItem = (item: PipelineEvent): void => onEvent({ type: 'watch_item', event: item });
+        const sent = await changes.send((signal) => scanFiles(event.files, options.scan, signal, shown), { summary, onEvent: onItem });
         totals.changes += 1;
         totals.unreadable += sent.unreadable;
-        note(`camroll: ${describeBatch(event.files.length, before, summary.counts)}`);
+        onEvent({ type: 'watch_batch', files: event.files.length, before, after: { ...summary.counts, rejected: { ...summary.counts.rejected } } });
       };
       for (const event of early) await handle(event);
       for (;;) {
@@ -105,28 +118,16 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
   };
 }
 
-/** One line per batch: how many files, and what the service answered. */
-export function describeBatch(files: number, before: SyncCounts, after: SyncCounts): string {
-  const d = (key: 'sent' | 'accepted' | 'matched' | 'skipped_already_sent' | 'failed_batches' | 'scan_errors' | 'duplicates'): number => after[key] - before[key];
-  const rejected = totalRejected(after) - totalRejected(before);
-  const pending = after.pending - before.pending;
-  const parts = [`watch: ${plural(files, 'new or changed file')}`];
-  if (d('sent') > 0) parts.push(`sent ${d('sent')} (accepted ${d('accepted')}, matched ${d('matched')}, rejected ${rejected})`);
-  else if (pending === 0) parts.push('nothing new to send');
-  if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
-  if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
-  if (d('scan_errors') > 0) parts.push(`${d('scan_errors')} unreadable`);
-  if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(pending, 'item')} pending`);
-  // Cut off before an answer (the host went away, Ctrl-C): not sent, and not a failed batch.
-  else if (pending > 0) parts.push(`not sent, ${plural(pending, 'item')} pending`);
-  return parts.join(', ');
-}
-
 /**
  * The scan of one batch of changed files, as the pass saw them. A file that is gone by the
  * time it is read (moved on, deleted) is left out, not an error.
  */
-async function* scanFiles(files: string[], options: ScanOptions & { cacheDir: string }, signal: AbortSignal, shown: (absPath: string) => string): AsyncGenerator<SyncInput[]> {
+async function* scanFiles(
+  files: string[],
+  options: FollowScanOptions,
+  signal: AbortSignal,
+  shown: (absPath: string) => string,
+): AsyncGenerator<SyncInput[]> {
   const present = files.filter((file) => existsSync(file));
   if (present.length === 0) return;
   const { cache, cacheDir, workers } = options;

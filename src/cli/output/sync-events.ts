@@ -1,0 +1,195 @@
+import type { CliContext } from '../context.js';
+import { describeError } from '../exit.js';
+import { notice, noticeLine, warningLine } from './emit.js';
+import type { LogFile } from './log-file.js';
+import type { OutcomeFlags } from './sync-outcome.js';
+import { createProgress, teeProgress, terminalProgress } from './sync-progress.js';
+import type { SyncReport } from './sync-report.js';
+import { createdUserNotice } from './user-notices.js';
+import type { DryRunFinding } from '../../sync/dry-run-journal.js';
+import type { SyncEnded, SyncEvent, SyncProgress, SyncResult } from '../../sync/session.js';
+import { totalRejected, type SyncCounts } from '../../sync/summary.js';
+
+/** Scan warnings printed one by one; the rest are only counted. */
+const PRINTED_WARNINGS = 20;
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** What the display needs of sync's flags. */
+export interface SyncViewFlags extends OutcomeFlags {
+  progress: boolean;
+}
+
+export interface SyncViewOptions {
+  ctx: CliContext;
+  flags: SyncViewFlags;
+  report: SyncReport | null;
+  log: LogFile | null;
+}
+
+/** What `camroll sync` shows of a session as it runs: progress, notices, warnings, watch lines, the log file. */
+export interface SyncView {
+  onEvent(event: SyncEvent, progress: SyncProgress): void;
+  /** A retry's line: on stderr always (it explains a wait), and in the log. */
+  retry(line: string): void;
+  /** `--watch`: the pass ended; its summary and hints are shown before the watch's lines. */
+  passEnded(result: SyncResult): Promise<void>;
+  /**
+   * How the sync ended, on every path: the display and the files closed, then the summary
+   * and the exit code, or the error that ended it (thrown once the files are closed).
+   */
+  finish(settled: { value: SyncEnded } | { error: unknown }, started: number): Promise<void>;
+}
+
+/** The summary and the exit: loaded when a pass ends, not with the command, so the walk starts first. */
+const endings = (): Promise<typeof import('./sync-outcome.js')> => import('./sync-outcome.js');
+
+/**
+ * `--report FILE` and `--log-file FILE`, opened before the scan starts (a path that cannot
+ * be written stops the sync first); their modules load only when asked for.
+ */
+export async function openSyncFiles(
+  ctx: CliContext,
+  flags: { report?: string; logFile?: string; dryRun: boolean },
+): Promise<{ report: SyncReport | null; log: LogFile | null }> {
+  let report: SyncReport | null = null;
+  if (flags.report !== undefined) {
+    const [{ openJsonLinesFile }, { createSyncReport }] = await Promise.all([
+      import('./lines.js'),
+      import('./sync-report.js'),
+    ]);
+    const file = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
+    report = createSyncReport(file, { predicted: flags.dryRun });
+  }
+  const log = flags.logFile === undefined ? null : await (await import('./log-file.js')).openLogFile(flags.logFile);
+  return { report, log };
+}
+
+/** The display of one sync: the terminal's progress (or plain lines), teed to `--log-file`. */
+export function createSyncView(options: SyncViewOptions): SyncView {
+  const { ctx, flags, report, log } = options;
+  // The log gets plain progress lines every few seconds, whatever the terminal shows.
+  const terminal = terminalProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, show: !flags.quiet && flags.progress });
+  const logView = log === null ? null : createProgress({ stream: log.stream, isTTY: false });
+  const progress = logView === null ? terminal : teeProgress(terminal, logView);
+  /** A notice or warning: on the terminal unless --quiet, and always in the log file. */
+  const note = (line: string): void => {
+    if (!flags.quiet) terminal.log(line);
+    logView?.log(line);
+  };
+  const logLine = (line: string): void => {
+    log?.stream.write(`${line}\n`);
+  };
+  /** While watching, lines go straight out: the pass's progress display has ended. */
+  const watchNote = (line: string): void => {
+    if (!flags.quiet) ctx.stderr.write(`${line}\n`);
+    logLine(line);
+  };
+  let warnings = 0;
+  let stopped = false;
+  const stopProgress = (): void => {
+    if (!stopped) progress.stop();
+    stopped = true;
+  };
+  const passEnded = async (result: SyncResult): Promise<void> => {
+    stopProgress();
+    const { outcomeLogLines, showResult } = await endings();
+    if (log !== null) for (const line of outcomeLogLines('pass', { result, watch: null })) logLine(line);
+    showResult(ctx, flags, result, !flags.json);
+  };
+  const finish = async (settled: { value: SyncEnded } | { error: unknown }, started: number): Promise<void> => {
+    stopProgress();
+    // A report that could not be written fails the command, after the summary is printed.
+    let reportFailure: unknown = null;
+    await report?.close().catch((error: unknown) => (reportFailure = error));
+    if ('error' in settled) {
+      logLine(`camroll: sync ended: ${settled.error instanceof Error ? settled.error.message : String(settled.error)}`);
+      await log?.close().catch(() => undefined);
+      throw settled.error;
+    }
+    const elapsedMs = Date.now() - started;
+    const { outcomeLogLines, showOutcome } = await endings();
+    if (log !== null) for (const line of outcomeLogLines('sync', settled.value, elapsedMs)) logLine(line);
+    await log?.close().catch((error: unknown) => (reportFailure ??= error));
+    showOutcome(ctx, flags, { ...settled.value, elapsedMs });
+    if (reportFailure !== null) throw reportFailure;
+  };
+
+  const onEvent = (event: SyncEvent, snapshot: SyncProgress): void => {
+    switch (event.type) {
+      case 'listed':
+        return progress.update(snapshot);
+      case 'status':
+        return note(noticeLine(event.message));
+      case 'user_created':
+        return progress.log(noticeLine(createdUserNotice(event.userId, event.email, event.kind, event.environment)));
+      case 'plan_unknown_email':
+      case 'plan_pass':
+      case 'plan_unchecked':
+      case 'plan_no_journal':
+        return note(noticeLine(describeFinding(event)));
+      case 'watching':
+        return watchNote(
+          noticeLine(`watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`),
+        );
+      case 'watch_warning':
+        return watchNote(noticeLine(`warning: ${event.message} [${event.code}]`));
+      case 'watch_batch':
+        return watchNote(noticeLine(describeBatch(event.files, event.before, event.after)));
+      case 'watch_item':
+        return report?.onEvent(event.event);
+      default:
+        // The pass's pipeline.
+        report?.onEvent(event);
+        if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
+          note(warningLine(event.path, event.message, event.code));
+        }
+        if (event.type === 'failed') {
+          const { message, code } = event.error;
+          progress.log(noticeLine(`a batch of ${event.items.length} items failed: ${message} [${code}]; they stay pending`));
+        }
+        progress.update(snapshot);
+    }
+  };
+  const retry = (line: string): void => {
+    ctx.stderr.write(`${noticeLine(line)}\n`);
+    logLine(noticeLine(line));
+  };
+  return { onEvent, retry, passEnded, finish };
+}
+
+/** What a dry run found out about the user's journal, as one notice. */
+export function describeFinding(finding: DryRunFinding): string {
+  switch (finding.type) {
+    case 'plan_unknown_email':
+      return (
+        `dry run: ${finding.email} is not known on this machine for ${finding.target}: ` +
+        'a real run would create or find the user and send every item'
+      );
+    case 'plan_pass': {
+      const pass = finding.pass === 'full' ? 'a full' : 'an incremental';
+      return `dry run: a real run would be ${pass} pass (has_synced ${finding.hasSynced})`;
+    }
+    case 'plan_unchecked':
+      return `dry run: could not check with the service (${describeError(finding.error)}); counting from the local journal alone`;
+    case 'plan_no_journal':
+      return 'dry run: no sync journal for this user and target on this machine: a real run would send every item';
+  }
+}
+
+/** One line per batch: how many files, and what the service answered. */
+export function describeBatch(files: number, before: SyncCounts, after: SyncCounts): string {
+  const d = (key: 'sent' | 'accepted' | 'matched' | 'skipped_already_sent' | 'failed_batches' | 'scan_errors' | 'duplicates'): number => after[key] - before[key];
+  const rejected = totalRejected(after) - totalRejected(before);
+  const pending = after.pending - before.pending;
+  const parts = [`watch: ${plural(files, 'new or changed file')}`];
+  if (d('sent') > 0) parts.push(`sent ${d('sent')} (accepted ${d('accepted')}, matched ${d('matched')}, rejected ${rejected})`);
+  else if (pending === 0) parts.push('nothing new to send');
+  if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
+  if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
+  if (d('scan_errors') > 0) parts.push(`${d('scan_errors')} unreadable`);
+  if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(pending, 'item')} pending`);
+  // Cut off before an answer (the host went away, Ctrl-C): not sent, and not a failed batch.
+  else if (pending > 0) parts.push(`not sent, ${plural(pending, 'item')} pending`);
+  return parts.join(', ');
+}

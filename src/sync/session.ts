@@ -1,0 +1,273 @@
+import { startAhead } from '../scan/head-start.js';
+import { recordDisplayPath } from '../scan/display-path.js';
+import { scanLibraryBatches } from '../scan/scan.js';
+import { startFailure, type SyncEnded } from './ending.js';
+import type { DryRunFinding, DryRunLookups } from './dry-run-journal.js';
+import type { FollowEvent, FollowScanOptions, StartedWatch } from './follow.js';
+import { createOutageTracker, type AttemptOutcome } from './outage.js';
+import type { PipelineEvent, SyncInput } from './pipeline.js';
+import type { SyncClient, SyncIdentity, SyncResult, SyncTarget } from './run.js';
+import { createSyncTally, type SyncCounts, type SyncTally } from './summary.js';
+
+export type { DryRunResult, SyncPlan } from './dry-run.js';
+export type { SyncEnded } from './ending.js';
+export type { WatchTotals } from './follow.js';
+export type { SyncIdentity, SyncResult } from './run.js';
+
+/**
+ * `camroll sync` as one call: the scan (started ahead of the connection), the pass or the
+ * dry run, `--watch` after the pass, and the outage stop. Options in, events out as it
+ * goes, the result at the end. Writes to no terminal: src/cli renders the events.
+ */
+
+/** Live numbers for a progress display. */
+export interface SyncProgress {
+  counts: SyncCounts;
+  /** Items queued for sending so far (grows while the scan runs). */
+  queued: number;
+  /** Whether the scan has finished (the sent total is final). */
+  scanDone: boolean;
+  /** Media files listed so far (the walk lists ahead of reading); null before the first folder. */
+  total: number | null;
+  /** Whether `total` is final (the listing is over). */
+  totalFinal: boolean;
+}
+
+/** What a session reports as it goes. */
+export type SyncEvent =
+  /** The pass's pipeline (in a dry run too). */
+  | PipelineEvent
+  | { type: 'listed'; files: number; final: boolean }
+  /** A notice of the pass: resuming, a stale journal, the pass kind. */
+  | { type: 'status'; message: string }
+  /** POST /users created a new profile for `--email`. */
+  | { type: 'user_created'; userId: string; email: string; kind: SyncTarget['kind']; environment: string }
+  | DryRunFinding
+  | FollowEvent;
+
+/** The service side of a real run, opened once the scan is running. */
+export interface OpenedService {
+  client: SyncClient;
+  target: SyncTarget;
+  /** The users remembered on this machine, by (target, e-mail). */
+  users: {
+    recall(target: string, email: string): string | null | undefined;
+    remember(target: string, email: string, userId: string, existing: boolean): void;
+  };
+  close(): Promise<void>;
+}
+
+/** How a session reaches the service: the CLI resolves flags, configuration and the embedded service. */
+export interface SyncService extends DryRunLookups {
+  /** Connects for a real run; every request attempt goes to `onRequest` (the outage stop reads them). */
+  open(onRequest: (attempt: AttemptOutcome) => void): Promise<OpenedService>;
+}
+
+export interface SyncSessionOptions {
+  /** Resolved roots (`resolveScanRoots`) and the folder paths are shown relative to. */
+  roots: string[];
+  cwd: string;
+  scan: FollowScanOptions;
+  /**
+   * A real pass for a user (with `--watch` after it: `poll` is `--poll`), or a dry run, which
+   * reads the user's journal when it is given a user.
+   */
+  pass:
+    | { dryRun: false; identity: SyncIdentity; watch: { poll: boolean } | null }
+    | { dryRun: true; identity: SyncIdentity | null };
+  batchSize: number;
+  concurrency: number;
+  full: boolean;
+  /** Read the user's events and stats at the end. */
+  readHistory: boolean;
+  allowEmpty: boolean;
+  /** Connection failures in a row that stop the sync. */
+  maxConnectionFailures: number;
+  /** Journals folder (`ctx.paths.data/journals`). */
+  journalDir: string;
+  signal: AbortSignal;
+  service: SyncService;
+  onEvent: (event: SyncEvent, progress: SyncProgress) => void;
+  /** Awaited before each batch of scanned files is handed on: a slow `--report` file holds the scan back. */
+  pace?: () => Promise<void> | undefined;
+  /**
+   * With `--watch`: called once the pass ended, and awaited before the watch reports
+   * anything (the pass's summary goes first).
+   */
+  afterPass?: (result: SyncResult) => Promise<void>;
+}
+
+type Passes = typeof import('./passes.js');
+const loadPasses = (): Promise<Passes> => import('./passes.js');
+
+/**
+ * Runs one sync. Ctrl-C during start-up or the scan, or the host going away before the pass
+ * could end, rejects with an InterruptedError or an OutageError; once the pass has ended, its
+ * outcome (interrupted included) is in the result.
+ */
+export async function runSyncSession(options: SyncSessionOptions): Promise<SyncEnded> {
+  const summary = createSyncTally();
+  const progress: SyncProgress = { counts: summary.counts, queued: 0, scanDone: false, total: null, totalFinal: false };
+  const emit = (event: SyncEvent): void => options.onEvent(event, { ...progress });
+  const onPipeline = (event: PipelineEvent): void => {
+    if (event.type === 'queued') progress.queued += event.items;
+    emit(event);
+  };
+  const listed = (files: number, final: boolean): void => {
+    progress.total = files;
+    progress.totalFinal = final;
+    emit({ type: 'listed', files, final });
+  };
+  const scan = (signal: AbortSignal): AsyncIterable<SyncInput[]> =>
+    scanRoots(options, signal, listed, () => {
+      progress.scanDone = true;
+    });
+
+  // The host going away stops the sync (journal consistent, summary printed), as does a
+  // failure that waiting cannot heal; Ctrl-C stays an interruption.
+  const outage = new AbortController();
+  let outageReason: string | null = null;
+  const tracker = createOutageTracker(options.maxConnectionFailures);
+  const observe = (attempt: AttemptOutcome): void => {
+    const verdict = tracker.observe(attempt);
+    if (verdict.stop && outageReason === null) {
+      outageReason = verdict.reason;
+      outage.abort();
+    }
+  };
+  const signal = AbortSignal.any([options.signal, outage.signal]);
+  const common = { options, signal, summary, onPipeline, emit, scan };
+  try {
+    const mode = options.pass;
+    // A dry run sends nothing, so nothing feeds the outage stop.
+    if (mode.dryRun) return { result: await dryPass(common, mode.identity), watch: null, outageReason: null };
+    const { result, watch } = await realPass({ ...common, observe }, mode.identity, mode.watch);
+    return { result, watch, outageReason };
+  } catch (error) {
+    throw startFailure(error, outageReason);
+  }
+}
+
+interface PassContext {
+  options: SyncSessionOptions;
+  signal: AbortSignal;
+  summary: SyncTally;
+  onPipeline: (event: PipelineEvent) => void;
+  emit: (event: SyncEvent) => void;
+  scan: (signal: AbortSignal) => AsyncIterable<SyncInput[]>;
+}
+
+/** `--dry-run`: the user's journal found read-only, then the scan through the predicting pipeline. */
+async function dryPass(pass: PassContext, identity: SyncIdentity | null): Promise<SyncEnded['result']> {
+  const { options, signal } = pass;
+  const { findDryRunJournal, runDrySync } = await loadPasses();
+  const journal = await findDryRunJournal({
+    identity,
+    full: options.full,
+    journalDir: options.journalDir,
+    lookups: options.service,
+    signal,
+    onFinding: pass.emit,
+  });
+  try {
+    const { batchSize, full } = options;
+    return await runDrySync({ scan: pass.scan, batchSize, signal, onEvent: pass.onPipeline, summary: pass.summary, full, journal });
+  } finally {
+    journal?.close();
+  }
+}
+
+/** The real pass, and `--watch` after it. */
+async function realPass(
+  pass: PassContext & { observe: (attempt: AttemptOutcome) => void },
+  identity: SyncIdentity,
+  watchOptions: { poll: boolean } | null,
+): Promise<{ result: SyncResult; watch: SyncEnded['watch'] }> {
+  const { options, signal, emit } = pass;
+  // The scan starts first, while the client loads and the service is reached: its threads
+  // boot and the first files are read by the time the first batch can be sent. Up to eight
+  // of the scanner's batches (read groups grow from 8 files to 256: about a thousand records)
+  // wait for the first send.
+  const early = startAhead(pass.scan(signal), { limit: 8 });
+  let opened: [OpenedService, Passes];
+  try {
+    opened = await Promise.all([options.service.open(pass.observe), loadPasses()]);
+  } catch (error) {
+    await early.close();
+    throw error;
+  }
+  const [service, { runSync, startWatch }] = opened;
+  // --watch: the watches are set before the pass, so nothing that changes once it began is missed.
+  let watch: StartedWatch | null = null;
+  let watched: SyncEnded['watch'] = null;
+  try {
+    if (watchOptions !== null) {
+      watch = await startWatch({ roots: options.roots, scan: options.scan, cwd: options.cwd, poll: watchOptions.poll, signal });
+    }
+    const follower = watch;
+    const result = await runSync({
+      identity,
+      scan: () => early,
+      batchSize: options.batchSize,
+      concurrency: options.concurrency,
+      full: options.full,
+      signal,
+      journalDir: options.journalDir,
+      connection: {
+        client: service.client,
+        target: service.target,
+        users: {
+          recall: (target, email) => service.users.recall(target, email),
+          remember: (target, email, userId, existing, environment) => {
+            service.users.remember(target, email, userId, existing);
+            if (!existing) emit({ type: 'user_created', userId, email, kind: service.target.kind, environment });
+          },
+        },
+      },
+      onEvent: pass.onPipeline,
+      summary: pass.summary,
+      readHistory: options.readHistory,
+      allowEmpty: options.allowEmpty,
+      notice: (message) => emit({ type: 'status', message }),
+      afterPass:
+        follower === null
+          ? undefined
+          : async (ended, changes) => {
+              await options.afterPass?.(ended);
+              watched = await follower.follow(changes, emit);
+            },
+    });
+    return { result, watch: watched };
+  } finally {
+    await watch?.close();
+    await early.close();
+    await service.close();
+  }
+}
+
+/** The scanner's stream in its batches, with paths shown as the user would see them. */
+async function* scanRoots(
+  options: SyncSessionOptions,
+  signal: AbortSignal,
+  onListed: (files: number, final: boolean) => void,
+  onDone: () => void,
+): AsyncGenerator<SyncInput[]> {
+  const { roots, cwd } = options;
+  const { exclude, followSymlinks, cache, cacheDir, workers } = options.scan;
+  const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
+  const batches = scanLibraryBatches({ roots, signal, cwd, exclude, followSymlinks, cache, cacheDir, ...listing, ...(workers ? { workers } : {}) });
+  for await (const events of batches) {
+    await options.pace?.();
+    // With one root the scanner's path is already the one shown: no copy of every record.
+    if (roots.length === 1) {
+      yield events;
+      continue;
+    }
+    yield events.map((event): SyncInput =>
+      event.type === 'record'
+        ? { type: 'record', record: { ...event.record, path: recordDisplayPath(event.record, { roots, cwd }) } }
+        : event,
+    );
+  }
+  onDone();
+}

@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = join(import.meta.dirname, '..', '..', 'src');
+
+/** The TypeScript sources under a folder of src, with their text. */
+function sources(folder: string): { file: string; text: string }[] {
+  const root = join(SRC, folder);
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => ({ file: join(folder, file), text: readFileSync(join(root, file), 'utf8') }));
+}
+
+/** Every module specifier a source imports, statically or dynamically. */
+function specifiers(text: string): string[] {
+  return [...text.matchAll(/(?:from\s+|import\s*\(\s*)'([^']+)'/g)].map((match) => match[1]!);
+}
+
+describe('layering', () => {
+  it('a command never imports another command: shared pieces live outside src/cli/commands', () => {
+    const offenders = sources('cli/commands').flatMap(({ file, text }) =>
+      specifiers(text)
+        .filter((spec) => spec.startsWith('./') || spec.includes('/commands/'))
+        .map((spec) => `${file} -> ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('only the program registers commands: no other module of src/cli imports one', () => {
+    const offenders = sources('cli')
+      .filter(({ file }) => !file.startsWith(join('cli', 'commands')) && file !== join('cli', 'program.ts'))
+      .flatMap(({ file, text }) => specifiers(text).filter((spec) => spec.includes('commands/')).map((spec) => `${file} -> ${spec}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('src/sync neither imports src/cli nor writes to a terminal: it emits events and returns a result', () => {
+    const offenders = sources('sync').flatMap(({ file, text }) => [
+      ...specifiers(text)
+        .filter((spec) => spec.includes('/cli/'))
+        .map((spec) => `${file} -> ${spec}`),
+      ...(/process\.(stdout|stderr)|console\./.test(text) ? [`${file} writes to a terminal`] : []),
+    ]);
+    expect(offenders).toEqual([]);
+  });
+});
