@@ -1,4 +1,5 @@
-import { CERTIFICATE_CODES } from '../client/network-codes.js';
+import { CERTIFICATE_CODES, SCHEME_MISMATCH_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
+import { mismatchHint, type SchemeMismatch } from '../client/scheme-probe.js';
 import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
 
 /** A version segment such as `/v1` or `/v2beta` anywhere in a base URL's path. */
@@ -53,10 +54,14 @@ export function nextStep(error: unknown): string | null {
     const origin = forRequest(error.request, (r) => new URL(r.url).origin) ?? 'the host';
     if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `the host name of ${origin} does not resolve: check the base URL`;
     if (error.code === 'ECONNREFUSED') return `nothing accepts connections at ${origin}: is the service running, and is the base URL right?`;
+    if (SCHEME_MISMATCH_CODES.has(error.code) && error.request !== null) return mismatchHint(error.code as SchemeMismatch, error.request.baseUrl);
+    if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') {
+      return `${origin} took the connection but did not answer (a hung server or proxy?): check the service, or raise --timeout if it is only slow`;
+    }
     if (CERTIFICATE_CODES.has(error.code)) {
       return `the TLS certificate of ${origin} was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS`;
     }
-    if (/TIMEOUT/i.test(error.code)) return `${origin} did not answer in time: check the network, or try again later`;
+    if (TIMEOUT_CODES.has(error.code) || /TIMEOUT/i.test(error.code)) return `${origin} did not answer in time: check the network, or try again later`;
     return `the connection to ${origin} failed: check the network and the base URL`;
   }
   return null;

@@ -1,5 +1,5 @@
 import { ApiError, NetworkError } from '../errors.js';
-import { PERMANENT_NETWORK_CODES } from './network-codes.js';
+import { PERMANENT_NETWORK_CODES, TIMEOUT_CODES } from './network-codes.js';
 
 /** How many times and how patiently a request is retried. */
 export interface RetryPolicy {
@@ -13,6 +13,11 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A Retry-After beyond this is clipped: a misconfigured limiter must not park a sync for hours. */
   maxRetryAfterMs: number;
+  /**
+   * Attempts that may end in a timeout: a host that took the connection and stayed silent for
+   * a whole timeout twice is hung, and six more waits would only hide it.
+   */
+  maxTimeoutAttempts: number;
 }
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
@@ -21,6 +26,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   minDelayMs: 100, // 0.1 s
   maxDelayMs: 30 * 1000, // 30 s
   maxRetryAfterMs: 5 * 60 * 1000, // 5 min
+  maxTimeoutAttempts: 2,
 });
 
 export type RetryDecision = { retry: false } | { retry: true; delayMs: number };
@@ -30,6 +36,8 @@ export interface RetryInput {
   attempt: number;
   error: unknown;
   policy: RetryPolicy;
+  /** Attempts of this call that timed out, this one included (default: every attempt did). */
+  timeouts?: number;
   /** A number in [0, 1); Math.random in production, fixed in tests. */
   random: () => number;
 }
@@ -55,12 +63,17 @@ export function isTransientNetworkCode(code: string): boolean {
   return !PERMANENT_NETWORK_CODES.has(code);
 }
 
+/** Whether a network failure is a silence that lasted a whole timeout. */
+export function isTimeoutCode(code: string): boolean {
+  return TIMEOUT_CODES.has(code);
+}
+
 /**
  * Decides whether a failed attempt is tried again and after how long. Pure: the contract's
  * handling rules (429 after Retry-After, 5xx and network failures with backoff, other 4xx
- * never) with bounded attempts.
+ * never) with bounded attempts; a timeout is tried `maxTimeoutAttempts` times at most.
  */
-export function decideRetry({ attempt, error, policy, random }: RetryInput): RetryDecision {
+export function decideRetry({ attempt, error, policy, random, timeouts }: RetryInput): RetryDecision {
   if (attempt >= policy.maxAttempts) return { retry: false };
   if (error instanceof ApiError) {
     if (error.status === 429) {
@@ -77,6 +90,7 @@ export function decideRetry({ attempt, error, policy, random }: RetryInput): Ret
   }
   if (error instanceof NetworkError) {
     if (!isTransientNetworkCode(error.code)) return { retry: false };
+    if (isTimeoutCode(error.code) && (timeouts ?? attempt) >= policy.maxTimeoutAttempts) return { retry: false };
     return { retry: true, delayMs: backoffDelay(attempt, policy, random) };
   }
   // Contract violations, interruptions and programming errors fail the same way again.

@@ -196,7 +196,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   };
   /** The user directory and the connection; the client is loaded here, not with the command (undici alone is ~60 ms). */
   const openService = async () => {
-    const [{ describeRetry, openConnection, openDirectory }, { createdUserNotice }] = await Promise.all([import('../connection.js'), import('./users.js')]);
+    const [{ describeRetry, describeWait, openConnection, openDirectory }, { createdUserNotice }] = await Promise.all([import('../connection.js'), import('./users.js')]);
     const directory = await openDirectory();
     const connection = await openConnection({
       ctx,
@@ -214,6 +214,8 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
           ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`);
           logLine(`camroll: ${describeRetry(notice)}`);
         },
+        // Through the progress display, which keeps its lines below the notice.
+        onWaiting: (notice) => note(`camroll: ${describeWait(notice)}`),
       },
     }).catch((error: unknown) => {
       directory.close();
