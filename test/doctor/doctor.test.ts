@@ -154,6 +154,19 @@ describe('each broken promise fails its own check, with a hint', () => {
     expect(unresolved.find((c) => c.name === 'reach.dns')).toMatchObject({ status: 'fail', detail: 'no-such-host.invalid: ENOTFOUND' });
     expect(unresolved.find((c) => c.name === 'reach.ping')?.status).toBe('skip');
   });
+
+  it('https:// to a plain HTTP server: one line naming the http:// URL, no OpenSSL text', async () => {
+    const port = new URL(server.origin).port;
+    const checks = await runDoctor({ target: target({ baseUrl: `https://127.0.0.1:${port}/v1` }) });
+    const ping = checks.find((c) => c.name === 'reach.ping');
+    expect(ping).toEqual({
+      name: 'reach.ping',
+      status: 'fail',
+      detail: 'the server speaks plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER)',
+      hint: `the server speaks plain HTTP: did you mean http://127.0.0.1:${port}/v1?`,
+    });
+    expect(JSON.stringify(checks)).not.toMatch(/SSL routines|openssl/i);
+  });
 });
 
 describe('the round trip', () => {
