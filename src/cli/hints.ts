@@ -1,6 +1,6 @@
 import { CERTIFICATE_CODES, SCHEME_MISMATCH_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
 import { mismatchHint, type SchemeMismatch } from '../client/scheme-probe.js';
-import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
+import { ApiError, ContractViolationError, ListenError, NetworkError, type RequestInfo } from '../errors.js';
 
 /** A version segment such as `/v1` or `/v2beta` anywhere in a base URL's path. */
 const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
@@ -49,6 +49,14 @@ export function nextStep(error: unknown): string | null {
     if (notJson && suggestion !== null) return `this is not the service's API: did you mean ${suggestion}?`;
     if (notJson) return 'this URL does not answer like the service (a login page or a proxy?): check the base URL';
     return 'the service answered outside the contract; report it with the URL and the time';
+  }
+  if (error instanceof ListenError) {
+    const port = Number(error.details?.port);
+    if (error.code === 'address_in_use') {
+      return `another program listens on port ${port} (another camroll serve?): pick another --port, or --port 0 for a free one`;
+    }
+    if (error.code === 'address_forbidden') return 'pick a port from 1024 up (the default is 8787), or --port 0 for a free one';
+    return '--host must be an address of this machine: 127.0.0.1 for this machine only, 0.0.0.0 for every interface';
   }
   if (error instanceof NetworkError) {
     const origin = forRequest(error.request, (r) => new URL(r.url).origin) ?? 'the host';
