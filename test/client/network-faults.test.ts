@@ -96,6 +96,36 @@ describe('the wrong scheme', () => {
     expect(tls.connections()).toBe(2);
   });
 
+  it("http:// against a TLS port that answers plain requests with a 400 page (nginx's way): the https:// URL named", async () => {
+    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
+    const page = '<html><body>400 The plain HTTP request was sent to HTTPS port</body></html>';
+    // One port for both, as nginx: a TLS hello goes to the TLS server, anything else gets the page.
+    const front = await listen(
+      createNetServer((socket) => {
+        socket.once('data', (first: Buffer) => {
+          if (first[0] === 0x16) {
+            socket.pause();
+            socket.unshift(first);
+            tlsServer.emit('connection', socket);
+            process.nextTick(() => socket.resume());
+            return;
+          }
+          socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`);
+        });
+      }),
+    );
+    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    const error = await clientFor(`http://127.0.0.1:${front.port}/v1`).ping().catch((e: unknown) => e);
+    expect((error as NetworkError).code).toBe('server_speaks_tls');
+    expect(nextStep(error)).toBe(`the server speaks TLS: did you mean https://127.0.0.1:${front.port}/v1?`);
+  });
+
+  it('a plain HTTP 400 without an envelope on a port that is not TLS stays what it is', async () => {
+    const plain = await listen(createHttpServer((_req, res) => res.writeHead(400, { 'content-type': 'text/html' }).end('<html>bad</html>')));
+    const error = await clientFor(`http://127.0.0.1:${plain.port}/v1`).ping().catch((e: unknown) => e);
+    expect((error as { code: string }).code).toBe('http_400');
+  });
+
   it('a server that closes every connection is not called a TLS server', async () => {
     const closing = await listen(createNetServer((socket) => socket.destroy()));
     const error = await clientFor(`http://127.0.0.1:${closing.port}/v1`, { retry: { maxAttempts: 1 } }).ping().catch((e: unknown) => e);
