@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { CERTIFICATE_CODES } from '../client/network-codes.js';
+import { CERTIFICATE_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
 import { describeMismatch, detectSchemeMismatch, mismatchHint } from '../client/scheme-probe.js';
 import { HealthResult, PingResult, readRateLimit } from '../client/schemas.js';
 import { ErrorEnvelope } from '../contract/index.js';
@@ -138,6 +138,9 @@ async function judgePing(ping: ProbeResult, suggestion: string | null, get: (pat
   if (ping.kind === 'no_answer') {
     if (ping.code === 'ECONNREFUSED') return { name, status: 'fail', detail: ping.code, hint: 'nothing accepts connections there: is the service running, and is the port right?' };
     if (CERTIFICATE_CODES.has(ping.code)) return { name, status: 'fail', detail: ping.code, hint: 'the TLS certificate was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS' };
+    if (TIMEOUT_CODES.has(ping.code)) {
+      return { name, status: 'fail', detail: `${ping.code}: ${ping.message}`, hint: 'the host took the connection but did not answer (a hung server or proxy?)' };
+    }
     return { name, status: 'fail', detail: `${ping.code}: ${ping.message}`, hint: 'no answer: check the network and the base URL' };
   }
   if (ping.status === 404 && suggestion !== null) {
