@@ -62,6 +62,13 @@ export const CLIENT_ERROR_CODES = {
   output: ['report_write_failed', 'log_write_failed'],
   /** The host went away during a sync (the sync's outage stop). */
   outage: ['host_unreachable'],
+  /**
+   * camroll's own network codes beside the system's and undici's: the base URL's scheme is not
+   * what the server speaks (confirmed by a probe of the port; src/client/scheme-probe.ts).
+   */
+  network: ['server_speaks_plain_http', 'server_speaks_tls'],
+  /** `camroll serve` cannot listen where it was told (a taken port, a privileged one, an address not on this machine). */
+  listen: ['address_in_use', 'address_forbidden', 'address_unavailable'],
   /** The embedded local service could not be used. */
   embedded: ['embedded_no_key'],
   /**
@@ -80,6 +87,7 @@ export type ScanErrorCode = CodesOf<'scan'>;
 export type RequestErrorCode = CodesOf<'request'>;
 export type OutputErrorCode = CodesOf<'output'>;
 export type StartupErrorCode = CodesOf<'startup'>;
+export type ListenErrorCode = CodesOf<'listen'>;
 
 export interface CamrollErrorOptions {
   cause?: unknown;
@@ -171,6 +179,9 @@ export class OutageError extends CamrollError {
     super('host_unreachable', message, options);
   }
 }
+
+/** `camroll serve` could not listen on its host and port; `details` holds both. */
+export class ListenError extends CodedError<ListenErrorCode> {}
 
 /** The embedded local service started but cannot be used. */
 export class EmbeddedServiceError extends CamrollError {

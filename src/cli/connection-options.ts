@@ -11,7 +11,7 @@ export interface ConnectionFlags {
   profile?: string;
   /** Retries after the first attempt (`--retries`). */
   retries?: number;
-  /** Seconds to wait for an answer, and for each silence within one (`--timeout`). */
+  /** Seconds to wait for an answer, and for each silence within one (`--timeout`); a timeout is tried twice at most. */
   timeout?: number;
   /** One stderr line per request and per retry (`-v`). */
   verbose?: boolean;
@@ -31,7 +31,7 @@ export function addConnectionOptions(cmd: Command): Command {
     .option('--retries <n>', `retries of a failed request, 0 to ${MAX_RETRIES} (default 5)`, wholeNumber('--retries', 0, MAX_RETRIES))
     .option(
       '--timeout <seconds>',
-      `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30)`,
+      `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30); a request met by silence is tried twice at most`,
       wholeNumber('--timeout', 1, MAX_TIMEOUT_SECONDS),
     )
     .option('-v, --verbose', 'one line on stderr per request and per retry (never the key)')

@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { createClient, type ApiClient, type ClientOptions, type RequestTrace, type RetryNotice } from '../client/index.js';
+import { createClient, type ApiClient, type ClientOptions, type RequestTrace, type RetryNotice, type WaitNotice } from '../client/index.js';
 // Not the config barrel: it loads conf, which only a write needs (src/config/reader.ts).
 import { createConfigReader, type ConfigReader } from '../config/reader.js';
 import { decideTarget, resolveSettings } from '../config/resolve.js';
@@ -98,6 +98,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   const decision = decideTarget(settings, { requireKey: options.requireKey !== false });
   const clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'> = {
     onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),
+    onWaiting: (notice) => ctx.stderr.write(`camroll: ${describeWait(notice)}\n`),
     ...(flags.retries !== undefined ? { retry: { maxAttempts: flags.retries + 1 } } : {}),
     ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
     ...options.client,
@@ -172,6 +173,12 @@ export function describeTrace(trace: RequestTrace): string {
   if (trace.requestBody !== undefined) lines.push(`  request body: ${trace.requestBody}`);
   if (trace.responseBody !== undefined) lines.push(`  response body: ${trace.responseBody}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** One line for a request that has had no answer for a few seconds: who is waited for, and for how long at most. */
+export function describeWait(notice: WaitNotice): string {
+  const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+  return `waiting for ${notice.origin}: no answer after ${seconds(notice.waitedMs)} (gives up after ${seconds(notice.timeoutMs)})`;
 }
 
 /** One line for stderr before a retry. */

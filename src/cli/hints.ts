@@ -1,5 +1,6 @@
-import { CERTIFICATE_CODES } from '../client/network-codes.js';
-import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
+import { CERTIFICATE_CODES, SCHEME_MISMATCH_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
+import { mismatchHint, type SchemeMismatch } from '../client/scheme-probe.js';
+import { ApiError, ContractViolationError, ListenError, NetworkError, type RequestInfo } from '../errors.js';
 
 /** A version segment such as `/v1` or `/v2beta` anywhere in a base URL's path. */
 const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
@@ -49,14 +50,26 @@ export function nextStep(error: unknown): string | null {
     if (notJson) return 'this URL does not answer like the service (a login page or a proxy?): check the base URL';
     return 'the service answered outside the contract; report it with the URL and the time';
   }
+  if (error instanceof ListenError) {
+    const port = Number(error.details?.port);
+    if (error.code === 'address_in_use') {
+      return `another program listens on port ${port} (another camroll serve?): pick another --port, or --port 0 for a free one`;
+    }
+    if (error.code === 'address_forbidden') return 'pick a port from 1024 up (the default is 8787), or --port 0 for a free one';
+    return '--host must be an address of this machine: 127.0.0.1 for this machine only, 0.0.0.0 for every interface';
+  }
   if (error instanceof NetworkError) {
     const origin = forRequest(error.request, (r) => new URL(r.url).origin) ?? 'the host';
     if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `the host name of ${origin} does not resolve: check the base URL`;
     if (error.code === 'ECONNREFUSED') return `nothing accepts connections at ${origin}: is the service running, and is the base URL right?`;
+    if (SCHEME_MISMATCH_CODES.has(error.code) && error.request !== null) return mismatchHint(error.code as SchemeMismatch, error.request.baseUrl);
+    if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') {
+      return `${origin} took the connection but did not answer (a hung server or proxy?): check the service, or raise --timeout if it is only slow`;
+    }
     if (CERTIFICATE_CODES.has(error.code)) {
       return `the TLS certificate of ${origin} was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS`;
     }
-    if (/TIMEOUT/i.test(error.code)) return `${origin} did not answer in time: check the network, or try again later`;
+    if (TIMEOUT_CODES.has(error.code) || /TIMEOUT/i.test(error.code)) return `${origin} did not answer in time: check the network, or try again later`;
     return `the connection to ${origin} failed: check the network and the base URL`;
   }
   return null;

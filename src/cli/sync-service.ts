@@ -7,6 +7,8 @@ export interface SyncServiceOptions {
   flags: ConnectionFlags;
   /** A retry's line (without `camroll: `), as describeRetry words it. */
   onRetry: (line: string) => void;
+  /** A request's "waiting for the host" line (without `camroll: `), as describeWait words it. */
+  onWaiting: (line: string) => void;
 }
 
 /**
@@ -26,12 +28,16 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
   };
   return {
     async open(onRequest) {
-      const { describeRetry, openConnection, openDirectory } = await connection();
+      const { describeRetry, describeWait, openConnection, openDirectory } = await connection();
       const directory = await openDirectory(ctx.paths);
       const opened = await openConnection({
         ctx,
         flags,
-        client: { onRequest, onRetry: (notice) => options.onRetry(describeRetry(notice)) },
+        client: {
+          onRequest,
+          onRetry: (notice) => options.onRetry(describeRetry(notice)),
+          onWaiting: (notice) => options.onWaiting(describeWait(notice)),
+        },
       }).catch((error: unknown) => {
         directory.close();
         throw error;

@@ -13,12 +13,13 @@ import {
   type Event,
   type MediaMetadata,
 } from '../contract/index.js';
-import { ConfigError, ContractViolationError, InterruptedError, RequestError, type CamrollError } from '../errors.js';
+import { ApiError, ConfigError, ContractViolationError, InterruptedError, NetworkError, RequestError, type CamrollError } from '../errors.js';
 import { checkBaseUrl } from '../rules/base-url.js';
 import { VERSION } from '../version.js';
 import { apiErrorFromResponse, networkErrorFrom, parseBody, redact, type ResponseFacts } from './http-errors.js';
 import { isWellFormedIngestResponse } from './ingest-check.js';
-import { decideRetry, resolveRetryPolicy, type RequestRetryPolicy } from './retry.js';
+import { decideRetry, isTimeoutCode, isTransientNetworkCode, resolveRetryPolicy, type RequestRetryPolicy } from './retry.js';
+import { describeMismatch, detectSchemeMismatch } from './scheme-probe.js';
 import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import { Agent, request } from './undici.js';
@@ -30,6 +31,23 @@ export interface RetryNotice {
   attempt: number;
   delayMs: number;
   error: CamrollError;
+}
+
+/**
+ * Told once when a request has had no answer for a few seconds, so a display can say it is
+ * waiting for the host rather than look stuck. Not told again until some request is answered.
+ */
+export interface WaitNotice {
+  /** `METHOD <full URL>`. */
+  endpoint: string;
+  /** `https://host:port`: what is being waited for. */
+  origin: string;
+  /** How long the request has waited so far. */
+  waitedMs: number;
+  /** When it gives up (`--timeout`). */
+  timeoutMs: number;
+  /** 1 for the first try. */
+  attempt: number;
 }
 
 /** One request as it went, for `--verbose` traces: never its headers (they hold the key). */
@@ -65,6 +83,10 @@ export interface ClientOptions {
   sleep?: Sleep;
   random?: () => number;
   onRetry?: (notice: RetryNotice) => void;
+  /** Told when requests have waited `waitNoticeMs` without an answer (see WaitNotice). */
+  onWaiting?: (notice: WaitNotice) => void;
+  /** Silence before `onWaiting` is told (default 5 s, or half the timeout when that is shorter). */
+  waitNoticeMs?: number;
   /** Told after every request, answered or not (`--verbose`). */
   onRequest?: (trace: RequestTrace) => void;
   /** Adds the request and response bodies to traces (`--debug`). */
@@ -104,6 +126,9 @@ export interface ApiClient {
 }
 
 const DEFAULT_TIMEOUT_MS = 30 * 1000; // 30 s
+const DEFAULT_WAIT_NOTICE_MS = 5 * 1000; // 5 s
+/** undici's own limit for opening a connection; a shorter `--timeout` shortens it too. */
+const MAX_CONNECT_TIMEOUT_MS = 10 * 1000; // 10 s
 
 interface Call<S extends z.ZodType> {
   method: 'GET' | 'POST';
@@ -128,7 +153,10 @@ export function createClient(options: ClientOptions): ApiClient {
   const sleep = options.sleep ?? abortableSleep;
   const random = options.random ?? Math.random;
   const userAgent = options.userAgent ?? `camroll/${VERSION}`;
-  const ownDispatcher = options.dispatcher ? null : new Agent({ keepAliveTimeout: 10 * 1000, connections: 16 });
+  const waitNoticeMs = options.waitNoticeMs ?? Math.min(DEFAULT_WAIT_NOTICE_MS, timeoutMs / 2);
+  const ownDispatcher = options.dispatcher
+    ? null
+    : new Agent({ keepAliveTimeout: 10 * 1000, connections: 16, connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) } });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownDispatcher as Agent);
 
   const now = options.now ?? (() => performance.now());
@@ -148,6 +176,25 @@ export function createClient(options: ClientOptions): ApiClient {
     });
   }
 
+  // One notice per spell of silence, however many requests are waiting in it.
+  let waitingTold = false;
+  /** Starts the clock of one attempt's silence; the returned function stops it (`answered`: a status came). */
+  function watchSilence(endpoint: string, url: URL, attempt: number): (answered: boolean) => void {
+    if (options.onWaiting === undefined) return () => undefined;
+    const started = now();
+    const timer = setTimeout(() => {
+      if (waitingTold) return;
+      waitingTold = true;
+      options.onWaiting?.({ endpoint, origin: url.origin, waitedMs: now() - started, timeoutMs, attempt });
+    }, waitNoticeMs);
+    // A notice is no reason to keep the process alive.
+    timer.unref();
+    return (answered) => {
+      clearTimeout(timer);
+      if (answered) waitingTold = false;
+    };
+  }
+
   async function once<S extends z.ZodType>(call: Call<S>, attempt: number): Promise<z.output<S>> {
     const url = new URL(baseUrl + call.path);
     for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
@@ -162,6 +209,7 @@ export function createClient(options: ClientOptions): ApiClient {
     }
     let facts: ResponseFacts;
     const started = now();
+    const silence = watchSilence(endpoint, url, attempt);
     try {
       const response = await request(url, {
         method: call.method,
@@ -172,6 +220,7 @@ export function createClient(options: ClientOptions): ApiClient {
         bodyTimeout: timeoutMs,
         signal: call.signal,
       });
+      silence(true);
       facts = {
         endpoint,
         request: requestInfo,
@@ -180,14 +229,21 @@ export function createClient(options: ClientOptions): ApiClient {
         bodyText: await response.body.text(),
       };
     } catch (error) {
+      silence(false);
       if (call.signal?.aborted) throw new InterruptedError();
-      const failure = networkErrorFrom(error, endpoint, apiKey, requestInfo);
+      const failure = await withSchemeChecked(url, networkErrorFrom(error, endpoint, apiKey, requestInfo, timeoutMs));
       trace(call, url, attempt, started, { status: null, code: failure.code, requestBody: payload });
       throw failure;
     }
     const bodies = { requestBody: payload, responseBody: facts.bodyText };
     if (facts.status < 200 || facts.status > 299) {
-      const failure = apiErrorFromResponse(facts, apiKey);
+      const answered = apiErrorFromResponse(facts, apiKey);
+      // nginx answers http:// on its TLS port with a 400 page: a wrong scheme, not a bad request.
+      const failure = answered.code === 'http_400' ? await withSchemeChecked(url, answered) : answered;
+      if (failure instanceof NetworkError) {
+        trace(call, url, attempt, started, { status: null, code: failure.code, ...bodies });
+        throw failure;
+      }
       trace(call, url, attempt, started, { status: facts.status, code: failure.code, ...bodies });
       throw failure;
     }
@@ -201,17 +257,39 @@ export function createClient(options: ClientOptions): ApiClient {
     }
   }
 
+  /**
+   * The failure as it stands, or, when a probe of the port finds it speaks the other scheme,
+   * a NetworkError that says so (never retried: src/client/network-codes.ts).
+   */
+  async function withSchemeChecked<E extends NetworkError | ApiError>(url: URL, failure: E): Promise<E | NetworkError> {
+    const mismatch = await detectSchemeMismatch(url, failure.code, timeoutMs);
+    if (mismatch === null) return failure;
+    return new NetworkError(mismatch, `${failure.request?.method ?? 'GET'} ${url.href} failed: ${describeMismatch(mismatch)}`, {
+      cause: failure.cause ?? failure,
+      request: failure.request,
+    });
+  }
+
   async function send<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
     if (!apiKey && !call.anonymous) {
       throw new ConfigError('missing_api_key', 'no API key configured for this base URL');
     }
     const endpoint = `${call.method} ${call.path}`;
+    let timeouts = 0;
     for (let attempt = 1; ; attempt += 1) {
       if (call.signal?.aborted) throw new InterruptedError();
       try {
         return await once(call, attempt);
       } catch (error) {
-        const decision = decideRetry({ attempt, error, policy, random });
+        if (error instanceof NetworkError && isTimeoutCode(error.code)) timeouts += 1;
+        // The caller stopped while this attempt failed (a sync's outage stop is told of the
+        // failure itself): a connection failure another attempt might have healed is an
+        // interruption. One that cannot heal (a bad name, the wrong scheme) is kept, as is an
+        // answer (a refused key): they say what to fix.
+        if (call.signal?.aborted && error instanceof NetworkError && isTransientNetworkCode(error.code)) {
+          throw new InterruptedError();
+        }
+        const decision = decideRetry({ attempt, error, policy, random, timeouts });
         if (!decision.retry) throw error;
         options.onRetry?.({ endpoint, attempt, delayMs: decision.delayMs, error: error as CamrollError });
         await sleep(decision.delayMs, call.signal);

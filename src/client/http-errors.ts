@@ -89,7 +89,13 @@ export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts, 
  * Wraps a transport failure. Only name, code and message of the original are kept: undici
  * errors can carry request options and headers, which hold the key.
  */
-export function networkErrorFrom(error: unknown, endpoint: string, secret?: string | null, request?: RequestInfo): NetworkError {
+export function networkErrorFrom(
+  error: unknown,
+  endpoint: string,
+  secret?: string | null,
+  request?: RequestInfo,
+  timeoutMs?: number,
+): NetworkError {
   const source = error as { code?: unknown; name?: unknown; message?: unknown; cause?: { code?: unknown } } | null;
   const code =
     typeof source?.code === 'string'
@@ -98,10 +104,23 @@ export function networkErrorFrom(error: unknown, endpoint: string, secret?: stri
         ? source.cause.code
         : 'network_error';
   const rawMessage = typeof source?.message === 'string' && source.message !== '' ? source.message : String(code);
-  const message = redact(rawMessage, secret);
+  const message = redact(plainWords(code, rawMessage, timeoutMs), secret);
   const safeCause = new Error(message);
   safeCause.name = typeof source?.name === 'string' ? source.name : 'Error';
   return new NetworkError(code, `${endpoint} failed: ${message}`, { cause: safeCause, request: request ?? null });
+}
+
+/**
+ * A transport failure in words a user can act on: undici's "Headers Timeout Error" says
+ * nothing of how long was waited, and OpenSSL's text (`80AC…:error:0A00010B:SSL
+ * routines:ssl3_get_record:wrong version number:../deps/openssl/…`) is noise on a terminal.
+ */
+function plainWords(code: string, message: string, timeoutMs: number | undefined): string {
+  const seconds = timeoutMs === undefined ? null : `${Math.round(timeoutMs / 100) / 10} s`;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return seconds === null ? 'no answer in time' : `no answer within ${seconds}`;
+  if (code === 'UND_ERR_BODY_TIMEOUT') return seconds === null ? 'the answer stalled' : `the answer stalled for ${seconds}`;
+  if (/SSL routines|openssl/i.test(message)) return `the TLS handshake failed (${code})`;
+  return message;
 }
 
 /** ` (text/html: "<!DOCTYPE html>…")`: what came back instead, so a login page or a proxy shows. */

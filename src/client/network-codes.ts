@@ -14,8 +14,26 @@ export const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-/** Failures the next attempt would meet again: a name that does not resolve, a refused certificate. */
-export const PERMANENT_NETWORK_CODES: ReadonlySet<string> = new Set(['ENOTFOUND', ...CERTIFICATE_CODES]);
+/**
+ * The scheme does not match what the server speaks: https:// against a plain HTTP server, or
+ * http:// against a TLS one (camroll's own codes, set once a probe of the port confirmed it).
+ */
+export const SCHEME_MISMATCH_CODES: ReadonlySet<string> = new Set(['server_speaks_plain_http', 'server_speaks_tls']);
+
+/** Failures the next attempt would meet again: a name that does not resolve, a refused certificate, the wrong scheme. */
+export const PERMANENT_NETWORK_CODES: ReadonlySet<string> = new Set(['ENOTFOUND', ...CERTIFICATE_CODES, ...SCHEME_MISMATCH_CODES]);
+
+/**
+ * The host took the connection (or was being connected to) and said nothing for a whole
+ * `--timeout`: a hung server or a dead proxy. Retried once only, and counted as connection
+ * failures by the sync's outage stop.
+ */
+export const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /** Failures where no HTTP answer came back at all (the host may be gone). */
 export const CONNECTION_CODES: ReadonlySet<string> = new Set([
@@ -25,9 +43,8 @@ export const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EHOSTDOWN',
-  'ETIMEDOUT',
   'EAI_AGAIN',
   'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_CLOSED',
+  ...TIMEOUT_CODES,
 ]);

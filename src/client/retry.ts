@@ -1,5 +1,5 @@
 import { ApiError, NetworkError } from '../errors.js';
-import { PERMANENT_NETWORK_CODES } from './network-codes.js';
+import { PERMANENT_NETWORK_CODES, TIMEOUT_CODES } from './network-codes.js';
 import { backoffDelay, REQUEST_RETRY, resolvePolicy, type RequestRetryPolicy } from '../util/backoff.js';
 
 export { backoffDelay } from '../util/backoff.js';
@@ -15,6 +15,8 @@ export interface RetryInput {
   attempt: number;
   error: unknown;
   policy: RequestRetryPolicy;
+  /** Attempts of this call that timed out, this one included (default: every attempt did). */
+  timeouts?: number;
   /** A number in [0, 1); Math.random in production, fixed in tests. */
   random: () => number;
 }
@@ -29,12 +31,17 @@ export function isTransientNetworkCode(code: string): boolean {
   return !PERMANENT_NETWORK_CODES.has(code);
 }
 
+/** Whether a network failure is a silence that lasted a whole timeout. */
+export function isTimeoutCode(code: string): boolean {
+  return TIMEOUT_CODES.has(code);
+}
+
 /**
  * Decides whether a failed attempt is tried again and after how long. Pure: the contract's
  * handling rules (429 after Retry-After, 5xx and network failures with backoff, other 4xx
- * never) with bounded attempts.
+ * never) with bounded attempts; a timeout is tried `maxTimeoutAttempts` times at most.
  */
-export function decideRetry({ attempt, error, policy, random }: RetryInput): RetryDecision {
+export function decideRetry({ attempt, error, policy, random, timeouts }: RetryInput): RetryDecision {
   if (attempt >= policy.maxAttempts) return { retry: false };
   if (error instanceof ApiError) {
     if (error.status === 429) {
@@ -51,6 +58,7 @@ export function decideRetry({ attempt, error, policy, random }: RetryInput): Ret
   }
   if (error instanceof NetworkError) {
     if (!isTransientNetworkCode(error.code)) return { retry: false };
+    if (isTimeoutCode(error.code) && (timeouts ?? attempt) >= policy.maxTimeoutAttempts) return { retry: false };
     return { retry: true, delayMs: backoffDelay(attempt, policy, random) };
   }
   // Contract violations, interruptions and programming errors fail the same way again.

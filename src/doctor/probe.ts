@@ -49,7 +49,13 @@ export async function probe(
     const source = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
     const code = typeof source.code === 'string' ? source.code : typeof source.cause?.code === 'string' ? source.cause.code : 'network_error';
     // Only the code and message: undici errors can carry the request's headers.
-    const message = typeof source.message === 'string' ? source.message.split(apiKey ?? '\0').join('[redacted]') : code;
+    const raw = typeof source.message === 'string' ? source.message.split(apiKey ?? '\0').join('[redacted]') : code;
+    // OpenSSL's own text (`80AC…:error:0A00010B:SSL routines:…`) is noise in a check's line.
+    const message = /SSL routines|openssl/i.test(raw)
+      ? `the TLS handshake failed (${code})`
+      : code === 'UND_ERR_HEADERS_TIMEOUT'
+        ? `no answer within ${Math.round(options.timeoutMs / 100) / 10} s`
+        : raw;
     return { kind: 'no_answer', code, message, ms: options.now() - started };
   }
 }

@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { CERTIFICATE_CODES } from '../client/network-codes.js';
+import { CERTIFICATE_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
+import { describeMismatch, detectSchemeMismatch, mismatchHint } from '../client/scheme-probe.js';
 import { HealthResult, PingResult, readRateLimit } from '../client/schemas.js';
 import { ErrorEnvelope } from '../contract/index.js';
 import type { Check } from './check.js';
@@ -95,7 +96,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   }
 
   const ping = await get('/ping', null);
-  const pingCheck = add(await judgePing(ping, suggestion, get));
+  const pingCheck = add((await judgeScheme(ping, target.baseUrl, probeOptions.timeoutMs)) ?? (await judgePing(ping, suggestion, get)));
   if (pingCheck.status === 'fail') return skipRest(checks, options);
   add(judgeClock(ping, (options.now ?? Date.now)()));
 
@@ -123,11 +124,23 @@ function skipRest(checks: Check[], options: DoctorOptions): Check[] {
   return checks;
 }
 
+/** `reach.ping` when /ping failed because the scheme is wrong (https:// to plain HTTP, or the reverse); else null. */
+async function judgeScheme(ping: ProbeResult, baseUrl: string, timeoutMs: number): Promise<Check | null> {
+  const code = ping.kind === 'no_answer' ? ping.code : ping.status === 400 ? 'http_400' : null;
+  if (code === null) return null;
+  const mismatch = await detectSchemeMismatch(new URL(`${baseUrl}/ping`), code, timeoutMs);
+  if (mismatch === null) return null;
+  return { name: 'reach.ping', status: 'fail', detail: `${describeMismatch(mismatch)} (${code})`, hint: mismatchHint(mismatch, baseUrl) };
+}
+
 async function judgePing(ping: ProbeResult, suggestion: string | null, get: (path: string, key: string | null) => Promise<ProbeResult>): Promise<Check> {
   const name = 'reach.ping';
   if (ping.kind === 'no_answer') {
     if (ping.code === 'ECONNREFUSED') return { name, status: 'fail', detail: ping.code, hint: 'nothing accepts connections there: is the service running, and is the port right?' };
     if (CERTIFICATE_CODES.has(ping.code)) return { name, status: 'fail', detail: ping.code, hint: 'the TLS certificate was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS' };
+    if (TIMEOUT_CODES.has(ping.code)) {
+      return { name, status: 'fail', detail: `${ping.code}: ${ping.message}`, hint: 'the host took the connection but did not answer (a hung server or proxy?)' };
+    }
     return { name, status: 'fail', detail: `${ping.code}: ${ping.message}`, hint: 'no answer: check the network and the base URL' };
   }
   if (ping.status === 404 && suggestion !== null) {

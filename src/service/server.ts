@@ -4,6 +4,7 @@ import { createApp, type AppLoggerOptions, type ServedRequest } from './app.js';
 import { loadCatalog } from './catalog/index.js';
 export { defaultIngestThreads } from './ingest-threads.js';
 import type { LoadLimits } from './load-limits.js';
+import { advertisedHost, isWildcardHost, listenErrorFrom } from './listen-address.js';
 import { loadKeysFile, localKeyEntry, resolveLocalKey, type KeyEntry, type LocalKeySource } from './keys.js';
 import { openStoreAt, postgresTarget } from './store/open.js';
 
@@ -34,8 +35,10 @@ export interface StartServiceOptions {
 }
 
 export interface RunningService {
-  /** `http://HOST:PORT/v1`, with the real port. */
+  /** `http://HOST:PORT/v1`, with the real port; for 0.0.0.0 or ::, a host a client can call (see advertisedHost). */
   baseUrl: string;
+  /** Whether it listens on every interface (0.0.0.0 or ::): reachable from the network, in plain HTTP. */
+  everyInterface: boolean;
   /** The local key when no keys file was given, else null. */
   localKey: string | null;
   /** Where the local key came from (null with a keys file). */
@@ -68,7 +71,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let app;
   try {
     app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock, onResponse: options.onResponse, limits: options.limits, ingestThreads: options.ingestThreads });
-    await app.listen({ host: options.host, port: options.port });
+    try {
+      await app.listen({ host: options.host, port: options.port });
+    } catch (error) {
+      // A taken port is the user's to fix, not a bug: say which port and what to do.
+      throw listenErrorFrom(error, options.host, options.port) ?? error;
+    }
   } catch (error) {
     await app?.close().catch(() => undefined);
     await store.close();
@@ -76,11 +84,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const host = advertisedHost(options.host);
 
   let closing: Promise<void> | null = null;
   return {
     baseUrl: `http://${host}:${port}${VERSION_PREFIX}`,
+    everyInterface: isWildcardHost(options.host),
     localKey,
     localKeySource,
     close() {

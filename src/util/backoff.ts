@@ -25,6 +25,11 @@ export interface RequestRetryPolicy extends Backoff {
   maxAttempts: number;
   /** A Retry-After beyond this is clipped: a misconfigured limiter must not park a sync for hours. */
   maxRetryAfterMs: number;
+  /**
+   * Attempts that may end in a timeout: a host that took the connection and stayed silent for
+   * a whole timeout twice is hung, and six more waits would only hide it.
+   */
+  maxTimeoutAttempts: number;
 }
 
 /** A store's locked database or lost connection (the service): retried within a time budget, then 503. */
@@ -35,7 +40,7 @@ export interface LockRetryPolicy extends Backoff {
   retryAfterSeconds: number;
 }
 
-/** Request retry: up to 6 attempts, 0.5 s doubling to 30 s, full jitter, Retry-After up to 5 min. */
+/** Request retry: up to 6 attempts (2 that time out), 0.5 s doubling to 30 s, full jitter, Retry-After up to 5 min. */
 export const REQUEST_RETRY: Readonly<RequestRetryPolicy> = Object.freeze({
   maxAttempts: 6,
   baseDelayMs: 500, // 0.5 s
@@ -43,6 +48,7 @@ export const REQUEST_RETRY: Readonly<RequestRetryPolicy> = Object.freeze({
   maxDelayMs: 30 * 1000, // 30 s
   jitter: 'full',
   maxRetryAfterMs: 5 * 60 * 1000, // 5 min
+  maxTimeoutAttempts: 2,
 });
 
 /** Lock retry: 5 ms doubling to 250 ms, half jitter, for 2 s, then a 503 with Retry-After 1. */

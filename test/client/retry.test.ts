@@ -40,6 +40,25 @@ describe('decideRetry', () => {
     expect(decideRetry({ attempt, error, policy, random })).toEqual(expected);
   });
 
+  it('tries a timeout twice at most, counting only the attempts that timed out', () => {
+    const silent = new NetworkError('UND_ERR_HEADERS_TIMEOUT', 'no answer');
+    expect(decideRetry({ attempt: 1, error: silent, policy, random: half, timeouts: 1 }).retry).toBe(true);
+    expect(decideRetry({ attempt: 2, error: silent, policy, random: half, timeouts: 2 })).toEqual({ retry: false });
+    // A 503 first, then one timeout: the timeout is still tried once more.
+    expect(decideRetry({ attempt: 2, error: silent, policy, random: half, timeouts: 1 }).retry).toBe(true);
+    for (const code of ['UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']) {
+      expect(decideRetry({ attempt: 2, error: new NetworkError(code, 'x'), policy, random: half })).toEqual({ retry: false });
+    }
+    // Other connection failures keep the full bound.
+    expect(decideRetry({ attempt: 2, error: new NetworkError('ECONNRESET', 'x'), policy, random: half }).retry).toBe(true);
+  });
+
+  it('never retries the wrong scheme', () => {
+    for (const code of ['server_speaks_plain_http', 'server_speaks_tls']) {
+      expect(decideRetry({ attempt: 1, error: new NetworkError(code, 'x'), policy, random: half })).toEqual({ retry: false });
+    }
+  });
+
   it('honours a custom bound and cap', () => {
     const custom = resolveRetryPolicy({ maxAttempts: 2, maxDelayMs: 1000 });
     const error = new ApiError(500, 'internal_error', 'x');

@@ -154,6 +154,38 @@ describe('each broken promise fails its own check, with a hint', () => {
     expect(unresolved.find((c) => c.name === 'reach.dns')).toMatchObject({ status: 'fail', detail: 'no-such-host.invalid: ENOTFOUND' });
     expect(unresolved.find((c) => c.name === 'reach.ping')?.status).toBe('skip');
   });
+
+  it('a host that takes the connection and never answers: a timeout, named as such', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = createNetServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const checks = await runDoctor({ target: target({ baseUrl: `http://127.0.0.1:${port}/v1` }), timeoutMs: 300 });
+      expect(checks.find((c) => c.name === 'reach.ping')).toEqual({
+        name: 'reach.ping',
+        status: 'fail',
+        detail: 'UND_ERR_HEADERS_TIMEOUT: no answer within 0.3 s',
+        hint: 'the host took the connection but did not answer (a hung server or proxy?)',
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('https:// to a plain HTTP server: one line naming the http:// URL, no OpenSSL text', async () => {
+    const port = new URL(server.origin).port;
+    const checks = await runDoctor({ target: target({ baseUrl: `https://127.0.0.1:${port}/v1` }) });
+    const ping = checks.find((c) => c.name === 'reach.ping');
+    expect(ping).toEqual({
+      name: 'reach.ping',
+      status: 'fail',
+      detail: 'the server speaks plain HTTP, not TLS (ERR_SSL_WRONG_VERSION_NUMBER)',
+      hint: `the server speaks plain HTTP: did you mean http://127.0.0.1:${port}/v1?`,
+    });
+    expect(JSON.stringify(checks)).not.toMatch(/SSL routines|openssl/i);
+  });
 });
 
 describe('the round trip', () => {

@@ -26,10 +26,38 @@ describe('the outage tracker', () => {
     expect(createOutageTracker(5).observe(attempt)).toEqual({ stop: true, reason });
   });
 
-  it('ignores what is not a connection failure (a timeout of the body, a contract violation)', () => {
+  it('ignores what is not a connection failure (a contract violation, an unknown code)', () => {
     const tracker = createOutageTracker(1);
-    expect(tracker.observe({ status: null, code: 'UND_ERR_BODY_TIMEOUT' }).stop).toBe(false);
     expect(tracker.observe({ status: 200, code: 'contract_violation' }).stop).toBe(false);
+    expect(tracker.observe({ status: null, code: 'network_error' }).stop).toBe(false);
+  });
+
+  it.each(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'])('counts a timeout (%s) toward the limit', (code) => {
+    const tracker = createOutageTracker(2);
+    // First attempts of two requests in flight at once.
+    expect(tracker.observe({ status: null, code, attempt: 1 }).stop).toBe(false);
+    expect(tracker.observe({ status: null, code, attempt: 1 }).stop).toBe(true);
+  });
+
+  it('stops when one request met silence twice in a row, well before the limit, and says what to raise', () => {
+    const tracker = createOutageTracker(5);
+    const silent = { status: null, code: 'UND_ERR_HEADERS_TIMEOUT', durationMs: 30_004, method: 'GET', url: 'http://127.0.0.1:9/v1/health' };
+    expect(tracker.observe({ ...silent, attempt: 1 }).stop).toBe(false);
+    expect(tracker.observe({ ...silent, attempt: 2 })).toEqual({
+      stop: true,
+      reason:
+        'the host stopped answering: no answer within 30 s, 2 times in a row (last: GET http://127.0.0.1:9/v1/health, UND_ERR_HEADERS_TIMEOUT); ' +
+        'a hung server or proxy? if it is only slow, raise --timeout',
+    });
+  });
+
+  it('does not stop for a second attempt that timed out after an answer (a slow moment, not a silent host)', () => {
+    const tracker = createOutageTracker(5);
+    expect(tracker.observe({ status: 503, code: 'service_unavailable', attempt: 1 }).stop).toBe(false);
+    expect(tracker.observe({ status: null, code: 'UND_ERR_HEADERS_TIMEOUT', attempt: 2 }).stop).toBe(false);
+    // Another request answered in between: the streak starts again.
+    expect(tracker.observe(ok).stop).toBe(false);
+    expect(tracker.observe({ status: null, code: 'UND_ERR_HEADERS_TIMEOUT', attempt: 1 }).stop).toBe(false);
   });
 });
 

@@ -44,6 +44,14 @@ export function chooseDatabase(db: string | undefined, database: string | undefi
   return url;
 }
 
+/** Said on stderr when `serve` listens on 0.0.0.0 or ::: the service speaks plain HTTP to whoever reaches the machine. */
+export function everyInterfaceWarning(host: string): string {
+  return (
+    `camroll: warning: listening on every interface (${host}) in plain HTTP: anyone who can reach this machine can call ` +
+    'the service, and keys and metadata cross the network unencrypted; --host 127.0.0.1 serves this machine only'
+  );
+}
+
 /** Resolves once the signal aborts (Ctrl-C or SIGTERM). */
 function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -94,6 +102,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       if (service.localKeySource === 'env') writeLine(ctx.stdout, 'local key: (from CAMROLL_API_KEY)');
       else if (service.localKey !== null) writeLine(ctx.stdout, `local key: ${service.localKey}`);
       writeLine(ctx.stdout, `listening on ${service.baseUrl}`);
+      if (service.everyInterface) writeLine(ctx.stderr, everyInterfaceWarning(flags.host));
 
       await untilAborted(ctx.signal);
       writeLine(ctx.stderr, 'stopping: finishing in-flight requests');

@@ -121,7 +121,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     maxConnectionFailures: flags.maxConnectionFailures,
     journalDir: join(ctx.paths.data, 'journals'),
     signal: ctx.signal,
-    service: createSyncService({ ctx, flags, onRetry: view.retry }),
+    service: createSyncService({ ctx, flags, onRetry: view.retry, onWaiting: view.retry }),
     onEvent: view.onEvent,
     // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
     pace: () => report?.ready(),

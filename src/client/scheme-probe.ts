@@ -1,0 +1,107 @@
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+
+/**
+ * Tells a wrong scheme from a broken host. https:// against a plain HTTP server fails in the
+ * TLS handshake with OpenSSL's "wrong version number"; http:// against a TLS server sees the
+ * connection closed (Node), bytes that are not HTTP, or a 400 page (nginx). Each of those has
+ * other causes too, so after one of them the port is asked once, with the other scheme's
+ * first bytes, before the failure is named a mismatch.
+ */
+
+/** camroll's codes for the two mismatches (src/errors.ts, `network`). */
+export type SchemeMismatch = 'server_speaks_plain_http' | 'server_speaks_tls';
+
+/** Failures of an https:// request after which the server may speak plain HTTP. */
+const TLS_AGAINST_PLAIN = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'EPROTO']);
+/** Failures of an http:// request after which the server may speak TLS (`http_400`: nginx's "plain HTTP request sent to HTTPS port"). */
+const PLAIN_AGAINST_TLS = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'http_400']);
+
+/** The longest a probe waits: it runs after a failure, and must not double a long `--timeout`. */
+const PROBE_TIMEOUT_MS = 5 * 1000; // 5 s
+
+/** Whether a failure of a request to `url` is worth a probe for the other scheme. */
+export function mayBeSchemeMismatch(url: URL, code: string): boolean {
+  if (url.protocol === 'https:') return TLS_AGAINST_PLAIN.has(code);
+  return PLAIN_AGAINST_TLS.has(code) || code.startsWith('HPE_');
+}
+
+/**
+ * After a failure of a request to `url` with `code`: the mismatch, when a probe of the same
+ * port confirms the server speaks the other scheme; else null (the failure stands).
+ */
+export async function detectSchemeMismatch(url: URL, code: string, timeoutMs: number = PROBE_TIMEOUT_MS): Promise<SchemeMismatch | null> {
+  if (!mayBeSchemeMismatch(url, code)) return null;
+  const wait = Math.min(timeoutMs, PROBE_TIMEOUT_MS);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (url.protocol === 'https:') return (await speaksPlainHttp(host, port, wait)) ? 'server_speaks_plain_http' : null;
+  return (await speaksTls(host, port, wait)) ? 'server_speaks_tls' : null;
+}
+
+/** `http://host:443/v1` for `https://host/v1`, and the reverse: the base URL with the other scheme, same port. */
+export function otherSchemeUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const scheme = url.protocol === 'https:' ? 'http:' : 'https:';
+  // Through URL again, so a port that is the new scheme's default is dropped.
+  const other = new URL(`${scheme}//${url.hostname}:${port}${url.pathname}`).href;
+  // URL writes a bare origin with a slash; the base URL as given may have none.
+  return url.pathname === '/' && !baseUrl.endsWith('/') ? other.replace(/\/$/, '') : other;
+}
+
+/** What the server speaks, in words: `the server speaks plain HTTP, not TLS`. */
+export function describeMismatch(mismatch: SchemeMismatch): string {
+  return mismatch === 'server_speaks_plain_http' ? 'the server speaks plain HTTP, not TLS' : 'the server speaks TLS, not plain HTTP';
+}
+
+/** The fix, in words: `the server speaks plain HTTP: did you mean http://host:8787/v1?`. */
+export function mismatchHint(mismatch: SchemeMismatch, baseUrl: string): string {
+  const what = mismatch === 'server_speaks_plain_http' ? 'plain HTTP' : 'TLS';
+  return `the server speaks ${what}: did you mean ${otherSchemeUrl(baseUrl)}?`;
+}
+
+/** Whether the port answers a plain HTTP request with an HTTP status line. */
+function speaksPlainHttp(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  const hostHeader = isIP(host) === 6 ? `[${host}]` : host;
+  return firstBytes(netConnect({ host, port }), 'connect', timeoutMs, (socket) => {
+    socket.write(`HEAD / HTTP/1.1\r\nHost: ${hostHeader}:${port}\r\nConnection: close\r\n\r\n`);
+  }).then((bytes) => bytes !== null && bytes.toString('latin1').startsWith('HTTP/'));
+}
+
+/** Whether the port completes a TLS handshake (any certificate: only the protocol is asked). */
+function speaksTls(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host, port, rejectUnauthorized: false, ...(isIP(host) === 0 ? { servername: host } : {}) });
+    const done = (answer: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once('secureConnect', () => done(true));
+    // A TLS alert from the server (it wants a client certificate, say) is TLS all the same.
+    socket.once('error', (error: NodeJS.ErrnoException) => done(/^ERR_SSL_.*ALERT/.test(error.code ?? '')));
+    socket.once('close', () => done(false));
+  });
+}
+
+/** The first bytes a socket receives after `start`, or null on an error, a close or the timeout. */
+function firstBytes(socket: Socket, ready: 'connect', timeoutMs: number, start: (socket: Socket) => void): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    let received = Buffer.alloc(0);
+    const done = (answer: Buffer | null): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done(received.length > 0 ? received : null), timeoutMs);
+    socket.once(ready, () => start(socket));
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length >= 5) done(received);
+    });
+    socket.once('error', () => done(null));
+    socket.once('close', () => done(received.length > 0 ? received : null));
+  });
+}

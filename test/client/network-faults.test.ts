@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, type WaitNotice } from '../../src/client/index.js';
+import { otherSchemeUrl } from '../../src/client/scheme-probe.js';
+import { nextStep } from '../../src/cli/hints.js';
+import { NetworkError } from '../../src/errors.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TLS = {
+  key: readFileSync(join(ROOT, 'fixtures', 'tls', 'test-only-key.pem')),
+  cert: readFileSync(join(ROOT, 'fixtures', 'tls', 'test-only-cert.pem')),
+};
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** Listens on 127.0.0.1:0; the open sockets are destroyed at the end. Counts connections. */
+async function listen(server: Server): Promise<{ port: number; connections: () => number }> {
+  const sockets = new Set<Socket>();
+  let count = 0;
+  server.on('connection', (socket: Socket) => {
+    count += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return { port: (server.address() as AddressInfo).port, connections: () => count };
+}
+
+function clientFor(baseUrl: string, extra: Parameters<typeof createClient>[0] extends infer O ? Partial<O> : never = {}) {
+  const client = createClient({ baseUrl, apiKey: 'sk_test_faults', sleep: async () => undefined, ...extra });
+  cleanups.push(() => client.close());
+  return client;
+}
+
+describe('a silent host (accepts, never answers)', () => {
+  it('gives up after two timeouts, says once that it is waiting, and names the wait in the message', async () => {
+    const silent = await listen(createNetServer(() => undefined));
+    const notices: WaitNotice[] = [];
+    const client = clientFor(`http://127.0.0.1:${silent.port}/v1`, { timeoutMs: 300, waitNoticeMs: 100, onWaiting: (n) => notices.push(n) });
+    const error = await client.ping().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).code).toBe('UND_ERR_HEADERS_TIMEOUT');
+    expect((error as NetworkError).message).toBe(`GET http://127.0.0.1:${silent.port}/v1/ping failed: no answer within 0.3 s`);
+    // The default five retries are not spent on silence: two attempts, two connections.
+    expect(silent.connections()).toBe(2);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ origin: `http://127.0.0.1:${silent.port}`, timeoutMs: 300, attempt: 1 });
+    expect(nextStep(error)).toContain('took the connection but did not answer');
+  });
+
+  it('tells nothing when the answer comes before the notice is due', async () => {
+    const server = await listen(createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}')));
+    const notices: WaitNotice[] = [];
+    const client = clientFor(`http://127.0.0.1:${server.port}/v1`, { waitNoticeMs: 5_000, onWaiting: (n) => notices.push(n) });
+    await client.ping();
+    expect(notices).toEqual([]);
+  });
+});
+
+describe('the wrong scheme', () => {
+  it('https:// against a plain HTTP server: one attempt, no OpenSSL text, the http:// URL named', async () => {
+    const plain = await listen(createHttpServer((_req, res) => res.end('{}')));
+    const baseUrl = `https://127.0.0.1:${plain.port}/v1`;
+    const error = await clientFor(baseUrl).ping().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).code).toBe('server_speaks_plain_http');
+    expect((error as NetworkError).message).toBe(`GET ${baseUrl}/ping failed: the server speaks plain HTTP, not TLS`);
+    expect(String((error as Error).message)).not.toMatch(/SSL routines|openssl/i);
+    expect(nextStep(error)).toBe(`the server speaks plain HTTP: did you mean http://127.0.0.1:${plain.port}/v1?`);
+    // The request and the probe: no retry.
+    expect(plain.connections()).toBe(2);
+  });
+
+  it('http:// against a TLS server: one attempt, the https:// URL named', async () => {
+    const tls = await listen(createHttpsServer(TLS, (_req, res) => res.end('{}')));
+    const baseUrl = `http://127.0.0.1:${tls.port}/v1`;
+    const error = await clientFor(baseUrl).ping().catch((e: unknown) => e);
+    expect((error as NetworkError).code).toBe('server_speaks_tls');
+    expect((error as NetworkError).message).toBe(`GET ${baseUrl}/ping failed: the server speaks TLS, not plain HTTP`);
+    expect(nextStep(error)).toBe(`the server speaks TLS: did you mean https://127.0.0.1:${tls.port}/v1?`);
+    expect(tls.connections()).toBe(2);
+  });
+
+  it("http:// against a TLS port that answers plain requests with a 400 page (nginx's way): the https:// URL named", async () => {
+    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
+    const page = '<html><body>400 The plain HTTP request was sent to HTTPS port</body></html>';
+    // One port for both, as nginx: a TLS hello goes to the TLS server, anything else gets the page.
+    const front = await listen(
+      createNetServer((socket) => {
+        socket.once('data', (first: Buffer) => {
+          if (first[0] === 0x16) {
+            socket.pause();
+            socket.unshift(first);
+            tlsServer.emit('connection', socket);
+            process.nextTick(() => socket.resume());
+            return;
+          }
+          socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`);
+        });
+      }),
+    );
+    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    const error = await clientFor(`http://127.0.0.1:${front.port}/v1`).ping().catch((e: unknown) => e);
+    expect((error as NetworkError).code).toBe('server_speaks_tls');
+    expect(nextStep(error)).toBe(`the server speaks TLS: did you mean https://127.0.0.1:${front.port}/v1?`);
+  });
+
+  it('a plain HTTP 400 without an envelope on a port that is not TLS stays what it is', async () => {
+    const plain = await listen(createHttpServer((_req, res) => res.writeHead(400, { 'content-type': 'text/html' }).end('<html>bad</html>')));
+    const error = await clientFor(`http://127.0.0.1:${plain.port}/v1`).ping().catch((e: unknown) => e);
+    expect((error as { code: string }).code).toBe('http_400');
+  });
+
+  it('a server that closes every connection is not called a TLS server', async () => {
+    const closing = await listen(createNetServer((socket) => socket.destroy()));
+    const error = await clientFor(`http://127.0.0.1:${closing.port}/v1`, { retry: { maxAttempts: 1 } }).ping().catch((e: unknown) => e);
+    expect((error as NetworkError).code).not.toBe('server_speaks_tls');
+    expect(['UND_ERR_SOCKET', 'ECONNRESET']).toContain((error as NetworkError).code);
+  });
+
+  it.each([
+    ['https://host.example/v1', 'http://host.example:443/v1'],
+    ['http://host.example/v1', 'https://host.example:80/v1'],
+    ['https://127.0.0.1:8787/v1', 'http://127.0.0.1:8787/v1'],
+    ['http://[::1]:443/api/v1', 'https://[::1]/api/v1'],
+    ['https://host.example', 'http://host.example:443'],
+  ])('the other scheme of %s is %s (same port)', (from, to) => {
+    expect(otherSchemeUrl(from)).toBe(to);
+  });
+});
