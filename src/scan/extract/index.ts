@@ -1,6 +1,6 @@
 import { basename, extname } from 'node:path';
 import type { ByteSource, Extraction, SourceInfo } from '../types.js';
-import { cleanText } from './text.js';
+import { tagText } from './text.js';
 import type { Coordinates } from './coordinates.js';
 import { exifCoordinates } from './coordinates.js';
 import type { ParsedDate } from './dates.js';
@@ -192,9 +192,9 @@ async function extract(input: ExtractInput): Promise<Extraction> {
       media_type: mediaTypeOf(extname(filename)),
       filename,
       duration_seconds: video?.durationSeconds ?? null,
-      device_make: sidecars.xmp?.make ?? cleanText(tags.Make) ?? embedded?.make ?? video?.make ?? null,
-      device_model: sidecars.xmp?.model ?? cleanText(tags.Model) ?? embedded?.model ?? video?.model ?? null,
-      device_lens_model: sidecars.xmp?.lensModel ?? cleanText(tags.LensModel) ?? embedded?.lensModel ?? null,
+      device_make: sidecars.xmp?.make ?? tagText(tags.Make) ?? embedded?.make ?? video?.make ?? null,
+      device_model: sidecars.xmp?.model ?? tagText(tags.Model) ?? embedded?.model ?? video?.model ?? null,
+      device_lens_model: sidecars.xmp?.lensModel ?? tagText(tags.LensModel) ?? embedded?.lensModel ?? null,
     },
     source: {
       taken_at: taken.source,

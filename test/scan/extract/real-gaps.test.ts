@@ -143,3 +143,68 @@ describe('a HEIF image sequence (msf1, moov, no meta)', () => {
     expect(result.media).toMatchObject({ media_type: 'video', duration_seconds: 1 });
   });
 });
+
+describe('EXIF values written with the wrong TIFF type', () => {
+  it('reads GPS coordinates stored as ASCII text, as exiftool does', async () => {
+    const result = await extract(join(FILES, 'gps-ascii.jpg'));
+    // 51 30 25.92 N, 0 7 39.36 W
+    expect(result.media).toMatchObject({ latitude: 51.5072, longitude: -0.1276, taken_at: '2022-06-21T06:15:00Z' });
+    expect(result.source).toEqual({ taken_at: 'exif_offset', coordinates: 'exif_gps' });
+  });
+
+  it.each<[string, number | null]>([
+    ['51 30 25.92', 51.5072],
+    ['51,30,25.92', 51.5072],
+    ['51 deg 30\' 25.92"', 51.5072],
+    ['51.5072', 51.5072],
+    ['51 30.432', 51.5072],
+    ['-0 7 39.36', -0.1276],
+    ['0 7 39.36 W', -0.1276],
+    ['1 2 3 4', null],
+    ['', null],
+    ['north', null],
+    ['51 61 0', null],
+  ])('GPS text %j -> %s', async (text, expected) => {
+    const { dmsToDecimal } = await import('../../../src/scan/extract/coordinates.js');
+    const value = dmsToDecimal(text);
+    if (expected === null) expect(value).toBeNull();
+    else expect(value).toBeCloseTo(expected, 4);
+  });
+
+  it('reads Make and Model stored as numbers as text (SHORT 1234, LONG 50710)', async () => {
+    const result = await extract(join(FILES, 'make-number.jpg'));
+    expect(result.media).toMatchObject({ device_make: '1234', device_model: '50710', taken_at: '2020-02-02T10:00:00Z' });
+    expect(result.source.warnings).toBeUndefined();
+  });
+
+  it('tagText: numbers, number lists and bytes as text', async () => {
+    const { tagText } = await import('../../../src/scan/extract/text.js');
+    expect(tagText(1234)).toBe('1234');
+    expect(tagText([1, 2])).toBe('1 2');
+    expect(tagText(Uint8Array.from([0x58, 0x2d, 0x54, 0x34, 0, 0x41]))).toBe('X-T4');
+    expect(tagText(' Canon ')).toBe('Canon');
+    expect(tagText(Number.NaN)).toBeNull();
+    expect(tagText(undefined)).toBeNull();
+  });
+});
+
+describe('a malformed GPSDateStamp is no GPS clock', () => {
+  it('a date stamp holding date and time gives no offset: the zone at the place decides (rule c)', async () => {
+    // Local 20:15 in New York; GPSTimeStamp 03:15:29. Read as a GPS clock (date 2024-07-13)
+    // it would give -07:00 and 03:15Z; the zone at the place gives EDT, -04:00.
+    const result = await extract(join(FILES, 'gps-datestamp-time.jpg'));
+    expect(result.source.taken_at).toBe('timezone_lookup');
+    expect(result.media.taken_at).toBe('2024-07-13T00:15:00Z');
+  });
+
+  it.each<[unknown, number | null]>([
+    ['2024:07:13', Date.UTC(2024, 6, 13, 0, 15, 29)],
+    [' 2024-07-13 ', Date.UTC(2024, 6, 13, 0, 15, 29)],
+    ['2024:07:13 00:15:29', null],
+    ['2024:07:13T00:15:29Z', null],
+    ['2024:07:13x', null],
+  ])('gpsUtcMs(%j, 00:15:29) -> %s', async (stamp, expected) => {
+    const { gpsUtcMs } = await import('../../../src/scan/extract/gps-time.js');
+    expect(gpsUtcMs(stamp, [0, 15, 29])).toBe(expected);
+  });
+});

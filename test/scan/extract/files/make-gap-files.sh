@@ -153,9 +153,9 @@ open(sys.argv[2], 'wb').write(bytes(data))
 EOF
 
 # 6. A GPSDateStamp holding date and time in one value: exiftool refuses to write it, so the
-#    date stamp entry is pointed at a GPSMapDatum string holding "2024:07:13 00:15:29".
-x -DateTimeOriginal="2024:07:12 20:15:00" -OffsetTimeOriginal= -GPSDateStamp=2024:07:13 -GPSTimeStamp=00:15:29 \
-  -GPSMapDatum="2024:07:13 00:15:29" -GPSLatitude=40.7505 -GPSLatitudeRef=N -GPSLongitude=73.9934 \
+#    date stamp entry is pointed at a GPSMapDatum string holding "2024:07:13 03:15:29".
+x -DateTimeOriginal="2024:07:12 20:15:00" -OffsetTimeOriginal= -GPSDateStamp=2024:07:13 -GPSTimeStamp=03:15:29 \
+  -GPSMapDatum="2024:07:13 03:15:29" -GPSLatitude=40.7505 -GPSLatitudeRef=N -GPSLongitude=73.9934 \
   -GPSLongitudeRef=W datestamp.jpg
 python3 - datestamp.jpg "$here/gps-datestamp-time.jpg" <<'EOF'
 import struct, sys
