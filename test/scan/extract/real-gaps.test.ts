@@ -208,3 +208,63 @@ describe('a malformed GPSDateStamp is no GPS clock', () => {
     expect(gpsUtcMs(stamp, [0, 15, 29])).toBe(expected);
   });
 });
+
+describe('XMP', () => {
+  it('capture time: photoshop:DateCreated (with its offset) wins over xmp:CreateDate (a scan a year later)', async () => {
+    const result = await extract(join(FILES, 'xmp-date-order.jpg'));
+    expect(result.media.taken_at).toBe('2019-05-04T16:30:00Z');
+    expect(result.source.taken_at).toBe('xmp');
+  });
+
+  it.each<[string, Record<string, string>, string | null]>([
+    ['DateTimeOriginal first', { dto: '2019-05-04T18:30:00+02:00', created: '2019-05-03T10:00:00+02:00', create: '2020-01-01T00:00:00Z' }, '2019-05-04T16:30:00.000Z'],
+    ['DateCreated before CreateDate', { created: '2019-05-04T18:30:00+02:00', create: '2020-05-20T10:00:00-04:00' }, '2019-05-04T16:30:00.000Z'],
+    ['CreateDate last', { create: '2020-05-20T10:00:00-04:00' }, '2020-05-20T14:00:00.000Z'],
+    ['the offset of DateCreated on the same clock reading', { dto: '2019-05-04T18:30:00', created: '2019-05-04T18:30:00+02:00' }, '2019-05-04T16:30:00.000Z'],
+    ['no offset borrowed from another reading', { dto: '2019-05-04T18:30:00', created: '2019-05-04T18:31:00+02:00' }, null],
+    ['an unreadable DateTimeOriginal falls through', { dto: '0000:00:00 00:00:00', created: '2019-05-04T18:30:00+02:00' }, '2019-05-04T16:30:00.000Z'],
+  ])('%s', async (_name, values, instant) => {
+    const { parseXmp } = await import('../../../src/scan/extract/xmp.js');
+    const attrs = [
+      values.dto === undefined ? '' : ` exif:DateTimeOriginal="${values.dto}"`,
+      values.created === undefined ? '' : ` photoshop:DateCreated="${values.created}"`,
+      values.create === undefined ? '' : ` xmp:CreateDate="${values.create}"`,
+    ].join('');
+    const date = parseXmp(`<rdf:RDF><rdf:Description${attrs}/></rdf:RDF>`).date;
+    expect(date).not.toBeNull();
+    const utc = date!.offsetMinutes === null ? null : new Date(date!.local.wallMs - date!.offsetMinutes * 60_000).toISOString();
+    expect(utc).toBe(instant);
+  });
+
+  it('reads an APP1 XMP segment with the non-standard header XMP\\0://ns.adobe.com/xap/1.0/, with a warning', async () => {
+    const result = await extract(join(FILES, 'xmp-header.jpg'));
+    expect(result.media).toMatchObject({ taken_at: '2021-11-05T10:20:00Z', device_make: 'FUJIFILM', device_model: 'X-T4' });
+    expect(result.source.taken_at).toBe('xmp');
+    expect(warningCodes(result)).toEqual(['nonstandard_header']);
+    expect(result.source.warnings![0]!.message).toContain("'XMP\\0://ns.adobe.com/xap/1.0/\\0'");
+  });
+
+  it('reads the XMP of a DNG (TIFF tag 700) whose EXIF holds no date, place or make', async () => {
+    const result = await extract(join(FILES, 'xmp-only.dng'));
+    expect(result.media).toMatchObject({ taken_at: '2022-12-24T17:00:00Z', latitude: 47.66, longitude: 9.18, device_make: 'Leica Camera AG', device_model: 'LEICA Q2' });
+    expect(result.source).toEqual({ taken_at: 'xmp', coordinates: 'xmp' });
+  });
+
+  it('never takes IPTC LocationShown (the place depicted) as where the camera was', async () => {
+    const result = await extract(join(FILES, 'location-shown.jpg'));
+    expect(result.media).toMatchObject({ latitude: null, longitude: null, taken_at: '2023-08-12T20:00:00Z' });
+    expect(result.source.coordinates).toBeNull();
+  });
+
+  it('takes IPTC LocationCreated (where the photo was taken) when the packet has no GPS of its own', async () => {
+    const result = await extract(join(FILES, 'location-created.jpg'));
+    expect(result.media).toMatchObject({ latitude: 55.9521, longitude: -3.1965 });
+    expect(result.source.coordinates).toBe('xmp');
+    const { parseXmp } = await import('../../../src/scan/extract/xmp.js');
+    const own = parseXmp(`<rdf:RDF xmlns:Iptc4xmpExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/"><rdf:Description>
+      <Iptc4xmpExt:LocationCreated><rdf:Bag><rdf:li exif:GPSLatitude="10.5" exif:GPSLongitude="20.5"/></rdf:Bag></Iptc4xmpExt:LocationCreated>
+      <exif:GPSLatitude>1.5</exif:GPSLatitude><exif:GPSLongitude>2.5</exif:GPSLongitude>
+    </rdf:Description></rdf:RDF>`);
+    expect(own.coordinates).toEqual({ latitude: 1.5, longitude: 2.5 });
+  });
+});
