@@ -44,8 +44,9 @@ export async function listBoxes(bytes: ByteSource, start: number, end: number, t
 
 /** The box itself, or `truncated_file` when the file ends inside it (its content is needed whole). */
 export function whole(box: Box): Box {
-  if (box.cut) throw new ParseProblem('truncated_file', `box '${printable(box.type)}' at ${box.start} runs past the end of the file`);
-  return box;
+  if (!box.cut) return box;
+  const where = `box '${printable(box.type)}' at ${box.start}`;
+  throw new ParseProblem('truncated_file', `${where} runs past the end of the file`);
 }
 
 /** The same walk over bytes already in memory (`data` starts at file offset `base`). */

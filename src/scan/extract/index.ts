@@ -49,7 +49,9 @@ interface FileFacts extends PhotoFacts {
   video: VideoFacts | null;
 }
 
-const HEIF_BRANDS = new Set(['mif1', 'mif2', 'mif3', 'msf1', 'heic', 'heix', 'heim', 'heis', 'hevc', 'hevs', 'avif', 'avis', 'miaf']);
+const HEIF_BRANDS = new Set([
+  'mif1', 'mif2', 'mif3', 'msf1', 'heic', 'heix', 'heim', 'heis', 'hevc', 'hevs', 'avif', 'avis', 'miaf',
+]);
 /** Major brands of HEIF image sequences (each also lists `msf1`): stored like a movie, shown as one photo. */
 const SEQUENCE_BRANDS = new Set(['msf1', 'hevc', 'hevx', 'hevm', 'hevs', 'avis']);
 
@@ -89,7 +91,9 @@ async function readBmff(bytes: ByteSource): Promise<FileFacts> {
   const heif = brands.some((b) => HEIF_BRANDS.has(b));
   // A file cut before the box its reader needs is cut, not corrupt.
   const needs = (type: string): void => {
-    if (cut && !has(type)) throw new ParseProblem('truncated_file', `the file ends inside box '${printable(cut.type)}' at ${cut.start}, before its '${type}' box`);
+    if (!cut || has(type)) return;
+    const where = `box '${printable(cut.type)}' at ${cut.start}`;
+    throw new ParseProblem('truncated_file', `the file ends inside ${where}, before a '${type}' box`);
   };
   let facts: FileFacts;
   if (brands.includes('crx ')) {
@@ -101,7 +105,8 @@ async function readBmff(bytes: ByteSource): Promise<FileFacts> {
     needs('moov');
     const video = await readVideo(bytes, top);
     // An image sequence is a photo: its track's length is no duration.
-    facts = { tags: {}, xmp: null, warnings: [], video: isImageSequence(brands) ? { ...video, durationSeconds: null } : video };
+    const shown = isImageSequence(brands) ? { ...video, durationSeconds: null } : video;
+    facts = { tags: {}, xmp: null, warnings: [], video: shown };
   }
   if (cut) {
     const message = `the file ends inside box '${printable(cut.type)}' at ${cut.start}; the boxes before it were read`;

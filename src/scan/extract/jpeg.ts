@@ -68,8 +68,10 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
         const packetAt = nonstandardXmpStart(body);
         if (packetAt !== null) {
           found.xmp = new TextDecoder().decode(body.subarray(packetAt));
-          const header = ascii(body, 0, Math.min(packetAt, 40)).replace(/[^\x20-\x7e]/g, (c) => (c === '\u0000' ? '\\0' : '?'));
-          found.warnings.push(warning('nonstandard_header', `APP1 XMP segment at ${pos} has the non-standard header '${header}'; read all the same`));
+          const shown = (c: string): string => (c === '\u0000' ? '\\0' : '?');
+          const header = ascii(body, 0, Math.min(packetAt, 40)).replace(/[^\x20-\x7e]/g, shown);
+          const message = `APP1 XMP segment at ${pos} has the non-standard header '${header}'; read all the same`;
+          found.warnings.push(warning('nonstandard_header', message));
         }
       }
     }

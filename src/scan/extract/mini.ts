@@ -52,7 +52,7 @@ class Bits {
 
 /** The HDR fields (clli, mdcv, cclv, amve, reve, ndwt) of the main image or the tone map: skipped. */
 function skipHdrProperties(bits: Bits): void {
-  const [clli, mdcv, cclv, amve, reve, ndwt] = [bits.flag(), bits.flag(), bits.flag(), bits.flag(), bits.flag(), bits.flag()];
+  const [clli, mdcv, cclv, amve, reve, ndwt] = Array.from({ length: 6 }, () => bits.flag());
   if (clli) bits.skip(32);
   if (mdcv) bits.skip(6 * 16 + 2 * 16 + 2 * 32);
   if (cclv) {
@@ -152,7 +152,8 @@ function inflated(data: Uint8Array, compressed: boolean): Uint8Array {
     try {
       return inflateRawSync(data, options);
     } catch (error) {
-      throw new ParseProblem('corrupt_file', `compressed mini metadata cannot be inflated: ${error instanceof Error ? error.message : String(error)}`);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ParseProblem('corrupt_file', `compressed mini metadata cannot be inflated: ${reason}`);
     }
   }
 }
@@ -177,10 +178,14 @@ export async function readMini(bytes: ByteSource, topLevel: Box[]): Promise<Phot
   const layout = parseMiniHeader(header, mini.payloadStart);
   const chunk = async (range: { offset: number; length: number } | null): Promise<Uint8Array | null> => {
     if (range === null) return null;
-    if (range.length > MAX_METADATA_BYTES) throw new ParseProblem('corrupt_file', `mini metadata chunk of ${range.length} bytes`);
-    // Past the box's end: the file is cut (truncated_file) or the sizes are wrong (corrupt_file).
-    if (range.offset + range.length > mini.end) whole(mini);
-    if (range.offset + range.length > mini.end) throw new ParseProblem('corrupt_file', 'mini metadata chunk lies past the end of its box');
+    if (range.length > MAX_METADATA_BYTES) {
+      throw new ParseProblem('corrupt_file', `mini metadata chunk of ${range.length} bytes`);
+    }
+    if (range.offset + range.length > mini.end) {
+      // Past the box's end: the file is cut there (truncated_file) or the sizes are wrong.
+      whole(mini);
+      throw new ParseProblem('corrupt_file', 'mini metadata chunk lies past the end of its box');
+    }
     return inflated(await readRange(bytes, range.offset, range.length), layout.compressed);
   };
   const exif = await chunk(layout.exif);

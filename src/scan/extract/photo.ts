@@ -53,7 +53,9 @@ export async function readJpeg(bytes: ByteSource, start = 0, limit = bytes.size)
 export async function readTiffBased(bytes: ByteSource): Promise<PhotoFacts> {
   const read = await readTiff(bytes, { wholeFile: true });
   const { XMLPacket: packet, ...tags } = read.tags;
-  const text = packet instanceof Uint8Array ? new TextDecoder().decode(packet) : typeof packet === 'string' ? packet : null;
+  let text: string | null = null;
+  if (packet instanceof Uint8Array) text = new TextDecoder().decode(packet);
+  else if (typeof packet === 'string') text = packet;
   const warnings = [...read.warnings];
   return { tags, xmp: text === null ? null : parseXmpPacket(text, warnings), warnings };
 }

@@ -178,20 +178,25 @@ export function xmpProperties(xml: string): Map<string, string> {
  * offset takes the offset of a later property that shows the same wall-clock time.
  */
 export function xmpCaptureDate(props: ReadonlyMap<string, string>): ParsedDate | null {
-  const dates = [WANTED.dateTimeOriginal, WANTED.dateCreated, WANTED.createDate].map((name) => parseDateText(props.get(name)));
+  const order = [WANTED.dateTimeOriginal, WANTED.dateCreated, WANTED.createDate];
+  const dates = order.map((name) => parseDateText(props.get(name)));
   const index = dates.findIndex((d) => d !== null);
   if (index < 0) return null;
   const date = dates[index]!;
   if (date.offsetMinutes !== null) return date;
-  const same = dates.slice(index + 1).find((d) => d !== null && d.offsetMinutes !== null && d.local.wallMs === date.local.wallMs);
+  const same = dates
+    .slice(index + 1)
+    .find((d) => d !== null && d.offsetMinutes !== null && d.local.wallMs === date.local.wallMs);
   return same ? { local: date.local, offsetMinutes: same.offsetMinutes } : date;
 }
 
 /** Reads dates, GPS and device names from an XMP packet (a sidecar file or an embedded one). Throws when unparsable. */
 export function parseXmp(xml: string): XmpData {
   const props = xmpProperties(xml);
-  const coordinatesAt = (prefix: string): Coordinates | null =>
-    validCoordinates(parseXmpCoordinate(props.get(prefix + WANTED.latitude)), parseXmpCoordinate(props.get(prefix + WANTED.longitude)));
+  const coordinatesAt = (prefix: string): Coordinates | null => validCoordinates(
+    parseXmpCoordinate(props.get(prefix + WANTED.latitude)),
+    parseXmpCoordinate(props.get(prefix + WANTED.longitude)),
+  );
   return {
     date: xmpCaptureDate(props),
     coordinates: coordinatesAt('') ?? coordinatesAt(CREATED_PREFIX),
