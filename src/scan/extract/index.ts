@@ -173,6 +173,8 @@ async function extract(input: ExtractInput): Promise<Extraction> {
     [exifCoordinates(tags), 'exif_gps'],
     [embedded?.coordinates ?? null, 'xmp'],
     [video?.coordinates ?? null, video?.coordinatesFromLoci ? 'video_loci' : 'video_iso6709'],
+    // A place named afterwards (IPTC LocationCreated) never overrides a position recorded with the file.
+    [sidecars.xmp?.locationCreated ?? embedded?.locationCreated ?? null, 'xmp'],
   ]);
   const ownExif = exifDate(tags);
   const taken = await resolveTakenAt(

@@ -12,6 +12,8 @@ import { warning } from './warnings.js';
 export interface XmpData {
   date: ParsedDate | null;
   coordinates: Coordinates | null;
+  /** GPS inside an IPTC LocationCreated: where the photo was taken, named afterwards (a fallback). */
+  locationCreated: Coordinates | null;
   make: string | null;
   model: string | null;
   lensModel: string | null;
@@ -31,8 +33,9 @@ const NS = {
 /**
  * IPTC Extension location structures carry their own `exif:GPSLatitude`/`GPSLongitude`.
  * LocationShown is the place depicted (a skyline shot from across a bay): never where the
- * camera was. LocationCreated is, by IPTC's definition, where the photo was taken: its GPS
- * stands in when the packet has none of its own.
+ * camera was. LocationCreated is, by IPTC's definition, where the photo was taken, but often
+ * filled in afterwards (geocoded from a city name): its GPS stands in when no other source,
+ * sidecar or file, gives a position.
  */
 const LOCATION_SHOWN = NS.Iptc4xmpExt + 'LocationShown';
 const LOCATION_CREATED = NS.Iptc4xmpExt + 'LocationCreated';
@@ -199,7 +202,8 @@ export function parseXmp(xml: string): XmpData {
   );
   return {
     date: xmpCaptureDate(props),
-    coordinates: coordinatesAt('') ?? coordinatesAt(CREATED_PREFIX),
+    coordinates: coordinatesAt(''),
+    locationCreated: coordinatesAt(CREATED_PREFIX),
     make: cleanText(props.get(WANTED.make)),
     model: cleanText(props.get(WANTED.model)),
     lensModel: cleanText(props.get(WANTED.lensModel)) ?? cleanText(props.get(WANTED.lens)),

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -256,7 +257,7 @@ describe('XMP', () => {
     expect(result.source.coordinates).toBeNull();
   });
 
-  it('takes IPTC LocationCreated (where the photo was taken) when the packet has no GPS of its own', async () => {
+  it('takes IPTC LocationCreated (where the photo was taken) when nothing else gives a position', async () => {
     const result = await extract(join(FILES, 'location-created.jpg'));
     expect(result.media).toMatchObject({ latitude: 55.9521, longitude: -3.1965 });
     expect(result.source.coordinates).toBe('xmp');
@@ -266,5 +267,27 @@ describe('XMP', () => {
       <exif:GPSLatitude>1.5</exif:GPSLatitude><exif:GPSLongitude>2.5</exif:GPSLongitude>
     </rdf:Description></rdf:RDF>`);
     expect(own.coordinates).toEqual({ latitude: 1.5, longitude: 2.5 });
+    expect(own.locationCreated).toEqual({ latitude: 10.5, longitude: 20.5 });
+  });
+
+  it('a LocationCreated in an XMP sidecar never overrides the camera\'s EXIF GPS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-location-'));
+    try {
+      writeFileSync(join(dir, 'IMG_1.jpg'), readFileSync(join(FILES, 'gps-ascii.jpg')));
+      writeFileSync(join(dir, 'IMG_1.jpg.xmp'), `<rdf:RDF xmlns:Iptc4xmpExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/">
+        <rdf:Description><Iptc4xmpExt:LocationCreated rdf:parseType="Resource" exif:GPSLatitude="55,57.126N"
+        exif:GPSLongitude="3,11.79W"/></rdf:Description></rdf:RDF>`);
+      const result = await extract(join(dir, 'IMG_1.jpg'));
+      expect(result.media).toMatchObject({ latitude: 51.5072, longitude: -0.1276 });
+      expect(result.source.coordinates).toBe('exif_gps');
+      // Without the file's own GPS, the sidecar's LocationCreated is the position.
+      writeFileSync(join(dir, 'IMG_2.jpg'), readFileSync(join(FILES, 'bare.jpg')));
+      writeFileSync(join(dir, 'IMG_2.jpg.xmp'), readFileSync(join(dir, 'IMG_1.jpg.xmp')));
+      const bare = await extract(join(dir, 'IMG_2.jpg'));
+      expect(bare.media).toMatchObject({ latitude: 55.9521, longitude: -3.1965 });
+      expect(bare.source.coordinates).toBe('xmp');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
