@@ -8,6 +8,8 @@ export interface Box {
   start: number;
   payloadStart: number;
   end: number;
+  /** Set on the last top-level box when the file ends inside it: `end` is then the file's end. */
+  cut?: boolean;
 }
 
 /** Boxes per level: real files have a handful; a hostile one must not make us loop. */
@@ -16,8 +18,9 @@ export const MAX_BOXES = 4096;
 /**
  * Lists the boxes between `start` and `end` in a file, reading only their headers (never
  * the payloads, so `mdat` costs nothing). Handles 32-bit, 64-bit (`size` 1) and to-end
- * (`size` 0) sizes. A box running past `end` is `truncated_file` at the top level and
- * `corrupt_file` inside a parent.
+ * (`size` 0) sizes. A box running past `end` is `corrupt_file` inside a parent; at the top
+ * level it is the file's last box, cut by an interrupted copy: it is listed with `cut` set
+ * and `end` at the end of the file, so the boxes before it stay readable (see `whole`).
  */
 export async function listBoxes(bytes: ByteSource, start: number, end: number, topLevel = false): Promise<Box[]> {
   const boxes: Box[] = [];
@@ -25,11 +28,25 @@ export async function listBoxes(bytes: ByteSource, start: number, end: number, t
   while (pos + 8 <= end) {
     if (boxes.length >= MAX_BOXES) throw new ParseProblem('corrupt_file', `more than ${MAX_BOXES} boxes at ${start}`);
     const header = await readRange(bytes, pos, Math.min(16, end - pos));
-    const box = parseBoxHeader(header, pos, end, topLevel);
+    let box: Box;
+    try {
+      box = parseBoxHeader(header, pos, end, topLevel);
+    } catch (error) {
+      if (!(error instanceof ParseProblem) || error.code !== 'truncated_file') throw error;
+      boxes.push({ type: ascii(header, 4, 8), start: pos, payloadStart: Math.min(pos + 8, end), end, cut: true });
+      break;
+    }
     boxes.push(box);
     pos = box.end;
   }
   return boxes;
+}
+
+/** The box itself, or `truncated_file` when the file ends inside it (its content is needed whole). */
+export function whole(box: Box): Box {
+  if (!box.cut) return box;
+  const where = `box '${printable(box.type)}' at ${box.start}`;
+  throw new ParseProblem('truncated_file', `${where} runs past the end of the file`);
 }
 
 /** The same walk over bytes already in memory (`data` starts at file offset `base`). */
@@ -64,12 +81,14 @@ function parseBoxHeader(header: Uint8Array, pos: number, end: number, topLevel: 
   return { type, start: pos, payloadStart: pos + headerSize, end: pos + size };
 }
 
-function printable(type: string): string {
+/** A box type as text, with anything unprintable as `?`. */
+export function printable(type: string): string {
   return type.replace(/[^\x20-\x7e]/g, '?');
 }
 
 /** The payload of a box read into memory, refusing anything larger than `maxBytes`. */
 export async function readPayload(bytes: ByteSource, box: Box, maxBytes: number): Promise<Uint8Array> {
+  whole(box);
   const length = box.end - box.payloadStart;
   if (length > maxBytes) throw new ParseProblem('corrupt_file', `box '${printable(box.type)}' of ${length} bytes is too large for metadata`);
   return readRange(bytes, box.payloadStart, length);

@@ -31,11 +31,12 @@ export function validCoordinates(latitude: number | null, longitude: number | nu
  * EXIF degrees/minutes/seconds (numbers, rationals already divided) to decimal degrees.
  * Accepts [d, m, s], [d, m], [d] or a plain number. All-negative parts (signed rationals)
  * give a negative value; mixed signs, NaN, or minutes/seconds past 60 give null. Exactly
- * 60 is accepted: cameras round 59.9999 up and write [46, 47, 60].
+ * 60 is accepted: cameras round 59.9999 up and write [46, 47, 60]. Text (GPS written with
+ * the ASCII type by some phones and apps) is read as exiftool reads it: see `dmsText`.
  */
 export function dmsToDecimal(value: unknown): number | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string' && value.trim() === '') return null;
+  if (typeof value === 'string') return dmsText(value);
   const parts = Array.isArray(value) ? value.map((v) => (typeof v === 'number' ? v : Number(v))) : [Number(value)];
   if (parts.length === 0 || parts.length > 3 || !parts.every(Number.isFinite)) return null;
   if (parts.length === 1) return parts[0]!;
@@ -45,6 +46,21 @@ export function dmsToDecimal(value: unknown): number | null {
   if (min > 60 || sec > 60) return null;
   const decimal = deg + min / 60 + sec / 3600;
   return negative ? -decimal : decimal;
+}
+
+/**
+ * GPS degrees written as text: up to three numbers ("51 30 25.92", "51,30,25.92",
+ * "51 deg 30' 25.92\"", "51.5072"), whatever separates them, as exiftool reads them; a
+ * leading minus or a trailing S or W makes the value negative (the Ref still applies to
+ * a positive one). More than three numbers, or none, give null.
+ */
+function dmsText(text: string): number | null {
+  const t = cleanText(text) ?? '';
+  const numbers = t.match(/\d+(?:\.\d*)?|\.\d+/g);
+  if (numbers === null || numbers.length > 3) return null;
+  const value = dmsToDecimal(numbers.map(Number));
+  if (value === null) return null;
+  return /^-/.test(t) || /[SW]\s*$/i.test(t) ? -value : value;
 }
 
 /**

@@ -15,6 +15,8 @@ export const TAG = {
   GPSLongitude: 0x0004,
   GPSTimeStamp: 0x0007,
   GPSDateStamp: 0x001d,
+  /** XMP packet (tag 700) in a TIFF or DNG's IFD0: BYTE/UNDEFINED, sometimes ASCII. */
+  XMLPacket: 0x02bc,
 } as const;
 
 /** Raw tag values by name (see tiff.ts): ASCII cut at its NUL, one number, or an array with rationals divided. */

@@ -1,16 +1,19 @@
 import type { LocalTime } from './dates.js';
 import { localFromFields } from './dates.js';
+import { cleanText } from './text.js';
 
 const QUARTER_HOUR_MS = 15 * 60_000;
 const MAX_OFFSET_MS = 14 * 3_600_000;
 
 /**
  * The UTC instant of EXIF GPSDateStamp ("2024:07:13") + GPSTimeStamp ([h, m, s] rationals
- * or "hh:mm:ss"), or null when either is missing or malformed.
+ * or "hh:mm:ss"), or null when either is missing or malformed. A date stamp holding more
+ * than a date ("2024:07:13 00:15:29", seen on real files) is malformed: whoever wrote it
+ * did not follow the GPS clock's format, so it is no evidence of the GPS clock.
  */
 export function gpsUtcMs(dateStamp: unknown, timeStamp: unknown): number | null {
   if (typeof dateStamp !== 'string') return null;
-  const d = /^\s*(\d{4})[:-](\d{2})[:-](\d{2})/.exec(dateStamp);
+  const d = /^(\d{4})[:-](\d{2})[:-](\d{2})$/.exec(cleanText(dateStamp) ?? '');
   if (!d) return null;
   let parts: number[] | null = null;
   if (Array.isArray(timeStamp) && timeStamp.length === 3) parts = timeStamp.map(Number);

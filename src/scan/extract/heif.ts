@@ -1,6 +1,6 @@
 import type { ByteSource } from '../types.js';
 import type { Box } from './bmff.js';
-import { listBoxes, listBoxesIn, readPayload } from './bmff.js';
+import { listBoxes, listBoxesIn, readPayload, whole } from './bmff.js';
 import { ascii, memorySource, readRange, viewOf } from './bytes.js';
 import { ParseProblem } from './errors.js';
 import type { ExifTags } from './exif.js';
@@ -129,6 +129,7 @@ function parseIloc(payload: Uint8Array): Map<number, { method: number; extents: 
 export async function readCr3(bytes: ByteSource, topLevel: Box[]): Promise<PhotoFacts> {
   const moov = topLevel.find((b) => b.type === 'moov');
   if (!moov) throw new ParseProblem('corrupt_file', 'CR3 without a moov box');
+  whole(moov);
   for (const child of await listBoxes(bytes, moov.payloadStart, moov.end)) {
     if (child.type !== 'uuid') continue;
     const id = await readRange(bytes, child.payloadStart, 16);

@@ -1,6 +1,6 @@
 import { basename, extname } from 'node:path';
 import type { ByteSource, Extraction, SourceInfo } from '../types.js';
-import { cleanText } from './text.js';
+import { tagText } from './text.js';
 import type { Coordinates } from './coordinates.js';
 import { exifCoordinates } from './coordinates.js';
 import type { ParsedDate } from './dates.js';
@@ -12,13 +12,15 @@ import { mediaTypeOf, sniffContainer } from './formats.js';
 import { gpsUtcMs } from './gps-time.js';
 import type { PhotoFacts } from './photo.js';
 import { readJpeg, readTiffBased } from './photo.js';
-import { brandsOf, listBoxes, readPayload } from './bmff.js';
+import { brandsOf, listBoxes, printable, readPayload } from './bmff.js';
 import { readCr3, readHeif } from './heif.js';
+import { readMini } from './mini.js';
 import { readPng, readRaf, readWebp } from './png-webp.js';
 import type { VideoFacts } from './video.js';
 import { readVideo } from './video.js';
 import type { SidecarFinder, Sidecars } from './sidecars.js';
 import { resolveTakenAt } from './taken-at.js';
+import { warning } from './warnings.js';
 import type { ZoneFinder } from './timezone.js';
 import { loadDefaultZoneFinder } from './timezone.js';
 
@@ -47,7 +49,11 @@ interface FileFacts extends PhotoFacts {
   video: VideoFacts | null;
 }
 
-const HEIF_BRANDS = new Set(['mif1', 'msf1', 'heic', 'heix', 'heim', 'heis', 'hevc', 'avif', 'avis', 'miaf']);
+const HEIF_BRANDS = new Set([
+  'mif1', 'mif2', 'mif3', 'msf1', 'heic', 'heix', 'heim', 'heis', 'hevc', 'hevs', 'avif', 'avis', 'miaf',
+]);
+/** Major brands of HEIF image sequences (each also lists `msf1`): stored like a movie, shown as one photo. */
+const SEQUENCE_BRANDS = new Set(['msf1', 'hevc', 'hevx', 'hevm', 'hevs', 'avis']);
 
 async function readFacts(kind: ContainerKind, bytes: ByteSource): Promise<FileFacts> {
   const photo = async (facts: Promise<PhotoFacts>): Promise<FileFacts> => ({ ...(await facts), video: null });
@@ -64,17 +70,57 @@ async function readFacts(kind: ContainerKind, bytes: ByteSource): Promise<FileFa
       return photo(readWebp(bytes));
     case 'raf':
       return photo(readRaf(bytes));
-    case 'bmff': {
-      const top = await listBoxes(bytes, 0, bytes.size, true);
-      const ftyp = top.find((b) => b.type === 'ftyp');
-      const brands = ftyp ? brandsOf(await readPayload(bytes, ftyp, 4096)) : [];
-      if (brands.includes('crx ')) return photo(readCr3(bytes, top));
-      if (top.some((b) => b.type === 'meta') && brands.some((b) => HEIF_BRANDS.has(b))) return photo(readHeif(bytes, top));
-      return { tags: {}, xmp: null, warnings: [], video: await readVideo(bytes, top) };
-    }
+    case 'bmff':
+      return readBmff(bytes);
     default:
       throw new ParseProblem('unsupported_format', 'the content is not an image or video format camroll reads');
   }
+}
+
+/**
+ * ISO-BMFF: CR3, HEIF (a `meta` box, or the low-overhead `mini` box), a HEIF image sequence
+ * (a `moov` but a photo: no duration), or a video. A file cut inside its last box keeps
+ * what the boxes before the cut say, with a warning; the box a reader needs must be whole.
+ */
+async function readBmff(bytes: ByteSource): Promise<FileFacts> {
+  const top = await listBoxes(bytes, 0, bytes.size, true);
+  const ftyp = top.find((b) => b.type === 'ftyp');
+  const brands = ftyp ? brandsOf(await readPayload(bytes, ftyp, 4096)) : [];
+  const cut = top.find((b) => b.cut);
+  const has = (type: string): boolean => top.some((b) => b.type === type);
+  const heif = brands.some((b) => HEIF_BRANDS.has(b));
+  // A file cut before the box its reader needs is cut, not corrupt.
+  const needs = (type: string): void => {
+    if (!cut || has(type)) return;
+    const where = `box '${printable(cut.type)}' at ${cut.start}`;
+    throw new ParseProblem('truncated_file', `the file ends inside ${where}, before a '${type}' box`);
+  };
+  let facts: FileFacts;
+  if (brands.includes('crx ')) {
+    needs('moov');
+    facts = { ...(await readCr3(bytes, top)), video: null };
+  } else if (heif && has('meta')) facts = { ...(await readHeif(bytes, top)), video: null };
+  else if (heif && has('mini')) facts = { ...(await readMini(bytes, top)), video: null };
+  else {
+    needs('moov');
+    const video = await readVideo(bytes, top);
+    // An image sequence is a photo: its track's length is no duration.
+    const shown = isImageSequence(brands) ? { ...video, durationSeconds: null } : video;
+    facts = { tags: {}, xmp: null, warnings: [], video: shown };
+  }
+  if (cut) {
+    const message = `the file ends inside box '${printable(cut.type)}' at ${cut.start}; the boxes before it were read`;
+    facts.warnings = [...facts.warnings, warning('skipped_segment', message)];
+  }
+  return facts;
+}
+
+/**
+ * A HEIF image sequence: `msf1` (the structural brand every one lists) or a sequence brand
+ * as the major brand. Only as the major brand, since a compatible `hevc` alone is no proof.
+ */
+function isImageSequence(brands: string[]): boolean {
+  return brands.includes('msf1') || SEQUENCE_BRANDS.has(brands[0] ?? '');
 }
 
 /** EXIF DateTimeOriginal (or DateTimeDigitized) with its own sub-seconds and offset. */
@@ -127,6 +173,8 @@ async function extract(input: ExtractInput): Promise<Extraction> {
     [exifCoordinates(tags), 'exif_gps'],
     [embedded?.coordinates ?? null, 'xmp'],
     [video?.coordinates ?? null, video?.coordinatesFromLoci ? 'video_loci' : 'video_iso6709'],
+    // A place named afterwards (IPTC LocationCreated) never overrides a position recorded with the file.
+    [sidecars.xmp?.locationCreated ?? embedded?.locationCreated ?? null, 'xmp'],
   ]);
   const ownExif = exifDate(tags);
   const taken = await resolveTakenAt(
@@ -151,9 +199,9 @@ async function extract(input: ExtractInput): Promise<Extraction> {
       media_type: mediaTypeOf(extname(filename)),
       filename,
       duration_seconds: video?.durationSeconds ?? null,
-      device_make: sidecars.xmp?.make ?? cleanText(tags.Make) ?? embedded?.make ?? video?.make ?? null,
-      device_model: sidecars.xmp?.model ?? cleanText(tags.Model) ?? embedded?.model ?? video?.model ?? null,
-      device_lens_model: sidecars.xmp?.lensModel ?? cleanText(tags.LensModel) ?? embedded?.lensModel ?? null,
+      device_make: sidecars.xmp?.make ?? tagText(tags.Make) ?? embedded?.make ?? video?.make ?? null,
+      device_model: sidecars.xmp?.model ?? tagText(tags.Model) ?? embedded?.model ?? video?.model ?? null,
+      device_lens_model: sidecars.xmp?.lensModel ?? tagText(tags.LensModel) ?? embedded?.lensModel ?? null,
     },
     source: {
       taken_at: taken.source,

@@ -7,6 +7,7 @@ import { warning } from './warnings.js';
 const MAX_SEGMENTS = 512;
 const EXIF_ID = 'Exif\u0000\u0000';
 const XMP_ID = 'http://ns.adobe.com/xap/1.0/\u0000';
+const XMP_EXTENSION_ID = 'http://ns.adobe.com/xmp/extension/';
 /** A wrong segment length is tried nearby first: writers get it wrong by a few bytes. */
 const NEAR_WINDOW = 16;
 /** Then the next marker is searched for this far ahead, as libjpeg's next_marker does. */
@@ -63,11 +64,34 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
       if (found.tiff === null && ascii(body, 0, 6) === EXIF_ID) found.tiff = body.subarray(6);
       else if (found.xmp === null && ascii(body, 0, XMP_ID.length) === XMP_ID) {
         found.xmp = new TextDecoder().decode(body.subarray(XMP_ID.length));
+      } else if (found.xmp === null) {
+        const packetAt = nonstandardXmpStart(body);
+        if (packetAt !== null) {
+          found.xmp = new TextDecoder().decode(body.subarray(packetAt));
+          const shown = (c: string): string => (c === '\u0000' ? '\\0' : '?');
+          const header = ascii(body, 0, Math.min(packetAt, 40)).replace(/[^\x20-\x7e]/g, shown);
+          const message = `APP1 XMP segment at ${pos} has the non-standard header '${header}'; read all the same`;
+          found.warnings.push(warning('nonstandard_header', message));
+        }
       }
     }
     pos = end;
   }
   return found;
+}
+
+/**
+ * Where the packet starts in an APP1 segment that holds XMP behind a non-standard header
+ * (`XMP\0://ns.adobe.com/xap/1.0/\0` and the like, which exiftool also reads), or null.
+ * Extended XMP (`http://ns.adobe.com/xmp/extension/`) is a continuation, never a packet.
+ */
+function nonstandardXmpStart(body: Uint8Array): number | null {
+  const start = ascii(body, 0, 4);
+  if (start !== 'XMP\u0000' && start !== 'http') return null;
+  if (ascii(body, 0, XMP_EXTENSION_ID.length) === XMP_EXTENSION_ID) return null;
+  const head = ascii(body, 0, 256);
+  const at = [head.indexOf('<?xpacket'), head.indexOf('<x:xmpmeta'), head.indexOf('<rdf:RDF')].filter((i) => i >= 0);
+  return at.length === 0 ? null : Math.min(...at);
 }
 
 /** Whether a marker (0xff and a marker byte, or a fill byte) is at `at`: a claimed end is taken at its word. */

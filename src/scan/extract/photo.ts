@@ -46,9 +46,16 @@ export async function readJpeg(bytes: ByteSource, start = 0, limit = bytes.size)
 
 /**
  * TIFF, BigTIFF and TIFF-based raws (DNG, CR2, NEF, ARW, and ORF/RW2 whose magic number
- * differs): the metadata IFDs are read in place, entry by entry, never the image data.
+ * differs): the metadata IFDs are read in place, entry by entry, never the image data. The
+ * XMP packet of IFD0's tag 700 (what Lightroom and raw converters write) is read as the
+ * file's embedded XMP.
  */
 export async function readTiffBased(bytes: ByteSource): Promise<PhotoFacts> {
   const read = await readTiff(bytes, { wholeFile: true });
-  return { tags: read.tags, xmp: null, warnings: read.warnings };
+  const { XMLPacket: packet, ...tags } = read.tags;
+  let text: string | null = null;
+  if (packet instanceof Uint8Array) text = new TextDecoder().decode(packet);
+  else if (typeof packet === 'string') text = packet;
+  const warnings = [...read.warnings];
+  return { tags, xmp: text === null ? null : parseXmpPacket(text, warnings), warnings };
 }

@@ -14,8 +14,11 @@ const EXIF_IFD = 0x8769;
 const GPS_IFD = 0x8825;
 /** Real IFDs hold tens of entries; a count past this is garbage, not a table to read. */
 const MAX_ENTRIES = 4096;
-/** The values camroll reads are short strings and a few rationals. */
+/** The values camroll reads are short strings and a few rationals... */
 const MAX_VALUE_BYTES = 64 * 1024;
+/** ...and an XMP packet, which raw converters fill with edit history. */
+const MAX_XMP_BYTES = 2 * 1024 * 1024;
+const XML_PACKET = 0x02bc;
 
 const WANTED = new Map<number, keyof typeof TAG>();
 for (const [name, id] of Object.entries(TAG) as [keyof typeof TAG, number][]) WANTED.set(id, name);
@@ -129,7 +132,7 @@ async function readIfd(bytes: ByteSource, offset: number, name: string, layout: 
     const total = size * n;
     const inline = total <= (big ? 8 : 4);
     const valueAt = inline ? tableStart + base + (big ? 12 : 8) : big ? Number(table.getBigUint64(base + 12, little)) : table.getUint32(base + 8, little);
-    if (n === 0 || total > MAX_VALUE_BYTES || valueAt + total > bytes.size) {
+    if (n === 0 || total > (tag === XML_PACKET ? MAX_XMP_BYTES : MAX_VALUE_BYTES) || valueAt + total > bytes.size) {
       warnings.push(warning('skipped_entry', `${label}: ${n} values of type ${type} at ${valueAt} lie outside the data; skipped`));
       continue;
     }

@@ -1,6 +1,6 @@
 import type { ByteSource } from '../types.js';
 import type { Box } from './bmff.js';
-import { listBoxes, listBoxesIn, readPayload } from './bmff.js';
+import { listBoxes, listBoxesIn, readPayload, whole } from './bmff.js';
 import { ascii, viewOf } from './bytes.js';
 import { cleanText } from './text.js';
 import type { Coordinates } from './coordinates.js';
@@ -31,6 +31,7 @@ const decoder = new TextDecoder();
 export async function readVideo(bytes: ByteSource, topLevel: Box[]): Promise<VideoFacts> {
   const moov = topLevel.find((b) => b.type === 'moov');
   if (!moov) throw new ParseProblem('corrupt_file', 'no movie header (moov box)');
+  whole(moov);
   const facts: VideoFacts = { mvhdMs: null, durationSeconds: null, date: null, coordinates: null, coordinatesFromLoci: false, make: null, model: null };
   const items = new Map<string, string>();
   for (const child of await listBoxes(bytes, moov.payloadStart, moov.end)) {

@@ -8,12 +8,18 @@ export const WARNING_CODES = {
   /** A whole IFD (Exif or GPS) or an embedded EXIF block could not be read; the rest was. */
   skipped_ifd: 'skipped_ifd',
   /**
-   * A JPEG segment's length was wrong (reading went on at the next marker), or a JPEG, PNG or
-   * WebP file was cut or garbled after its metadata was read (what was read is kept).
+   * A JPEG segment's length was wrong (reading went on at the next marker), or a JPEG, PNG,
+   * WebP or ISO-BMFF (HEIC, CR3, MP4, MOV) file was cut or garbled after its metadata was
+   * read (what was read is kept; for ISO-BMFF, the file ends inside its last box).
    */
   skipped_segment: 'skipped_segment',
   /** An embedded XMP packet could not be parsed. */
   skipped_xmp: 'skipped_xmp',
+  /**
+   * Metadata behind a header that is not the standard one was read all the same (a JPEG
+   * APP1 XMP segment starting `XMP\0://ns.adobe.com/xap/1.0/`, as exiftool reads it).
+   */
+  nonstandard_header: 'nonstandard_header',
 } as const;
 
 export type WarningCode = keyof typeof WARNING_CODES;

@@ -12,6 +12,8 @@ import { warning } from './warnings.js';
 export interface XmpData {
   date: ParsedDate | null;
   coordinates: Coordinates | null;
+  /** GPS inside an IPTC LocationCreated: where the photo was taken, named afterwards (a fallback). */
+  locationCreated: Coordinates | null;
   make: string | null;
   model: string | null;
   lensModel: string | null;
@@ -25,7 +27,19 @@ const NS = {
   tiff: 'http://ns.adobe.com/tiff/1.0/',
   exifEX: 'http://cipa.jp/exif/1.0/',
   aux: 'http://ns.adobe.com/exif/1.0/aux/',
+  Iptc4xmpExt: 'http://iptc.org/std/Iptc4xmpExt/2008-02-29/',
 } as const;
+
+/**
+ * IPTC Extension location structures carry their own `exif:GPSLatitude`/`GPSLongitude`.
+ * LocationShown is the place depicted (a skyline shot from across a bay): never where the
+ * camera was. LocationCreated is, by IPTC's definition, where the photo was taken, but often
+ * filled in afterwards (geocoded from a city name): its GPS stands in when no other source,
+ * sidecar or file, gives a position.
+ */
+const LOCATION_SHOWN = NS.Iptc4xmpExt + 'LocationShown';
+const LOCATION_CREATED = NS.Iptc4xmpExt + 'LocationCreated';
+const CREATED_PREFIX = 'LocationCreated>';
 
 /** The properties camroll reads, by namespace URI + local name (whatever prefix a writer chose). */
 const WANTED = {
@@ -126,11 +140,15 @@ function textOf(node: XmlNode, scope: Scope, depth: number): string | null {
   return null;
 }
 
-/** Every wanted property in the tree (attribute or element form), first occurrence kept. */
-function collect(node: XmlNode, scope: Scope, found: Map<string, string>, depth: number): void {
+/**
+ * Every wanted property in the tree (attribute or element form), first occurrence kept.
+ * Nothing inside an IPTC LocationShown is taken; what is inside a LocationCreated is kept
+ * under `CREATED_PREFIX` + its name, apart from the packet's own properties.
+ */
+function collect(node: XmlNode, scope: Scope, found: Map<string, string>, depth: number, prefix = ''): void {
   if (depth > MAX_DEPTH || node === null || typeof node !== 'object') return;
   if (Array.isArray(node)) {
-    for (const item of node) collect(item, scope, found, depth + 1);
+    for (const item of node) collect(item, scope, found, depth + 1, prefix);
     return;
   }
   const inner = withDeclarations(node, scope);
@@ -138,11 +156,12 @@ function collect(node: XmlNode, scope: Scope, found: Map<string, string>, depth:
     if (key === '#text') continue;
     const attribute = key.startsWith('@_');
     const name = resolve(attribute ? key.slice(2) : key, inner);
-    if (WANTED_NAMES.has(name) && !found.has(name)) {
+    if (WANTED_NAMES.has(name) && !found.has(prefix + name)) {
       const text = attribute ? (typeof child === 'string' ? child : null) : textOf(child, inner, depth + 1);
-      if (text !== null) found.set(name, decodeEntities(text));
+      if (text !== null) found.set(prefix + name, decodeEntities(text));
     }
-    if (!attribute) collect(child, inner, found, depth + 1);
+    if (attribute || name === LOCATION_SHOWN) continue;
+    collect(child, inner, found, depth + 1, name === LOCATION_CREATED ? CREATED_PREFIX : prefix);
   }
 }
 
@@ -155,17 +174,36 @@ export function xmpProperties(xml: string): Map<string, string> {
   return found;
 }
 
+/**
+ * The capture time of a packet: `exif:DateTimeOriginal`, then `photoshop:DateCreated` (the
+ * date the content was created, e.g. a film photo's), then `xmp:CreateDate` (when the
+ * digital file was made: often a later scan or export, so last). A reading without an
+ * offset takes the offset of a later property that shows the same wall-clock time.
+ */
+export function xmpCaptureDate(props: ReadonlyMap<string, string>): ParsedDate | null {
+  const order = [WANTED.dateTimeOriginal, WANTED.dateCreated, WANTED.createDate];
+  const dates = order.map((name) => parseDateText(props.get(name)));
+  const index = dates.findIndex((d) => d !== null);
+  if (index < 0) return null;
+  const date = dates[index]!;
+  if (date.offsetMinutes !== null) return date;
+  const same = dates
+    .slice(index + 1)
+    .find((d) => d !== null && d.offsetMinutes !== null && d.local.wallMs === date.local.wallMs);
+  return same ? { local: date.local, offsetMinutes: same.offsetMinutes } : date;
+}
+
 /** Reads dates, GPS and device names from an XMP packet (a sidecar file or an embedded one). Throws when unparsable. */
 export function parseXmp(xml: string): XmpData {
   const props = xmpProperties(xml);
-  let date: ParsedDate | null = null;
-  for (const name of [WANTED.dateTimeOriginal, WANTED.createDate, WANTED.dateCreated]) {
-    date = parseDateText(props.get(name));
-    if (date) break;
-  }
+  const coordinatesAt = (prefix: string): Coordinates | null => validCoordinates(
+    parseXmpCoordinate(props.get(prefix + WANTED.latitude)),
+    parseXmpCoordinate(props.get(prefix + WANTED.longitude)),
+  );
   return {
-    date,
-    coordinates: validCoordinates(parseXmpCoordinate(props.get(WANTED.latitude)), parseXmpCoordinate(props.get(WANTED.longitude))),
+    date: xmpCaptureDate(props),
+    coordinates: coordinatesAt(''),
+    locationCreated: coordinatesAt(CREATED_PREFIX),
     make: cleanText(props.get(WANTED.make)),
     model: cleanText(props.get(WANTED.model)),
     lensModel: cleanText(props.get(WANTED.lensModel)) ?? cleanText(props.get(WANTED.lens)),
