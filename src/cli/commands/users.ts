@@ -1,15 +1,14 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { UserId, type UserCreateRequest } from '../../contract/index.js';
-import type { DirectoryEntry, RememberInput, UserDirectory } from '../../config/index.js';
-import { LocalStateError, UsageError } from '../../errors.js';
-import { describeFsError } from '../../util/fs-error.js';
-import { addConnectionOptions, openDirectory, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
-import { isEmail, jsonLine, parseEmail, parseUserId } from '../connection-args.js';
+import type { UserCreateRequest } from '../../contract/index.js';
+import { nearEmails } from '../../config/near-emails.js';
+import { createConfigReader } from '../../config/reader.js';
+import type { DirectoryEntry, UserDirectory, UserDirectoryReader } from '../../config/user-directory.js';
+import { ApiError, LocalStateError, UsageError } from '../../errors.js';
+import { addConnectionOptions, openDirectory, readDirectory, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
+import { jsonLine, parseEmail, parseUserId } from '../connection-args.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
-import { parseDirectoryLine } from '../user-import.js';
+import { readImportFile } from '../user-import.js';
 
 interface CreateFlags extends ConnectionFlags {
   email?: string;
@@ -82,6 +81,14 @@ async function withDirectory<T>(use: (directory: UserDirectory) => T | Promise<T
     .finally(() => directory.close());
 }
 
+/** Runs `use` with the user directory open to read only (nothing created or changed), and always closes it. */
+async function withReader<T>(use: (directory: UserDirectoryReader) => T | Promise<T>): Promise<T> {
+  const directory = await readDirectory();
+  return Promise.resolve()
+    .then(() => use(directory))
+    .finally(() => directory.close());
+}
+
 /**
  * `camroll users`: create a user on the service, and the directory of users known on this
  * machine (list, show, import, forget), which `events`, `stats` and `sync` read for `--email`.
@@ -123,7 +130,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     .description('List the users known on this machine: e-mail, user id, target, first and last seen')
     .option('--json', 'print one JSON array')
     .action((flags: { json?: boolean }) =>
-      withDirectory((directory) => {
+      withReader((directory) => {
         if (flags.json) {
           // Streamed element by element: a support machine may hold an import of many users.
           let first = true;
@@ -152,21 +159,24 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   addConnectionOptions(show).action((flags: ConnectionFlags & { email?: string; json?: boolean }) => {
     const email = parseEmail(flags.email);
     const current = targetIdentity(ctx, flags);
-    return withDirectory((directory) => {
+    return withReader((directory) => {
       const entries = directory.find(email);
       if (flags.json) {
         ctx.stdout.write(jsonLine(entries.map((e) => ({ ...entryJson(e), current_target: e.target === current }))));
         return;
       }
-      if (entries.length === 0) throw unknownEmail(email, current);
+      if (entries.length === 0) throw unknownEmail({ email, target: current, directory, takesUser: false });
       ctx.stdout.write(renderTable([...ENTRY_COLUMNS, { header: '', value: (e) => (e.target === current ? '(current target)' : '') }], entries));
     });
   });
 
   const importCmd = users
     .command('import')
-    .description('Add users to the directory for the current target, from a CSV (email,user_id) or JSON-lines file')
-    .argument('<file>', 'CSV with e-mail and user id columns (a header is optional), or JSON lines {"email","user_id"}');
+    .description(
+      'Add users to the directory, from a CSV (email,user_id), JSON lines, or the JSON array `users list --json` prints; ' +
+        'entries without a target of their own go to the current target',
+    )
+    .argument('<file>', 'CSV with e-mail and user id columns (a header is optional), or JSON {"email","user_id"[,"target"]} objects');
   addConnectionOptions(importCmd).action(async (file: string, flags: ConnectionFlags) => {
     const target = targetIdentity(ctx, flags);
     const problems: string[] = [];
@@ -174,8 +184,10 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     const counts = await withDirectory((directory) => directory.rememberAll(entries));
     for (const problem of problems.slice(0, PRINTED_IMPORT_PROBLEMS)) ctx.stderr.write(`camroll: warning: ${problem}\n`);
     if (problems.length > PRINTED_IMPORT_PROBLEMS) ctx.stderr.write(`camroll: … and ${problems.length - PRINTED_IMPORT_PROBLEMS} more\n`);
+    const targets = new Set(entries.map((entry) => entry.target));
+    const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
-      `imported ${entries.length} users for ${target}: ${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged` +
+      `imported ${entries.length} users for ${where}: ${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged` +
         `${problems.length > 0 ? `; ${problems.length} lines skipped` : ''}\n`,
     );
     if (problems.length > 0) ctx.exitCode = 1;
@@ -196,70 +208,106 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   });
 }
 
-/**
- * The error for an e-mail the directory does not hold at a target: it names the ways on, and
- * nothing is created (POST /users is not a lookup).
- */
-export function unknownEmail(email: string, target: string): LocalStateError {
-  return new LocalStateError(
-    'unknown_email',
-    `no user with e-mail ${email} is known on this machine for ${target}; give --user <uuid>, ` +
-      "or add it with `camroll users import FILE` from the partner's records; " +
-      '`camroll users create --email` would create a profile if none exists',
-  );
+/** What `unknownEmail` needs to say where the e-mail is known, or what was meant. */
+export interface UnknownEmailInput {
+  email: string;
+  target: string;
+  directory: UserDirectoryReader;
+  /** Whether the command takes `--user` (events, stats), so the hint may offer it. */
+  takesUser: boolean;
 }
 
-/** Looks an `--email` up in the directory for a target: read-only, never creates a user. */
+/**
+ * The error for an e-mail the directory does not hold at a target: where else this machine knows
+ * it, or the e-mails there it may be a typo of, then the ways on. Nothing is created (POST
+ * /users is not a lookup). Every option a hint names is one the reading commands have.
+ */
+export function unknownEmail({ email, target, directory, takesUser }: UnknownEmailInput): LocalStateError {
+  const hints: string[] = [];
+  const elsewhere = directory.find(email).filter((entry) => entry.target !== target);
+  if (elsewhere.length > 0) {
+    const profiles = storedProfilesByUrl();
+    for (const entry of elsewhere.slice(0, 3)) hints.push(`it is known for ${entry.target} (user ${entry.userId}): ${reachTarget(entry.target, profiles)}`);
+  } else {
+    const near = nearEmails(email, directory.emailsAt(target));
+    if (near.length > 0) hints.push(`did you mean ${near.join(' or ')}? (known on this machine for this target)`);
+  }
+  hints.push(
+    `${takesUser ? 'give --user <uuid>, or ' : ''}add it with \`camroll users import FILE\` from the partner's records; ` +
+      '`camroll users create --email` would create a profile if none exists',
+  );
+  return new LocalStateError('unknown_email', `no user with e-mail ${email} is known on this machine for ${target}`, {
+    details: { hint: hints.join('\n') },
+  });
+}
+
+/** Stored profiles by base URL, to name `--profile NAME` rather than a URL; empty when the file cannot be read. */
+function storedProfilesByUrl(): Map<string, string> {
+  const byUrl = new Map<string, string>();
+  try {
+    for (const [name, profile] of Object.entries(createConfigReader().read().profiles)) {
+      if (profile.base_url !== undefined && !byUrl.has(profile.base_url)) byUrl.set(profile.base_url, name);
+    }
+  } catch {
+    // The hint then names the URL; the configuration's own error comes from the command that reads it.
+  }
+  return byUrl;
+}
+
+/** How a command reaches a target: the flag to add. */
+function reachTarget(target: string, profiles: Map<string, string>): string {
+  if (target.startsWith('embedded:')) return 'that is the embedded local service: run with no --base-url or --profile (and no CAMROLL_BASE_URL)';
+  const profile = profiles.get(target);
+  return profile === undefined ? `add --base-url ${target}` : `add --profile ${profile} (or --base-url ${target})`;
+}
+
+/** Looks an `--email` up in the directory for a target: read-only (not even last seen changes), never creates a user. */
 export function userIdForEmail(email: string, target: string): Promise<string> {
-  return withDirectory((directory) => {
-    const entry = directory.lookup(target, email);
-    if (entry === null) throw unknownEmail(email, target);
+  return withReader((directory) => {
+    const entry = directory.get(target, email);
+    if (entry === null) throw unknownEmail({ email, target, directory, takesUser: true });
     return entry.userId;
   });
 }
 
-/** Reads an import file line by line; bad lines are reported through `problem` and skipped. */
-async function readImportFile(file: string, target: string, problem: (text: string) => void): Promise<RememberInput[]> {
-  const entries: RememberInput[] = [];
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const opened = new Promise<void>((resolve, reject) => {
-    input.once('open', () => resolve());
-    input.once('error', reject);
-  });
-  try {
-    await opened;
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
-  }
-  let lineNumber = 0;
-  let header: ReturnType<typeof parseDirectoryLine> | null = null;
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-    lineNumber += 1;
-    const parsed = parseDirectoryLine(line, lineNumber === 1 ? null : header);
-    if (parsed.kind === 'blank') continue;
-    if (parsed.kind === 'header') {
-      header = parsed;
-      continue;
-    }
-    if (parsed.kind === 'bad') {
-      problem(`${file}:${lineNumber}: ${parsed.reason}`);
-      continue;
-    }
-    if (!isEmail(parsed.email)) problem(`${file}:${lineNumber}: not a valid e-mail address: ${parsed.email}`);
-    else if (!UserId.safeParse(parsed.userId).success) problem(`${file}:${lineNumber}: not a user id (a UUID): ${parsed.userId}`);
-    else entries.push({ target, email: parsed.email, userId: parsed.userId.toLowerCase(), source: 'import' });
-  }
-  return entries;
+/** The user a read command is about, and the directory entry it came from (`--email`). */
+export interface ResolvedUser {
+  userId: string;
+  entry: { email: string; target: string } | null;
 }
 
 /**
  * The user a read command is about: `--user` as given, or `--email` looked up in the
  * directory for the command's target (read-only: never POST /users). Exactly one is needed.
  */
-export async function userFromFlags(ctx: CliContext, flags: ConnectionFlags & { user?: string; email?: string }): Promise<string> {
+export async function userFromFlags(ctx: CliContext, flags: ConnectionFlags & { user?: string; email?: string }): Promise<ResolvedUser> {
   if (flags.user !== undefined && flags.email !== undefined) throw new UsageError('give either --user or --email, not both');
-  if (flags.user !== undefined) return parseUserId(flags.user);
+  if (flags.user !== undefined) return { userId: parseUserId(flags.user), entry: null };
   if (flags.email === undefined) throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');
-  return userIdForEmail(parseEmail(flags.email), targetIdentity(ctx, flags));
+  const email = parseEmail(flags.email);
+  const target = targetIdentity(ctx, flags);
+  return { userId: await userIdForEmail(email, target), entry: { email, target } };
+}
+
+/**
+ * A 404 for a user the directory named: the entry is stale (the user was removed, or the id
+ * belongs to another key), so the error says how to drop it, with the flags that reach the
+ * same target. Any other error is returned as it is.
+ */
+export function staleEntryError(error: unknown, user: ResolvedUser, flags: ConnectionFlags): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'user_not_found' || user.entry === null) return error;
+  const words = ['camroll', 'users', 'forget', '--email', user.entry.email];
+  if (flags.baseUrl !== undefined) words.push('--base-url', flags.baseUrl);
+  if (flags.profile !== undefined) words.push('--profile', flags.profile);
+  return new ApiError(error.status, error.code, `${error.message} (user ${user.userId}, this machine's entry for ${user.entry.email})`, {
+    request: error.request,
+    cause: error,
+    details: {
+      ...error.details,
+      hint:
+        `this machine's directory holds a user id the service does not know under this key: ` +
+        `drop the entry with \`${words.join(' ')}\`, then add the right one (\`camroll users import FILE\` or --user <uuid>)`,
+    },
+  });
 }
 
