@@ -5,7 +5,7 @@ import { addConnectionOptions, withConnection, type ConnectionFlags } from '../c
 import { jsonLine, parseLimit } from '../connection-args.js';
 import type { CliContext } from '../context.js';
 import { renderEventsTable } from '../format/events.js';
-import { staleEntryError, userFromFlags } from './users.js';
+import { staleEntryError, userFromFlags } from '../user-lookup.js';
 
 export interface EventsFlags extends ConnectionFlags {
   user?: string;

@@ -3,7 +3,7 @@ import { addConnectionOptions, withConnection, type ConnectionFlags } from '../c
 import { jsonLine } from '../connection-args.js';
 import type { CliContext } from '../context.js';
 import { eventYear, renderStats } from '../format/stats.js';
-import { staleEntryError, userFromFlags } from './users.js';
+import { staleEntryError, userFromFlags } from '../user-lookup.js';
 
 interface StatsFlags extends ConnectionFlags {
   user?: string;
