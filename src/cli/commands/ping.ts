@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { readRateLimit, type HealthResult } from '../../client/index.js';
+import { isLoopbackUrl } from '../../rules/base-url.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags, type ConnectionTarget } from '../connection.js';
 import { jsonLine } from '../connection-args.js';
 import type { CliContext } from '../context.js';
@@ -32,8 +33,8 @@ export function registerPing(program: Command, ctx: CliContext): void {
       const result = await client.health({ signal: ctx.signal });
       if (flags.json) ctx.stdout.write(jsonLine(result));
       else ctx.stdout.write(describeHealth(result, target));
-      // The embedded service's sandbox key writes to a local database only.
-      if (result.environment === 'sandbox' && target.kind === 'remote') ctx.stderr.write(`${SANDBOX_WARNING}\n`);
+      // The embedded service's sandbox key, and a `camroll serve` on this machine's, write to a local database only.
+      if (result.environment === 'sandbox' && target.kind === 'remote' && !isLoopbackUrl(target.baseUrl)) ctx.stderr.write(`${SANDBOX_WARNING}\n`);
     });
   });
 }
