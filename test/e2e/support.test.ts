@@ -6,9 +6,10 @@ import { runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
 import { startServe, type ServeHandle } from './helpers/serve.js';
 
 /*
- * Support staff checking one user from an e-mail, with the real binary: the directory of users
- * known on this machine round-trips through `users list --json` and `users import`, and a
- * lookup (`stats`/`events --email`) writes nothing, whatever it finds.
+ * Support staff checking one user from an e-mail, and setting a machine up, with the real
+ * binary: the directory of users known on this machine round-trips through `users list --json`
+ * and `users import`; a lookup (`stats`/`events --email`) writes nothing, whatever it finds;
+ * set-up mistakes are caught by the command that makes them.
  */
 
 const KEY = 'sk_local_e2e_support_directory_7c1d';
@@ -161,5 +162,61 @@ describe('a lookup by e-mail writes nothing, and its hints say what to do', () =
     expect(forgot.stdout).toBe('forgot stale@example.com at 1 target\n');
     const gone = await runCamroll(['stats', '--email', 'stale@example.com'], { env });
     expect(gone.stderr).toContain('[unknown_email]');
+  });
+});
+
+describe('set-up mistakes are caught when made (real binary against camroll serve)', () => {
+  interface DoctorReport {
+    checks: { name: string; status: string; detail: string; hint?: string }[];
+    summary: { ok: boolean };
+  }
+
+  it('set-url without a version path warns; set-key for a misspelt profile is refused; serve on this machine is no real profile', async () => {
+    const { env } = home();
+    const origin = serve.baseUrl.replace(/\/v1$/, '');
+    const bare = await runCamroll(['config', 'set-url', origin, '--profile', 'local'], { env });
+    expectExit(bare, 0);
+    expect(bare.stderr).toBe(
+      `camroll: warning: the base URL has no version path: did you mean ${serve.baseUrl}? ` +
+        `(set it with \`camroll config set-url ${serve.baseUrl} --profile local\`)\n`,
+    );
+    const fixed = await runCamroll(['config', 'set-url', serve.baseUrl, '--profile', 'local'], { env });
+    expectExit(fixed, 0);
+    expect(fixed.stderr).toBe('');
+
+    const typo = await runCamroll(['config', 'set-key', '--profile', 'lcoal'], { env, stdin: `${KEY}\n` });
+    expectExit(typo, 2);
+    expect(typo.stderr).toContain('no profile named "lcoal"; create it first with `camroll config set-url <url> --profile lcoal`');
+    const listed = JSON.parse((await runCamroll(['config', 'list', '--json'], { env })).stdout) as { name: string }[];
+    expect(listed.map((p) => p.name)).toEqual(['local']);
+    expectExit(await runCamroll(['config', 'set-key', '--profile', 'local'], { env, stdin: `${KEY}\n` }), 0);
+
+    const health = await runCamroll(['health'], { env });
+    expectExit(health, 0);
+    expect(health.stdout).toMatch(/environment\s+sandbox/);
+    expect(health.stderr).toBe('');
+
+    const doctor = await runCamroll(['doctor', '--json'], { env });
+    expectExit(doctor, 0);
+    const report = JSON.parse(doctor.stdout) as DoctorReport;
+    expect(report.checks.find((c) => c.name === 'key.environment')).toEqual({
+      name: 'key.environment',
+      status: 'pass',
+      detail: 'sandbox (a service on this machine: a local database)',
+    });
+    expect(doctor.stdout).not.toContain('real profiles');
+  });
+
+  it('doctor at a base URL without its version path: every failed check has a hint', async () => {
+    const { env } = home();
+    const origin = serve.baseUrl.replace(/\/v1$/, '');
+    const doctor = await runCamroll(['doctor', '--base-url', origin, '--json'], { env: { ...env, CAMROLL_API_KEY: KEY } });
+    expectExit(doctor, 1);
+    const report = JSON.parse(doctor.stdout) as DoctorReport;
+    const failed = report.checks.filter((c) => c.status === 'fail');
+    expect(failed.map((c) => c.name)).toEqual(['reach.ping']);
+    expect(failed[0]?.hint).toBe(`no version prefix: did you mean ${serve.baseUrl}? (it answers /ping)`);
+    const human = await runCamroll(['doctor', '--base-url', origin], { env: { ...env, CAMROLL_API_KEY: KEY } });
+    expect(human.stdout).toContain(`  reach.ping: no version prefix: did you mean ${serve.baseUrl}?`);
   });
 });
