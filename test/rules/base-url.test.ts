@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { validateBaseUrl } from '../../src/config/index.js';
+import { healthWarning, SANDBOX_WARNING } from '../../src/cli/commands/ping.js';
 import { checkBaseUrl, isLoopbackUrl } from '../../src/rules/base-url.js';
 
 describe('the one base-URL rule', () => {
@@ -54,5 +55,17 @@ describe('a base URL on this machine', () => {
     ['not a url', false],
   ])('%s: %s', (url, loopback) => {
     expect(isLoopbackUrl(url)).toBe(loopback);
+  });
+});
+
+describe('the sandbox warning of health', () => {
+  it.each([
+    ['sandbox', 'remote', 'https://sandbox.example.com/v1', SANDBOX_WARNING],
+    ['production', 'remote', 'https://api.example.com/v1', null],
+    ['sandbox', 'remote', 'http://127.0.0.1:8787/v1', null],
+    ['sandbox', 'remote', 'http://localhost:8787/v1', null],
+    ['sandbox', 'embedded', 'http://127.0.0.1:40000/v1', null],
+  ] as const)('%s key, %s %s', (environment, kind, baseUrl, warning) => {
+    expect(healthWarning({ environment }, { kind, baseUrl })).toBe(warning);
   });
 });
