@@ -1,7 +1,7 @@
 /**
  * The e-mails of a directory close enough to a wanted one to be a typo of it, for a "did you
  * mean …?" line: at most two edits (a letter wrong, missing, added, or two swapped), one for
- * short addresses, closest first.
+ * short addresses; only the closest (one edit away hides those two away).
  */
 export function nearEmails(wanted: string, candidates: Iterable<string>, limit = 3): string[] {
   const target = wanted.trim().toLowerCase();
@@ -12,8 +12,10 @@ export function nearEmails(wanted: string, candidates: Iterable<string>, limit =
     const distance = editDistance(target, candidate, most);
     if (distance <= most) found.push({ email: candidate, distance });
   }
+  const closest = Math.min(...found.map((f) => f.distance));
   return found
-    .sort((a, b) => a.distance - b.distance || a.email.localeCompare(b.email))
+    .filter((f) => f.distance === closest)
+    .sort((a, b) => a.email.localeCompare(b.email))
     .slice(0, limit)
     .map((f) => f.email);
 }

@@ -133,9 +133,11 @@ describe('near e-mails', () => {
     expect(editDistance(a, b)).toBe(edits);
   });
 
-  it('offers the closest e-mails within two edits (one for short ones), closest first', () => {
+  it('offers the closest e-mails within two edits (one for short ones), only the closest', () => {
     const known = ['real.fan@example.com', 'real.fun@example.com', 'other@example.com', 'a@b.io', 'real.fan@example.org'];
-    expect(nearEmails('Real.Fna@example.com', known)).toEqual(['real.fan@example.com', 'real.fun@example.com']);
+    expect(nearEmails('Real.Fna@example.com', known)).toEqual(['real.fan@example.com']);
+    expect(nearEmails('real.fxn@example.com', known)).toEqual(['real.fan@example.com', 'real.fun@example.com']);
+    expect(nearEmails('real.fan@exmaple.cmo', known)).toEqual(['real.fan@example.com']);
     expect(nearEmails('real.fan@example.com', known)).toEqual(['real.fun@example.com']);
     expect(nearEmails('a@b.i', ['a@c.i', 'a@cd.i'])).toEqual(['a@c.i']);
     expect(nearEmails('nobody@example.net', known)).toEqual([]);
