@@ -4,7 +4,7 @@ import { createClient, type ApiClient, type ClientOptions, type RequestTrace, ty
 import { createConfigReader, type ConfigReader } from '../config/reader.js';
 import { decideTarget, resolveSettings } from '../config/resolve.js';
 import { validateBaseUrl, validateProfileName } from '../config/schema.js';
-import { openUserDirectory, type UserDirectory } from '../config/user-directory.js';
+import { openUserDirectory, readUserDirectory, type UserDirectory, type UserDirectoryReader } from '../config/user-directory.js';
 import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import type { AppPaths } from '../paths.js';
 import type { CliContext } from './context.js';
@@ -63,17 +63,33 @@ export function targetIdentity(ctx: CliContext, flags: ConnectionFlags, store: C
   return decision.kind === 'remote' ? decision.baseUrl : `embedded:${embeddedDbPath(ctx.paths)}`;
 }
 
+/** Whether config.json still holds ids an older camroll kept there (a file that cannot be read fails later, where it is read). */
+function hasLegacyUsers(reader: ConfigReader): boolean {
+  try {
+    return Object.keys(reader.legacyUsers()).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens the directory of users known on this machine to read only (`--email` lookups, `users
+ * list`): nothing is created or changed. Only ids an older camroll kept in config.json make it
+ * open for writing, once, to take them over.
+ */
+export async function readDirectory(
+  paths: AppPaths,
+  reader: ConfigReader = createConfigReader({ cwd: paths.config }),
+): Promise<UserDirectoryReader> {
+  if (hasLegacyUsers(reader)) return openDirectory(paths, reader);
+  return readUserDirectory({ path: join(paths.data, 'users.sqlite3') });
+}
+
 /** Opens the directory of users known on this machine (taking over ids an older camroll kept in config.json). */
 export async function openDirectory(paths: AppPaths, reader: ConfigReader = createConfigReader({ cwd: paths.config })): Promise<UserDirectory> {
   // Writing the file back needs conf: loaded only when there are ids to take over (a file of an
-  // older camroll). A file that cannot be read fails below, where the directory reads it.
-  const legacyFound = ((): boolean => {
-    try {
-      return Object.keys(reader.legacyUsers()).length > 0;
-    } catch {
-      return false;
-    }
-  })();
+  // older camroll).
+  const legacyFound = hasLegacyUsers(reader);
   const writer = legacyFound ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path) }) : null;
   return openUserDirectory({
     path: join(paths.data, 'users.sqlite3'),

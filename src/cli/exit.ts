@@ -53,7 +53,7 @@ export function describeFailure(error: unknown, command: string | undefined): st
   }
   const lines = [`camroll: ${describeError(error)}`];
   const step = nextStep(error) ?? (toCamrollError(error).code === 'internal_error' ? REPORT_HINT : null);
-  if (step !== null) lines.push(`  ${step}`);
+  if (step !== null) lines.push(...step.split('\n').map((line) => `  ${line}`));
   if (error instanceof UsageError && command !== undefined) lines.push(`  see \`camroll ${command} --help\``);
   return `${lines.join('\n')}\n`;
 }

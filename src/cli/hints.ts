@@ -1,10 +1,9 @@
 import { CERTIFICATE_CODES, SCHEME_MISMATCH_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
 import { mismatchHint, type SchemeMismatch } from '../client/scheme-probe.js';
-import { ApiError, ContractViolationError, ListenError, NetworkError, type RequestInfo } from '../errors.js';
+import { ApiError, CamrollError, ContractViolationError, ListenError, NetworkError, type RequestInfo } from '../errors.js';
 
 /** A version segment such as `/v1` or `/v2beta` anywhere in a base URL's path. */
 const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
-
 
 /** `https://host/api/v1`, when the configured base URL lacks a version prefix. */
 export function versionPrefixSuggestion(baseUrl: string): string | null {
@@ -30,6 +29,8 @@ function forRequest(request: RequestInfo | null, hint: (request: RequestInfo) =>
  * Presentation only; the decision is by status and code, never by message text.
  */
 export function nextStep(error: unknown): string | null {
+  // The raiser knew more than the status and code tell (a stale directory entry, a near e-mail).
+  if (error instanceof CamrollError && typeof error.details?.hint === 'string') return error.details.hint;
   if (error instanceof ApiError) {
     if (error.status === 401 || error.code === 'invalid_api_key') return KEY_HINT;
     if (error.status === 404 && error.code !== 'user_not_found') {

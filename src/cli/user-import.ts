@@ -1,3 +1,12 @@
+import { createReadStream } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { RememberInput } from '../config/user-directory.js';
+import { UserId } from '../contract/index.js';
+import { UsageError } from '../errors.js';
+import { checkBaseUrl } from '../rules/base-url.js';
+import { describeFsError } from '../util/fs-error.js';
+import { isEmail } from './connection-args.js';
+
 /**
  * One line of a user import file, as a partner exports it from its own database: CSV with an
  * e-mail and a user id column (a header naming them is optional; without one, e-mail first),
@@ -76,4 +85,139 @@ export function parseDirectoryLine(line: string, header: Extract<DirectoryLine, 
     return { kind: 'bad', reason: 'needs an e-mail and a user id' };
   }
   return { kind: 'entry', email, userId };
+}
+
+/** One top-level JSON value of an import file, with the line it starts on. */
+export type JsonPiece = { kind: 'object'; text: string; line: number } | { kind: 'stray'; line: number };
+
+/**
+ * Splits JSON text, chunk by chunk, into its top-level objects: JSON lines, or one array of
+ * objects pretty-printed or on one line (what `users list --json` prints). Anything between
+ * objects but whitespace, commas and the array's brackets is reported once per line as stray.
+ */
+export function createJsonSplitter(): { push(chunk: string): JsonPiece[]; end(): JsonPiece[] } {
+  let line = 1;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let text = '';
+  let start = 0;
+  let strayLine = 0;
+  return {
+    push(chunk) {
+      const pieces: JsonPiece[] = [];
+      for (const c of chunk) {
+        if (depth > 0) {
+          text += c;
+          if (inString) {
+            if (escaped) escaped = false;
+            else if (c === '\\') escaped = true;
+            else if (c === '"') inString = false;
+          } else if (c === '"') inString = true;
+          else if (c === '{' || c === '[') depth += 1;
+          else if (c === '}' || c === ']') {
+            depth -= 1;
+            if (depth === 0) pieces.push({ kind: 'object', text, line: start });
+          }
+        } else if (c === '{') {
+          depth = 1;
+          text = c;
+          start = line;
+        } else if (!/[\s,[\]\uFEFF]/.test(c) && strayLine !== line) {
+          strayLine = line;
+          pieces.push({ kind: 'stray', line });
+        }
+        if (c === '\n') line += 1;
+      }
+      return pieces;
+    },
+    // An object still open at the end of the file was cut off.
+    end: () => (depth > 0 ? [{ kind: 'stray', line: start }] : []),
+  };
+}
+
+/** The entry of one JSON object of an import file; its own `target` (from `users list --json`) wins. */
+export function jsonEntry(text: string): DirectoryLine | { kind: 'entry'; email: string; userId: string; target: string } {
+  const parsed = fromJson(text);
+  if (parsed.kind !== 'entry') return parsed;
+  const target = (JSON.parse(text) as { target?: unknown }).target;
+  if (target === undefined || target === null) return parsed;
+  if (typeof target !== 'string' || !isTarget(target)) return { kind: 'bad', reason: `not a target (a base URL, or embedded:<database file>): ${String(target)}` };
+  return { ...parsed, target };
+}
+
+/** A `target` as the directory names one: a base URL, or the embedded service's database file. */
+function isTarget(value: string): boolean {
+  if (value.startsWith('embedded:')) return isAbsolute(value.slice('embedded:'.length));
+  try {
+    return checkBaseUrl(value) === value;
+  } catch {
+    return false;
+  }
+}
+
+/** Lines of a bad import are reported through this, as `file:line: reason`. */
+export type ImportProblem = (text: string) => void;
+
+/**
+ * Reads an import file: a JSON array or JSON lines (by its first character) or CSV. Entries
+ * without a target of their own go to `target`; bad entries are reported and skipped.
+ */
+export async function readImportFile(file: string, target: string, problem: ImportProblem): Promise<RememberInput[]> {
+  const entries: RememberInput[] = [];
+  const input = createReadStream(file, { encoding: 'utf8' });
+  const opened = new Promise<void>((resolve, reject) => {
+    input.once('open', () => resolve());
+    input.once('error', reject);
+  });
+  try {
+    await opened;
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
+  }
+  const add = (where: number, parsed: ReturnType<typeof jsonEntry>): void => {
+    if (parsed.kind === 'blank' || parsed.kind === 'header') return;
+    if (parsed.kind === 'bad') problem(`${file}:${where}: ${parsed.reason}`);
+    else if (!isEmail(parsed.email)) problem(`${file}:${where}: not a valid e-mail address: ${parsed.email}`);
+    else if (!UserId.safeParse(parsed.userId).success) problem(`${file}:${where}: not a user id (a UUID): ${parsed.userId}`);
+    else entries.push({ target: 'target' in parsed ? parsed.target : target, email: parsed.email, userId: parsed.userId.toLowerCase(), source: 'import' });
+  };
+
+  let format: 'json' | 'csv' | null = null;
+  const splitter = createJsonSplitter();
+  let lineNumber = 0;
+  let header: Extract<DirectoryLine, { kind: 'header' }> | null = null;
+  const csvLine = (line: string): void => {
+    lineNumber += 1;
+    const parsed = parseDirectoryLine(line, lineNumber === 1 ? null : header);
+    if (parsed.kind === 'header') header = parsed;
+    else add(lineNumber, parsed);
+  };
+  let pending = '';
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      if (format === null) {
+        const first = chunk.replace(/^\uFEFF/, '').trimStart()[0];
+        if (first === undefined) {
+          pending += chunk;
+          continue;
+        }
+        format = first === '[' || first === '{' ? 'json' : 'csv';
+      }
+      const text = pending + chunk;
+      if (format === 'json') {
+        pending = '';
+        for (const piece of splitter.push(text)) add(piece.line, piece.kind === 'object' ? jsonEntry(piece.text) : { kind: 'bad', reason: 'not a JSON object' });
+        continue;
+      }
+      const lines = text.split(/\r?\n/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) csvLine(line);
+    }
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
+  }
+  if (format === 'csv' && pending !== '') csvLine(pending);
+  for (const piece of splitter.end()) add(piece.line, { kind: 'bad', reason: 'a JSON object not closed before the end of the file' });
+  return entries;
 }

@@ -8,5 +8,6 @@ export { configFilePath, createConfigReader } from './reader.js';
 export type { ConfigLocation, ConfigReader } from './reader.js';
 export { createConfigStore, DEFAULT_PROFILE } from './store.js';
 export type { ConfigStore, ConfigStoreOptions } from './store.js';
-export { openUserDirectory } from './user-directory.js';
-export type { DirectoryEntry, EntrySource, RememberInput, UserDirectory } from './user-directory.js';
+export { nearEmails } from './near-emails.js';
+export { openUserDirectory, readUserDirectory } from './user-directory.js';
+export type { DirectoryEntry, EntrySource, RememberInput, UserDirectory, UserDirectoryReader } from './user-directory.js';

@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
 import { StoredConfig } from './schema.js';
@@ -29,8 +29,10 @@ export function configFilePath(cwd: string): string {
 
 /**
  * The document in the file as conf reads it (its `store`): parsed JSON copied into an object
- * without prototype, and an empty one when the file does not exist yet (its folder is made,
- * as conf makes it). Any other failure is thrown as it came (a file-system error, a SyntaxError).
+ * without prototype, and an empty one when the file does not exist yet. Unlike conf, a read
+ * makes no folder: a command that only reads its settings leaves the machine as it was (conf
+ * makes the folder when it writes). Any other failure is thrown as it came (a file-system
+ * error, a SyntaxError).
  */
 export function readConfigDocument(path: string): Record<string, unknown> {
   let text: string;
@@ -38,7 +40,6 @@ export function readConfigDocument(path: string): Record<string, unknown> {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException | null)?.code !== 'ENOENT') throw error;
-    mkdirSync(dirname(path), { recursive: true });
     return Object.create(null) as Record<string, unknown>;
   }
   return Object.assign(Object.create(null) as Record<string, unknown>, JSON.parse(text));

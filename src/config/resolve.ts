@@ -98,7 +98,7 @@ export function decideTarget(settings: ResolvedSettings, options: { requireKey: 
   const name = profile.value;
   const named = profile.source === 'flag' || profile.source === 'env';
   if (name !== null && named && !settings.profileExists) {
-    const message = `no profile named "${name}"; create it with: ${setUrlHint(name)}`;
+    const message = `no profile named "${name}"; create it with \`${setUrlHint(name)}\``;
     // Named by --profile it is a bad flag value (exit 2), whatever else is set: falling back to
     // another host would be a surprise. Named by CAMROLL_PROFILE it is a configuration error,
     // unless a base URL is set anyway.

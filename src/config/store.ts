@@ -131,12 +131,12 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       update((config) => {
         const entry = config.profiles[profile];
         if (entry === undefined) {
-          throw new ConfigError('unknown_profile', `no profile named "${profile}"; create it with: camroll config set-url <url> --profile ${profile}`);
+          throw new ConfigError('unknown_profile', `no profile named "${profile}"; create it with \`camroll config set-url <url> --profile ${profile}\``);
         }
         if (entry.base_url === undefined) {
           throw new ConfigError(
             'profile_without_url',
-            `profile "${profile}" has no base URL, so it cannot be the current one; set one first with: camroll config set-url <url> --profile ${profile}`,
+            `profile "${profile}" has no base URL, so it cannot be the current one; set one first with \`camroll config set-url <url> --profile ${profile}\``,
           );
         }
         config.current_profile = profile;

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import { openVersionedDatabase, type Migration } from '../util/sqlite.js';
 import { normalizeEmail } from './schema.js';
 
@@ -25,24 +27,36 @@ export interface RememberInput {
 }
 
 /**
+ * What the reading commands (`--email` lookups, `users list`, `users show`) may do with the
+ * directory: read it. Nothing here writes, and a directory that does not exist yet reads as
+ * empty without being created.
+ */
+export interface UserDirectoryReader {
+  readonly path: string;
+  /** The entry of an e-mail at a target, or null. Changes nothing (not even last seen). */
+  get(target: string, email: string): DirectoryEntry | null;
+  /** Every entry of an e-mail, at any target, most recently seen first. */
+  find(email: string): DirectoryEntry[];
+  /** The e-mails known at a target, in order; streamed (for near-miss suggestions). */
+  emailsAt(target: string): IterableIterator<string>;
+  /** Every entry, by target then e-mail; streamed, never one big array. */
+  list(): IterableIterator<DirectoryEntry>;
+  close(): void;
+}
+
+/**
  * The users known on this machine, per (target, e-mail): filled by `users create`,
  * `sync --email` and `users import`, read by `--email` lookups that never create anything.
  */
-export interface UserDirectory {
-  readonly path: string;
+export interface UserDirectory extends UserDirectoryReader {
   /** Adds or refreshes an entry (a changed id replaces the old one); returns it. */
   remember(input: RememberInput): DirectoryEntry;
-  /** The entry of an e-mail at a target, or null. Marks it seen. */
+  /** The entry of an e-mail at a target, or null; marks it seen (a sync that uses it). */
   lookup(target: string, email: string): DirectoryEntry | null;
-  /** Every entry of an e-mail, at any target, most recently seen first. */
-  find(email: string): DirectoryEntry[];
-  /** Every entry, by target then e-mail; streamed, never one big array. */
-  list(): IterableIterator<DirectoryEntry>;
   /** Adds many entries in one transaction (an import); returns how many were new or changed. */
   rememberAll(entries: Iterable<RememberInput>): { added: number; updated: number; unchanged: number };
   /** Removes an e-mail at one target (or at every target); returns how many entries went. */
   forget(email: string, target?: string): number;
-  close(): void;
 }
 
 export interface OpenUserDirectoryOptions {
@@ -89,19 +103,69 @@ const toEntry = (row: Row): DirectoryEntry => ({
   source: row.source,
 });
 
+const WHAT = 'the user directory';
+const CODES = { unreadable: 'directory_unreadable', tooNew: 'directory_too_new' } as const;
+
+/** The read statements, shared by the reader and the full directory. */
+function readerOf(db: Database.Database, path: string): UserDirectoryReader {
+  const select = db.prepare<[string, string], Row>('SELECT * FROM users WHERE target = ? AND email = ?');
+  const byEmail = db.prepare<[string], Row>('SELECT * FROM users WHERE email = ? ORDER BY last_seen DESC, target');
+  const atTarget = db.prepare<[string], { email: string }>('SELECT email FROM users WHERE target = ? ORDER BY email');
+  const all = db.prepare<[], Row>('SELECT * FROM users ORDER BY target, email');
+  return {
+    path,
+    get: (target, email) => {
+      const row = select.get(target, normalizeEmail(email));
+      return row === undefined ? null : toEntry(row);
+    },
+    find: (email) => byEmail.all(normalizeEmail(email)).map(toEntry),
+    *emailsAt(target) {
+      for (const row of atTarget.iterate(target)) yield row.email;
+    },
+    *list() {
+      for (const row of all.iterate()) yield toEntry(row);
+    },
+    close: () => db.close(),
+  };
+}
+
+/** A directory with nothing in it, for a machine where none was ever written. */
+function emptyReader(path: string): UserDirectoryReader {
+  return {
+    path,
+    get: () => null,
+    find: () => [],
+    *emailsAt() {},
+    *list() {},
+    close: () => undefined,
+  };
+}
+
+/**
+ * Opens the user directory to read only: no file, folder, WAL switch or schema is created, and
+ * a directory that does not exist (or was never given a schema) reads as empty.
+ */
+export function readUserDirectory(options: { path: string }): UserDirectoryReader {
+  if (!existsSync(options.path)) return emptyReader(options.path);
+  const db = openVersionedDatabase({ path: options.path, what: WHAT, migrations: DIRECTORY_MIGRATIONS, codes: CODES, readonly: true });
+  if ((db.pragma('user_version', { simple: true }) as number) === 0) {
+    db.close();
+    return emptyReader(options.path);
+  }
+  return readerOf(db, options.path);
+}
+
 /** Opens (creating when needed) the user directory, a SQLite file of mode 0600. */
 export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirectory {
   const now = (): string => (options.now ?? (() => new Date()))().toISOString();
   const db = openVersionedDatabase({
     path: options.path,
-    what: 'the user directory',
+    what: WHAT,
     migrations: DIRECTORY_MIGRATIONS,
-    codes: { unreadable: 'directory_unreadable', tooNew: 'directory_too_new' },
+    codes: CODES,
   });
 
   const select = db.prepare<[string, string], Row>('SELECT * FROM users WHERE target = ? AND email = ?');
-  const byEmail = db.prepare<[string], Row>('SELECT * FROM users WHERE email = ? ORDER BY last_seen DESC, target');
-  const all = db.prepare<[], Row>('SELECT * FROM users ORDER BY target, email');
   const insert = db.prepare<[string, string, string, string, string, string]>(
     'INSERT INTO users (target, email, user_id, first_seen, last_seen, source) VALUES (?, ?, ?, ?, ?, ?)',
   );
@@ -144,7 +208,18 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
   }
 
   return {
-    path: options.path,
+    ...readerOf(db, options.path),
+    close: () => {
+      // Back to a rollback journal when no other camroll has the file open: a reader (an
+      // `--email` lookup) then opens it read-only without leaving -wal and -shm files beside it.
+      try {
+        db.pragma('busy_timeout = 0');
+        db.pragma('journal_mode = DELETE');
+      } catch {
+        // Another process has it open: the file stays in WAL until that one closes.
+      }
+      db.close();
+    },
     remember: (input) => upsert(input, now())[1],
     lookup: (target, email) => {
       const row = select.get(target, normalizeEmail(email));
@@ -153,13 +228,8 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
       touch.run(at, row.target, row.email);
       return { ...toEntry(row), lastSeen: at };
     },
-    find: (email) => byEmail.all(normalizeEmail(email)).map(toEntry),
-    *list() {
-      for (const row of all.iterate()) yield toEntry(row);
-    },
     rememberAll: (entries) => rememberAll(entries),
     forget: (email, target) =>
       target === undefined ? removeAll.run(normalizeEmail(email)).changes : removeOne.run(normalizeEmail(email), target).changes,
-    close: () => db.close(),
   };
 }

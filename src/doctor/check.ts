@@ -1,14 +1,15 @@
 /** How one doctor check came out. `skip`: a check it depends on failed first. */
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
 
-/** One named check: what was found, and for a warning or failure what to do about it. */
-export interface Check {
+/**
+ * One named check: what was found, and for a warning or failure what to do about it. A failure
+ * always says what to do: the type holds every check to it.
+ */
+export type Check = {
   /** Stable name (`config.base_url`, `reach.ping`, `key.health`, …). */
   name: string;
-  status: CheckStatus;
   detail: string;
-  hint?: string;
-}
+} & ({ status: Exclude<CheckStatus, 'fail'>; hint?: string } | { status: 'fail'; hint: string });
 
 /** Counts per status, and whether the whole run passed (no failure; warnings allowed). */
 export function summarize(checks: readonly Check[]): { pass: number; warn: number; fail: number; skip: number; ok: boolean } {

@@ -38,11 +38,19 @@ export function smokeBatch(): { media: MediaMetadata[]; expected: Record<string,
 
 type Answer = Extract<ProbeResult, { kind: 'answer' }>;
 
+/** The hint of a round-trip answer outside the contract. */
+const CONTRACT_HINT = 'the service breaks the contract here: report it with the time, the URL and this line';
+
 /** An answer with the wanted status and a JSON body, or the failed check that says why not. */
 function answered(name: string, what: string, result: ProbeResult, status: number): Answer | Check {
-  if (result.kind !== 'answer') return { name, status: 'fail', detail: `${what}: ${result.code}` };
-  if (result.json === undefined) return { name, status: 'fail', detail: `${what} ${result.status}: not JSON (${describeBody(result)})` };
-  if (result.status !== status) return { name, status: 'fail', detail: `${what} answered ${result.status}, not ${status}: ${result.body.slice(0, 200)}` };
+  if (result.kind !== 'answer') {
+    return { name, status: 'fail', detail: `${what}: ${result.code}`, hint: 'the earlier checks got answers, this did not: run doctor --round-trip again' };
+  }
+  if (result.json === undefined) return { name, status: 'fail', detail: `${what} ${result.status}: not JSON (${describeBody(result)})`, hint: CONTRACT_HINT };
+  if (result.status !== status) {
+    const hint = result.status === 429 ? 'the key is being throttled: wait a minute and run doctor --round-trip again' : CONTRACT_HINT;
+    return { name, status: 'fail', detail: `${what} answered ${result.status}, not ${status}: ${result.body.slice(0, 200)}`, hint };
+  }
   return result;
 }
 
@@ -57,7 +65,7 @@ export async function roundTrip(options: RoundTripOptions): Promise<Check[]> {
   if ('name' in user) return [user, ...skipped(['roundtrip.ingest', 'roundtrip.events', 'roundtrip.stats'])];
   const created = UserCreateResponse.safeParse(user.json);
   if (!created.success) {
-    return [{ name: 'roundtrip.user', status: 'fail', detail: `POST /users body breaks the contract at ${firstIssue(created.error)}` }, ...skipped(['roundtrip.ingest', 'roundtrip.events', 'roundtrip.stats'])];
+    return [{ name: 'roundtrip.user', status: 'fail', detail: `POST /users body breaks the contract at ${firstIssue(created.error)}`, hint: CONTRACT_HINT }, ...skipped(['roundtrip.ingest', 'roundtrip.events', 'roundtrip.stats'])];
   }
   const userId = created.data.user_id;
   checks.push({ name: 'roundtrip.user', status: 'pass', detail: `${email}: ${created.data.existing ? 'reused' : 'created'} ${userId}` });
@@ -77,7 +85,11 @@ export async function roundTrip(options: RoundTripOptions): Promise<Check[]> {
       continue;
     }
     const parsed = schema.safeParse(result.json);
-    checks.push(parsed.success ? { name, status: 'pass', detail: 'matches the contract' } : { name, status: 'fail', detail: `breaks the contract at ${firstIssue(parsed.error)}` });
+    checks.push(
+      parsed.success
+        ? { name, status: 'pass', detail: 'matches the contract' }
+        : { name, status: 'fail', detail: `breaks the contract at ${firstIssue(parsed.error)}`, hint: CONTRACT_HINT },
+    );
   }
   return checks;
 }
@@ -86,7 +98,7 @@ export async function roundTrip(options: RoundTripOptions): Promise<Check[]> {
 export function judgeIngest(json: unknown, sent: number, expected: Record<string, string | null>): Check {
   const name = 'roundtrip.ingest';
   const parsed = IngestResponse.safeParse(json);
-  if (!parsed.success) return { name, status: 'fail', detail: `breaks the contract at ${firstIssue(parsed.error)}` };
+  if (!parsed.success) return { name, status: 'fail', detail: `breaks the contract at ${firstIssue(parsed.error)}`, hint: CONTRACT_HINT };
   const answer = parsed.data;
   const problems: string[] = [];
   if (answer.accepted !== sent - answer.rejected.length) problems.push(`accepted ${answer.accepted} is not sent ${sent} − rejected ${answer.rejected.length}`);

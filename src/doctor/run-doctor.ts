@@ -5,6 +5,7 @@ import { CERTIFICATE_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
 import { describeMismatch, detectSchemeMismatch, mismatchHint } from '../client/scheme-probe.js';
 import { HealthResult, PingResult, readRateLimit } from '../client/schemas.js';
 import { ErrorEnvelope } from '../contract/index.js';
+import { isLoopbackUrl } from '../rules/base-url.js';
 import type { Check } from './check.js';
 import { firstIssue } from './check.js';
 import { describeBody, probe, type ProbeOptions, type ProbeResult } from './probe.js';
@@ -37,7 +38,6 @@ export interface DoctorOptions {
 }
 
 const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 const SOURCE_WORDS: Record<SettingSource, string> = {
   flag: 'from a flag',
   env: 'from the environment',
@@ -72,7 +72,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     detail: `${target.kind === 'embedded' ? 'in-process, ' : ''}${target.baseUrl} (${SOURCE_WORDS[target.baseUrlSource]})`,
     ...(suggestion === null ? {} : { hint: `no version prefix in the base URL: did you mean ${suggestion}?` }),
   });
-  const loopback = LOOPBACK.has(url.hostname);
+  const loopback = isLoopbackUrl(target.baseUrl);
   add(
     url.protocol === 'https:' || loopback
       ? { name: 'config.https', status: 'pass', detail: url.protocol === 'https:' ? 'https' : 'http on a loopback address' }
@@ -107,10 +107,12 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const healthCheck = add(judgeHealth(health));
   if (healthCheck.status === 'fail' || health.kind !== 'answer') return skipRest(checks, options);
   const { partner_id: partnerId, environment } = health.json as HealthResult;
+  // A service on this machine (`camroll serve`, the embedded one) keeps its users in a local database.
+  const local = target.kind === 'embedded' || loopback;
   add(
-    environment === 'sandbox' && target.kind === 'remote'
+    environment === 'sandbox' && !local
       ? { name: 'key.environment', status: 'warn', detail: 'sandbox', hint: 'sandbox users are real profiles: the sandbox runs on the production dataset' }
-      : { name: 'key.environment', status: 'pass', detail: target.kind === 'embedded' ? `${environment} (a local database)` : String(environment) },
+      : { name: 'key.environment', status: 'pass', detail: local ? `${environment} (a service on this machine: a local database)` : String(environment) },
   );
   if (options.roundTrip) checks.push(...(await roundTrip({ baseUrl: target.baseUrl, apiKey: target.apiKey as string, partnerId, probe: probeOptions })));
   return checks;
@@ -149,9 +151,9 @@ async function judgePing(ping: ProbeResult, suggestion: string | null, get: (pat
     return { name, status: 'fail', detail: 'GET /ping: 404', hint: `no version prefix: did you mean ${suggestion}? (${answers ? 'it answers /ping' : 'it does not answer either'})` };
   }
   if (ping.json === undefined) return { name, status: 'fail', detail: `GET /ping ${ping.status}: not JSON (${describeBody(ping)})`, hint: 'this is not the service (an HTML login page? a proxy?): check the base URL' };
-  if (ping.status !== 200) return { name, status: 'fail', detail: `GET /ping answered ${ping.status}, not 200`, hint: 'the contract says /ping answers 200 and needs no key' };
+  if (ping.status !== 200) return { name, status: 'fail', detail: `GET /ping answered ${ping.status}, not 200`, hint: 'the contract says /ping answers 200 and needs no key: check the base URL is the service' };
   const parsed = PingResult.safeParse(ping.json);
-  if (!parsed.success) return { name, status: 'fail', detail: `GET /ping body breaks the contract at ${firstIssue(parsed.error)}` };
+  if (!parsed.success) return { name, status: 'fail', detail: `GET /ping body breaks the contract at ${firstIssue(parsed.error)}`, hint: CONTRACT_HINT };
   return { name, status: 'pass', detail: `200 in ${Math.round(ping.ms)} ms` };
 }
 
@@ -160,32 +162,53 @@ function judgeClock(ping: ProbeResult, nowMs: number): Check {
   const serverMs = ping.kind === 'answer' && ping.date !== null ? Date.parse(ping.date) : Number.NaN;
   if (Number.isNaN(serverMs)) return { name, status: 'warn', detail: 'the service sent no Date header', hint: 'the local clock could not be compared' };
   const skewS = Math.round((nowMs - serverMs) / 1000);
-  const detail = `local clock ${Math.abs(skewS)} s ${skewS >= 0 ? 'ahead of' : 'behind'} the service`;
+  const detail = `local clock ${describeSkew(Math.abs(skewS))} ${skewS >= 0 ? 'ahead of' : 'behind'} the service`;
   const hint = 'capture times are sent in UTC and matched within hours: set the clock right (NTP)';
   if (Math.abs(skewS) >= SKEW_FAIL_S) return { name, status: 'fail', detail, hint };
   if (Math.abs(skewS) > SKEW_WARN_S) return { name, status: 'warn', detail, hint };
   return { name, status: 'pass', detail };
 }
 
+/**
+ * A skew in the largest units that matter: `42 s`, `5 min 3 s`, `3 h 20 min`, `2 d 4 h` (a
+ * count of seconds in the thousands says little at a glance).
+ */
+export function describeSkew(seconds: number): string {
+  const s = Math.round(Math.abs(seconds));
+  if (s < 60) return `${s} s`;
+  const [d, h, m] = [Math.floor(s / 86_400), Math.floor((s % 86_400) / 3600), Math.floor((s % 3600) / 60)];
+  if (d > 0) return h > 0 ? `${d} d ${h} h` : `${d} d`;
+  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
+  return s % 60 > 0 ? `${m} min ${s % 60} s` : `${m} min`;
+}
+
+/** The hint of a check whose answer came back, but outside the contract. */
+const CONTRACT_HINT = 'the service answered outside the contract: check the base URL is the service, or report it with the time and URL';
+/** The hint of a request that got no answer after /ping did. */
+const NO_ANSWER_HINT = '/ping answered, this did not: run doctor again, and check for a proxy or firewall between here and the service';
+
 /** A request without a key must get 401 with the envelope and `invalid_api_key`. */
 function judgeUnauthorized(answer: ProbeResult): Check {
   const name = 'contract.errors';
-  if (answer.kind !== 'answer') return { name, status: 'fail', detail: `GET /health without a key: ${answer.code}` };
+  if (answer.kind !== 'answer') return { name, status: 'fail', detail: `GET /health without a key: ${answer.code}`, hint: NO_ANSWER_HINT };
   const envelope = ErrorEnvelope.safeParse(answer.json);
   if (answer.status !== 401) return { name, status: 'fail', detail: `GET /health without a key answered ${answer.status}, not 401`, hint: 'every endpoint but /ping needs the key' };
-  if (!envelope.success) return { name, status: 'fail', detail: `the 401 has no error envelope (${firstIssue(envelope.error)})` };
-  if (envelope.data.error.code !== 'invalid_api_key') return { name, status: 'fail', detail: `the 401's code is ${envelope.data.error.code}, not invalid_api_key` };
+  if (!envelope.success) return { name, status: 'fail', detail: `the 401 has no error envelope (${firstIssue(envelope.error)})`, hint: CONTRACT_HINT };
+  if (envelope.data.error.code !== 'invalid_api_key') return { name, status: 'fail', detail: `the 401's code is ${envelope.data.error.code}, not invalid_api_key`, hint: CONTRACT_HINT };
   return { name, status: 'pass', detail: '401 invalid_api_key with the error envelope' };
 }
 
 function judgeHealth(health: ProbeResult): Check {
   const name = 'key.health';
-  if (health.kind !== 'answer') return { name, status: 'fail', detail: health.code };
+  if (health.kind !== 'answer') return { name, status: 'fail', detail: health.code, hint: NO_ANSWER_HINT };
   if (health.status === 401) return { name, status: 'fail', detail: '401 invalid_api_key', hint: 'the key is wrong, or belongs to the other environment (a sandbox key on the production host, or the reverse)' };
-  if (health.json === undefined) return { name, status: 'fail', detail: `GET /health ${health.status}: not JSON (${describeBody(health)})` };
-  if (health.status !== 200) return { name, status: 'fail', detail: `GET /health answered ${health.status}, not 200` };
+  if (health.json === undefined) return { name, status: 'fail', detail: `GET /health ${health.status}: not JSON (${describeBody(health)})`, hint: CONTRACT_HINT };
+  if (health.status !== 200) {
+    const hint = health.status >= 500 ? 'the service failed: run doctor again later, and report the time and URL if it persists' : CONTRACT_HINT;
+    return { name, status: 'fail', detail: `GET /health answered ${health.status}, not 200`, hint };
+  }
   const parsed = HealthResult.safeParse(health.json);
-  if (!parsed.success) return { name, status: 'fail', detail: `GET /health body breaks the contract at ${firstIssue(parsed.error)}` };
+  if (!parsed.success) return { name, status: 'fail', detail: `GET /health body breaks the contract at ${firstIssue(parsed.error)}`, hint: CONTRACT_HINT };
   const policy = readRateLimit(parsed.data.rate_limit);
   const limit = policy === null ? 'rate limit not described' : !policy.enabled ? 'not throttled' : `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
   return { name, status: 'pass', detail: `partner ${parsed.data.partner_id}, environment ${parsed.data.environment}, ${limit}` };

@@ -25,3 +25,17 @@ export function checkBaseUrl(value: string): string {
   }
   return text.replace(/\/+$/, '');
 }
+
+/**
+ * Whether a base URL points at this machine (`localhost`, 127.0.0.0/8, `::1`): a `camroll serve`
+ * there keeps its users in a local database, so its sandbox key creates no real profile.
+ */
+export function isLoopbackUrl(baseUrl: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -28,9 +28,14 @@ describe('state paths come from the context (ctx.paths), resolved once by main',
     const scanned = await runCli(['scan', FIXTURE, '--json', '--workers', '1'], { paths });
     expect(scanned.code, scanned.stderr).toBe(0);
     expect(existsSync(join(paths.cache, 'scan-cache.sqlite3'))).toBe(true);
-    const listed = await runCli(['users', 'list', '--json'], { paths });
-    expect(listed.code, listed.stderr).toBe(0);
+    // `users list` only reads (and creates nothing); an import writes the directory.
+    const entries = join(own, 'users.csv');
+    writeFileSync(entries, 'ana@example.com,3f1c2a8e-4b5d-4c6e-8f90-123456789abc\n');
+    const imported = await runCli(['users', 'import', entries], { paths });
+    expect(imported.code, imported.stderr).toBe(0);
     expect(existsSync(join(paths.data, 'users.sqlite3'))).toBe(true);
+    const listed = await runCli(['users', 'list', '--json'], { paths });
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ email: 'ana@example.com' }]);
     // Nothing was written under the XDG folders of the process.
     expect(readdirSync(home.home)).toEqual([]);
   });

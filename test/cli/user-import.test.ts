@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDirectoryLine, splitCsv } from '../../src/cli/user-import.js';
+import { createJsonSplitter, parseDirectoryLine, readImportFile, splitCsv } from '../../src/cli/user-import.js';
 
 const ID = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
 
@@ -29,5 +32,78 @@ describe('import lines', () => {
 
   it('splits quoted CSV fields with commas and doubled quotes', () => {
     expect(splitCsv('"Doe, Jane","say ""hi""",plain')).toEqual(['Doe, Jane', 'say "hi"', 'plain']);
+  });
+});
+
+describe('import files', () => {
+  const ID2 = '9b2d7c1e-0f3a-4e5b-8c6d-abcdefabcdef';
+  const HERE = 'https://api.example.com/v1';
+
+  /** Reads `text` as an import file: the entries and the problems reported. */
+  async function read(text: string): Promise<{ entries: { target: string; email: string; userId: string }[]; problems: string[] }> {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-import-'));
+    try {
+      const file = join(dir, 'f');
+      writeFileSync(file, text);
+      const problems: string[] = [];
+      const entries = await readImportFile(file, HERE, (p) => problems.push(p.replace(`${file}:`, '')));
+      return { entries: entries.map(({ target, email, userId }) => ({ target, email, userId })), problems };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('reads the pretty JSON array users list --json prints, each entry at its own target', async () => {
+    const listed = [
+      { email: 'a@example.com', user_id: ID, target: 'embedded:/data/service.db', source: 'created' },
+      { email: 'b@example.com', user_id: ID2, target: 'http://127.0.0.1:8787/v1', first_seen: 'x' },
+      { email: 'c@example.com', user_id: ID2 },
+    ];
+    const pretty = `[\n${listed.map((e) => `  ${JSON.stringify(e)}`).join(',\n')}\n]\n`;
+    const expected = [
+      { target: 'embedded:/data/service.db', email: 'a@example.com', userId: ID },
+      { target: 'http://127.0.0.1:8787/v1', email: 'b@example.com', userId: ID2 },
+      { target: HERE, email: 'c@example.com', userId: ID2 },
+    ];
+    expect(await read(pretty)).toEqual({ entries: expected, problems: [] });
+    expect(await read(JSON.stringify(listed, null, 4))).toEqual({ entries: expected, problems: [] });
+    expect(await read(`\uFEFF${JSON.stringify(listed)}`)).toEqual({ entries: expected, problems: [] });
+    expect(await read(listed.map((e) => JSON.stringify(e)).join('\r\n'))).toEqual({ entries: expected, problems: [] });
+  });
+
+  it('names the line of each bad JSON entry and keeps the rest', async () => {
+    const text = [
+      '[',
+      `  {"email": "a@example.com", "user_id": "${ID}", "target": "ftp://x"},`,
+      '  42,',
+      `  {"email": "b@example.com", "note": "a } and a \\" inside", "user_id": "${ID2}"},`,
+      `  {"email": "c@example.com"`,
+    ].join('\n');
+    expect(await read(text)).toEqual({
+      entries: [{ target: HERE, email: 'b@example.com', userId: ID2 }],
+      problems: [
+        '2: not a target (a base URL, or embedded:<database file>): ftp://x',
+        '3: not a JSON object',
+        '5: a JSON object not closed before the end of the file',
+      ],
+    });
+  });
+
+  it('still reads CSV, with or without a header', async () => {
+    expect(await read(`email,user_id\r\na@example.com,${ID}\r\nbad\r\n`)).toEqual({
+      entries: [{ target: HERE, email: 'a@example.com', userId: ID }],
+      problems: ['3: needs an e-mail and a user id'],
+    });
+  });
+
+  it('splits objects across chunk boundaries', () => {
+    const splitter = createJsonSplitter();
+    const text = `[{"a": "{["}, {"b": 1}]`;
+    const pieces = [...text].flatMap((c) => splitter.push(c));
+    expect(pieces).toEqual([
+      { kind: 'object', text: '{"a": "{["}', line: 1 },
+      { kind: 'object', text: '{"b": 1}', line: 1 },
+    ]);
+    expect(splitter.end()).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openUserDirectory, type UserDirectory } from '../../src/config/index.js';
+import { nearEmails, openUserDirectory, readUserDirectory, type UserDirectory } from '../../src/config/index.js';
+import { editDistance } from '../../src/config/near-emails.js';
 
 const dirs: string[] = [];
 const opened: UserDirectory[] = [];
@@ -94,5 +95,51 @@ describe('the user directory', () => {
     db.pragma('user_version = 99');
     db.close();
     expect(() => openUserDirectory({ path })).toThrow(expect.objectContaining({ code: 'directory_too_new' }));
+  });
+
+  it('reads without writing: a missing directory is empty and not created; a read changes no file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-directory-'));
+    dirs.push(dir);
+    const path = join(dir, 'sub', 'users.sqlite3');
+    const missing = readUserDirectory({ path });
+    expect([missing.get(PROD, 'a@example.com'), missing.find('a@example.com'), [...missing.list()], [...missing.emailsAt(PROD)]]).toEqual([null, [], [], []]);
+    missing.close();
+    expect(readdirSync(dir)).toEqual([]);
+
+    const writer = openUserDirectory({ path, now: () => new Date('2026-01-01T00:00:00Z') });
+    writer.remember({ target: PROD, email: 'a@example.com', userId: ID_A, source: 'created' });
+    writer.remember({ target: PROD, email: 'b@example.com', userId: ID_B, source: 'created' });
+    writer.close();
+    const files = (): string[] => readdirSync(join(dir, 'sub')).map((f) => `${f} ${statSync(join(dir, 'sub', f)).mtimeMs}`);
+    const before = files();
+    expect(before).toHaveLength(1);
+    const reader = readUserDirectory({ path });
+    expect(reader.get(PROD, 'A@example.com')).toMatchObject({ userId: ID_A, lastSeen: '2026-01-01T00:00:00.000Z' });
+    expect([...reader.emailsAt(PROD)]).toEqual(['a@example.com', 'b@example.com']);
+    expect(reader.find('b@example.com').map((e) => e.target)).toEqual([PROD]);
+    reader.close();
+    expect(files()).toEqual(before);
+  });
+});
+
+describe('near e-mails', () => {
+  it.each([
+    ['kitten', 'sitting', 3],
+    ['fan@example.com', 'fan@exmaple.com', 1],
+    ['fan@example.com', 'fna@example.com', 1],
+    ['abc', 'abc', 0],
+    ['', 'ab', 2],
+  ])('%s -> %s: %i edits', (a, b, edits) => {
+    expect(editDistance(a, b)).toBe(edits);
+  });
+
+  it('offers the closest e-mails within two edits (one for short ones), only the closest', () => {
+    const known = ['real.fan@example.com', 'real.fun@example.com', 'other@example.com', 'a@b.io', 'real.fan@example.org'];
+    expect(nearEmails('Real.Fna@example.com', known)).toEqual(['real.fan@example.com']);
+    expect(nearEmails('real.fxn@example.com', known)).toEqual(['real.fan@example.com', 'real.fun@example.com']);
+    expect(nearEmails('real.fan@exmaple.cmo', known)).toEqual(['real.fan@example.com']);
+    expect(nearEmails('real.fan@example.com', known)).toEqual(['real.fun@example.com']);
+    expect(nearEmails('a@b.i', ['a@c.i', 'a@cd.i'])).toEqual(['a@c.i']);
+    expect(nearEmails('nobody@example.net', known)).toEqual([]);
   });
 });

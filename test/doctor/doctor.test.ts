@@ -1,7 +1,8 @@
 import { createServer as createNetServer } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDoctor, type DoctorTarget } from '../../src/doctor/run-doctor.js';
+import { describeSkew, runDoctor, type DoctorTarget } from '../../src/doctor/run-doctor.js';
+import { Agent } from 'undici';
 import { judgeIngest, smokeBatch, smokeEmail } from '../../src/doctor/round-trip.js';
 import { startTestServer, type SeenRequest } from '../client/test-server.js';
 
@@ -106,10 +107,30 @@ describe('each broken promise fails its own check, with a hint', () => {
     expect(checks['contract.errors']).toMatchObject({ status: 'fail', detail: 'GET /health without a key answered 200, not 401' });
   });
 
-  it('clock skew: minutes warn, hours fail', async () => {
+  it('clock skew, in hours and minutes: minutes warn, hours fail', async () => {
     const skewed = (ms: number) => () => Date.now() + ms;
-    expect((await run(() => false, {}, skewed(5 * 60_000)))['clock']).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^local clock 3\d\d s ahead of the service$/) });
-    expect((await run(() => false, {}, skewed(-3 * 3_600_000)))['clock']).toMatchObject({ status: 'fail', hint: expect.stringContaining('UTC') });
+    expect((await run(() => false, {}, skewed(5 * 60_000)))['clock']).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/^local clock 5 min( [12] s)? ahead of the service$/),
+    });
+    expect((await run(() => false, {}, skewed(-(3 * 3600 + 20 * 60 + 30) * 1000)))['clock']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^local clock 3 h 2\d min behind the service$/),
+      hint: expect.stringContaining('UTC'),
+    });
+  });
+
+  it.each([
+    [0, '0 s'],
+    [59, '59 s'],
+    [60, '1 min'],
+    [301, '5 min 1 s'],
+    [3600, '1 h'],
+    [12_030, '3 h 20 min'],
+    [-12_030, '3 h 20 min'],
+    [86_400 * 2 + 3600 * 4 + 59, '2 d 4 h'],
+  ])('a skew of %i s reads %s', (seconds, words) => {
+    expect(describeSkew(seconds)).toBe(words);
   });
 
   it('a base URL without /v1: a warning on the URL, a failure on ping saying the /v1 URL answers', async () => {
@@ -130,14 +151,40 @@ describe('each broken promise fails its own check, with a hint', () => {
     expect(checks['key.health']?.status).toBe('skip');
   });
 
-  it('a sandbox key on a remote host warns that its users are real profiles', async () => {
-    const checks = await run((req, res) => {
+  it('a sandbox key warns that its users are real profiles on a remote host, not on this machine (camroll serve)', async () => {
+    breakage = (req, res) => {
       if (req.url !== '/v1/health' || req.headers['x-partner-api-key'] !== KEY) return false;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ ...HEALTH, environment: 'sandbox' }));
       return true;
+    };
+    const { port } = new URL(server.origin);
+    // A host name that is not this machine's, resolved to the stand-in.
+    const toStandIn = new Agent({
+      connect: {
+        lookup: (_host: string, options: { all?: boolean }, done: (...args: unknown[]) => void) =>
+          options.all ? done(null, [{ address: '127.0.0.1', family: 4 }]) : done(null, '127.0.0.1', 4),
+      } as never,
     });
-    expect(checks['key.environment']).toMatchObject({ status: 'warn', hint: expect.stringContaining('real profiles') });
+    try {
+      const remote = await runDoctor({
+        target: target({ baseUrl: `http://sandbox.example.test:${port}/v1` }),
+        dispatcher: toStandIn,
+        lookup: async () => undefined,
+      });
+      expect(remote.find((c) => c.name === 'key.environment')).toMatchObject({ status: 'warn', hint: expect.stringContaining('real profiles') });
+    } finally {
+      await toStandIn.close();
+    }
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const local = await runDoctor({ target: target({ baseUrl: `http://${host}:${port}/v1` }) });
+      expect(local.find((c) => c.name === 'key.environment')).toEqual({
+        name: 'key.environment',
+        status: 'pass',
+        detail: 'sandbox (a service on this machine: a local database)',
+      });
+      expect(JSON.stringify(local)).not.toContain('real profiles');
+    }
   });
 
   it('nothing listening, and a host name that does not resolve', async () => {
@@ -185,6 +232,53 @@ describe('each broken promise fails its own check, with a hint', () => {
       hint: `the server speaks plain HTTP: did you mean http://127.0.0.1:${port}/v1?`,
     });
     expect(JSON.stringify(checks)).not.toMatch(/SSL routines|openssl/i);
+  });
+});
+
+describe('every failed check says what to do', () => {
+  const sendAt = (url: string, status: number, body: string, type = 'application/json'): Breakage => (req, res) => {
+    if (req.url?.split('?')[0] !== url) return false;
+    res.writeHead(status, { 'content-type': type });
+    res.end(body);
+    return true;
+  };
+  const withKey = (breakage: Breakage): Breakage => (req, res) => req.headers['x-partner-api-key'] === KEY && breakage(req, res);
+  const withoutKey = (breakage: Breakage): Breakage => (req, res) => req.headers['x-partner-api-key'] !== KEY && breakage(req, res);
+  const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
+  /** The round trip's requests, answered as the contract says unless a breakage says otherwise. */
+  const roundTrip = (breakage: Breakage): Breakage => (req, res) => {
+    if (breakage(req, res)) return true;
+    const send = (status: number, body: unknown): true => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+      return true;
+    };
+    if (req.url === '/v1/users') return send(201, { user_id: USER, existing: false, created_at: '2026-01-01T00:00:00Z' });
+    return false;
+  };
+  it.each([
+    ['/ping answers HTML', sendAt('/v1/ping', 200, '<html></html>', 'text/html')],
+    ['/ping answers 201', sendAt('/v1/ping', 201, '{}')],
+    ['/ping answers another body', sendAt('/v1/ping', 200, '{"status": 1}')],
+    ['/health without a key answers 200', withoutKey(sendAt('/v1/health', 200, JSON.stringify(HEALTH)))],
+    ['the 401 has no envelope', withoutKey(sendAt('/v1/health', 401, '{"message": "no"}'))],
+    ['the 401 has another code', withoutKey(sendAt('/v1/health', 401, '{"error": {"code": "nope", "message": "no"}}'))],
+    ['/health answers 500', withKey(sendAt('/v1/health', 500, '{"error": {"code": "internal_error", "message": "x"}}'))],
+    ['/health answers HTML', withKey(sendAt('/v1/health', 200, '<html></html>', 'text/html'))],
+    ['/health answers 403', withKey(sendAt('/v1/health', 403, '{}'))],
+    ['/health lacks a member', withKey(sendAt('/v1/health', 200, '{"status": "ok"}'))],
+    ['POST /users answers 500', sendAt('/v1/users', 500, '{"error": {"code": "internal_error", "message": "x"}}')],
+    ['POST /users answers another body', sendAt('/v1/users', 201, '{"id": 1}')],
+    ['the media batch is throttled', roundTrip(sendAt(`/v1/users/${USER}/media`, 429, '{"error": {"code": "rate_limited", "message": "x"}}'))],
+    ['the media answer breaks the contract', roundTrip(sendAt(`/v1/users/${USER}/media`, 200, '{"accepted": "x"}'))],
+    ['events break the contract', roundTrip(sendAt(`/v1/users/${USER}/events`, 200, '{"events": 1}'))],
+    ['stats break the contract', roundTrip(sendAt(`/v1/users/${USER}/stats`, 200, '{"total_events": "x"}'))],
+  ] as const)('%s', async (_name, breaking) => {
+    breakage = breaking;
+    const checks = await runDoctor({ target: target(), roundTrip: true });
+    const failed = checks.filter((c) => c.status === 'fail');
+    expect(failed.length, JSON.stringify(checks)).toBeGreaterThan(0);
+    for (const check of failed) expect(check.hint, JSON.stringify(check)).toMatch(/\w{3}/);
   });
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { validateBaseUrl } from '../../src/config/index.js';
-import { checkBaseUrl } from '../../src/rules/base-url.js';
+import { healthWarning, SANDBOX_WARNING } from '../../src/cli/commands/ping.js';
+import { checkBaseUrl, isLoopbackUrl } from '../../src/rules/base-url.js';
 
 describe('the one base-URL rule', () => {
   it.each([
@@ -36,5 +37,35 @@ describe('the one base-URL rule', () => {
 
   it('never echoes credentials', () => {
     expect(() => checkBaseUrl('https://user:secret@api.example.com/v1')).toThrow(expect.not.objectContaining({ message: expect.stringContaining('secret') }));
+  });
+});
+
+describe('a base URL on this machine', () => {
+  it.each([
+    ['http://127.0.0.1:8787/v1', true],
+    ['http://127.1.2.3/v1', true],
+    ['http://localhost:8787/v1', true],
+    ['http://LOCALHOST/v1', true],
+    ['http://api.localhost/v1', true],
+    ['http://[::1]:8787/v1', true],
+    ['https://sandbox.example.com/v1', false],
+    ['http://10.0.0.5/v1', false],
+    ['http://127.0.0.1.example.com/v1', false],
+    ['http://localhost.example.com/v1', false],
+    ['not a url', false],
+  ])('%s: %s', (url, loopback) => {
+    expect(isLoopbackUrl(url)).toBe(loopback);
+  });
+});
+
+describe('the sandbox warning of health', () => {
+  it.each([
+    ['sandbox', 'remote', 'https://sandbox.example.com/v1', SANDBOX_WARNING],
+    ['production', 'remote', 'https://api.example.com/v1', null],
+    ['sandbox', 'remote', 'http://127.0.0.1:8787/v1', null],
+    ['sandbox', 'remote', 'http://localhost:8787/v1', null],
+    ['sandbox', 'embedded', 'http://127.0.0.1:40000/v1', null],
+  ] as const)('%s key, %s %s', (environment, kind, baseUrl, warning) => {
+    expect(healthWarning({ environment }, { kind, baseUrl })).toBe(warning);
   });
 });

@@ -13,6 +13,7 @@ import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
+import { versionPrefixSuggestion } from '../hints.js';
 
 interface ProfileFlag {
   profile?: string;
@@ -43,6 +44,12 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       const profile = writeTarget(store, flags.profile);
       const saved = usage(() => store.setBaseUrl(profile, url));
       ctx.stdout.write(`profile ${profile}: base URL set to ${saved}\n`);
+      // Stored as given (it is used whole), but a URL without a version path answers 404 to every call.
+      const suggestion = versionPrefixSuggestion(saved);
+      if (suggestion !== null) {
+        const again = `camroll config set-url ${suggestion}${flags.profile === undefined ? '' : ` --profile ${profile}`}`;
+        ctx.stderr.write(`camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with \`${again}\`)\n`);
+      }
     });
 
   /**
@@ -66,6 +73,8 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     .action(async (flags: ProfileFlag) => {
       const store = openStore();
       const profile = writeTarget(store, flags.profile);
+      // Checked before the key is asked for: a key stored under a misspelt name would never be used.
+      if (store.getProfile(profile) === null) throw unknownProfileForKey(profile, flags.profile !== undefined || ctx.env.CAMROLL_PROFILE !== undefined);
       const answer = await readSecret({
         input: ctx.stdin,
         output: ctx.stderr,
@@ -184,6 +193,20 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     .action(() => {
       ctx.stdout.write(`${openStore().path}\n`);
     });
+}
+
+/**
+ * `set-key` for a profile that does not exist: a key is stored in a profile made by `set-url`,
+ * so a typo in the name is caught here rather than when the key is not found later.
+ */
+function unknownProfileForKey(profile: string, named: boolean): UsageError {
+  if (!named) {
+    return new UsageError('no profile to store the key in; create one first with `camroll config set-url <url> [--profile NAME]`, then store its key');
+  }
+  return new UsageError(
+    `no profile named "${profile}"; create it first with \`camroll config set-url <url> --profile ${profile}\`, then store its key ` +
+      '(`camroll config list` shows the stored profiles)',
+  );
 }
 
 /** A bad argument (URL, profile name, unknown profile) is a usage error: exit 2. */

@@ -6,7 +6,7 @@ import { parseLimit } from '../connection-args.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderEventsTable } from '../format/events.js';
-import { userFromFlags } from '../user-lookup.js';
+import { staleEntryError, userFromFlags } from '../user-lookup.js';
 
 export interface EventsFlags extends ConnectionFlags {
   user?: string;
@@ -31,7 +31,8 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     .option('--no-media', 'leave the media of each event out (lighter)')
     .option('--json', "print the service's page object ({events, total} with --all)");
   addConnectionOptions(cmd).action(async (flags: EventsFlags) => {
-    const userId = await userFromFlags(ctx, flags);
+    const user = await userFromFlags(ctx, flags);
+    const { userId } = user;
     const limit = parseLimit(flags.limit);
     if (flags.all && flags.cursor !== undefined) {
       // --all starts from the first page; a cursor would silently drop the newest events.
@@ -49,6 +50,8 @@ export function registerEvents(program: Command, ctx: CliContext): void {
       const page = await client.events(userId, { cursor: flags.cursor, limit, includeMedia, signal: ctx.signal });
       if (flags.json) ctx.stdout.write(jsonLine(page));
       else writeHuman(ctx, page.events, page.total ?? null, page.has_more ? nextPageCommand(userId, page.next_cursor, flags) : null);
+    }).catch((error: unknown) => {
+      throw staleEntryError(error, user, flags);
     });
   });
 }

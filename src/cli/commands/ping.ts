@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { readRateLimit, type HealthResult } from '../../client/index.js';
+import { isLoopbackUrl } from '../../rules/base-url.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags, type ConnectionTarget } from '../connection.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
@@ -32,10 +33,19 @@ export function registerPing(program: Command, ctx: CliContext): void {
       const result = await client.health({ signal: ctx.signal });
       if (flags.json) ctx.stdout.write(jsonLine(result));
       else ctx.stdout.write(describeHealth(result, target));
-      // The embedded service's sandbox key writes to a local database only.
-      if (result.environment === 'sandbox' && target.kind === 'remote') ctx.stderr.write(`${SANDBOX_WARNING}\n`);
+      const warning = healthWarning(result, target);
+      if (warning !== null) ctx.stderr.write(`${warning}\n`);
     });
   });
+}
+
+/**
+ * The sandbox warning, for a sandbox key on a remote host only: the embedded service's key, and
+ * a `camroll serve` on this machine's, write to a local database, never a real profile.
+ */
+export function healthWarning(result: Pick<HealthResult, 'environment'>, target: Pick<ConnectionTarget, 'kind' | 'baseUrl'>): string | null {
+  const local = target.kind === 'embedded' || isLoopbackUrl(target.baseUrl);
+  return result.environment === 'sandbox' && !local ? SANDBOX_WARNING : null;
 }
 
 /** Human lines for a health answer. */

@@ -3,7 +3,7 @@ import { addConnectionOptions, withConnection, type ConnectionFlags } from '../c
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { eventYear, renderStats } from '../format/stats.js';
-import { userFromFlags } from '../user-lookup.js';
+import { staleEntryError, userFromFlags } from '../user-lookup.js';
 
 interface StatsFlags extends ConnectionFlags {
   user?: string;
@@ -20,7 +20,8 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .option('--email <email>', 'a user known on this machine (see `camroll users list`); never creates one')
     .option('--json', "print the service's stats object");
   addConnectionOptions(cmd).action(async (flags: StatsFlags) => {
-    const userId = await userFromFlags(ctx, flags);
+    const user = await userFromFlags(ctx, flags);
+    const { userId } = user;
     await withConnection({ ctx, flags }, async ({ client }) => {
       const stats = await client.stats(userId, { signal: ctx.signal });
       if (flags.json) {
@@ -35,6 +36,8 @@ export function registerStats(program: Command, ctx: CliContext): void {
         }
       }
       ctx.stdout.write(renderStats(stats, years));
+    }).catch((error: unknown) => {
+      throw staleEntryError(error, user, flags);
     });
   });
 }

@@ -1,17 +1,13 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { UserId, type UserCreateRequest } from '../../contract/index.js';
-import type { DirectoryEntry, RememberInput } from '../../config/index.js';
-import { UsageError } from '../../errors.js';
-import { describeFsError } from '../../util/fs-error.js';
+import type { UserCreateRequest } from '../../contract/index.js';
+import type { DirectoryEntry } from '../../config/user-directory.js';
 import { addConnectionOptions, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
-import { isEmail, parseEmail } from '../connection-args.js';
+import { parseEmail } from '../connection-args.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
-import { parseDirectoryLine } from '../user-import.js';
-import { unknownEmail, withDirectory } from '../user-lookup.js';
+import { readImportFile } from '../user-import.js';
+import { unknownEmail, withDirectory, withReader } from '../user-lookup.js';
 
 interface CreateFlags extends ConnectionFlags {
   email?: string;
@@ -61,7 +57,6 @@ const ENTRY_COLUMNS = [
   { header: 'SOURCE', value: (e: DirectoryEntry) => e.source },
 ];
 
-/** Runs `use` with the user directory open, and always closes it. */
 /**
  * `camroll users`: create a user on the service, and the directory of users known on this
  * machine (list, show, import, forget), which `events`, `stats` and `sync` read for `--email`.
@@ -103,7 +98,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     .description('List the users known on this machine: e-mail, user id, target, first and last seen')
     .option('--json', 'print one JSON array')
     .action((flags: { json?: boolean }) =>
-      withDirectory(ctx.paths, (directory) => {
+      withReader(ctx.paths, (directory) => {
         if (flags.json) {
           // Streamed element by element: a support machine may hold an import of many users.
           let first = true;
@@ -132,21 +127,24 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   addConnectionOptions(show).action((flags: ConnectionFlags & { email?: string; json?: boolean }) => {
     const email = parseEmail(flags.email);
     const current = targetIdentity(ctx, flags);
-    return withDirectory(ctx.paths, (directory) => {
+    return withReader(ctx.paths, (directory) => {
       const entries = directory.find(email);
       if (flags.json) {
         ctx.stdout.write(jsonLine(entries.map((e) => ({ ...entryJson(e), current_target: e.target === current }))));
         return;
       }
-      if (entries.length === 0) throw unknownEmail(email, current);
+      if (entries.length === 0) throw unknownEmail({ email, target: current, directory, takesUser: false, paths: ctx.paths });
       ctx.stdout.write(renderTable([...ENTRY_COLUMNS, { header: '', value: (e) => (e.target === current ? '(current target)' : '') }], entries));
     });
   });
 
   const importCmd = users
     .command('import')
-    .description('Add users to the directory for the current target, from a CSV (email,user_id) or JSON-lines file')
-    .argument('<file>', 'CSV with e-mail and user id columns (a header is optional), or JSON lines {"email","user_id"}');
+    .description(
+      'Add users to the directory, from a CSV (email,user_id), JSON lines, or the JSON array `users list --json` prints; ' +
+        'entries without a target of their own go to the current target',
+    )
+    .argument('<file>', 'CSV with e-mail and user id columns (a header is optional), or JSON {"email","user_id"[,"target"]} objects');
   addConnectionOptions(importCmd).action(async (file: string, flags: ConnectionFlags) => {
     const target = targetIdentity(ctx, flags);
     const problems: string[] = [];
@@ -154,8 +152,10 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     const counts = await withDirectory(ctx.paths, (directory) => directory.rememberAll(entries));
     for (const problem of problems.slice(0, PRINTED_IMPORT_PROBLEMS)) ctx.stderr.write(`camroll: warning: ${problem}\n`);
     if (problems.length > PRINTED_IMPORT_PROBLEMS) ctx.stderr.write(`camroll: … and ${problems.length - PRINTED_IMPORT_PROBLEMS} more\n`);
+    const targets = new Set(entries.map((entry) => entry.target));
+    const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
-      `imported ${entries.length} users for ${target}: ${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged` +
+      `imported ${entries.length} users for ${where}: ${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged` +
         `${problems.length > 0 ? `; ${problems.length} lines skipped` : ''}\n`,
     );
     if (problems.length > 0) ctx.exitCode = 1;
@@ -175,38 +175,3 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     });
   });
 }
-
-/** Reads an import file line by line; bad lines are reported through `problem` and skipped. */
-async function readImportFile(file: string, target: string, problem: (text: string) => void): Promise<RememberInput[]> {
-  const entries: RememberInput[] = [];
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const opened = new Promise<void>((resolve, reject) => {
-    input.once('open', () => resolve());
-    input.once('error', reject);
-  });
-  try {
-    await opened;
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
-  }
-  let lineNumber = 0;
-  let header: ReturnType<typeof parseDirectoryLine> | null = null;
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-    lineNumber += 1;
-    const parsed = parseDirectoryLine(line, lineNumber === 1 ? null : header);
-    if (parsed.kind === 'blank') continue;
-    if (parsed.kind === 'header') {
-      header = parsed;
-      continue;
-    }
-    if (parsed.kind === 'bad') {
-      problem(`${file}:${lineNumber}: ${parsed.reason}`);
-      continue;
-    }
-    if (!isEmail(parsed.email)) problem(`${file}:${lineNumber}: not a valid e-mail address: ${parsed.email}`);
-    else if (!UserId.safeParse(parsed.userId).success) problem(`${file}:${lineNumber}: not a user id (a UUID): ${parsed.userId}`);
-    else entries.push({ target, email: parsed.email, userId: parsed.userId.toLowerCase(), source: 'import' });
-  }
-  return entries;
-}
-

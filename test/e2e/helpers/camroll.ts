@@ -36,11 +36,13 @@ export interface SpawnOptions {
   stdin?: string;
   /** Run as this user and group (needs root), e.g. nobody to meet a permission error. */
   as?: { uid: number; gid: number };
+  /** Another copy of the binary (one that user can read: see other-user.ts); default BIN. */
+  bin?: string;
 }
 
 /** Starts the binary; the caller may kill it. With `stdin`, that text is its standard input. */
 export function spawnCamroll(args: string[], options: SpawnOptions): ChildProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
     env: options.env,
     cwd: options.cwd ?? ROOT,
     stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
