@@ -80,7 +80,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const handle = async (event: ScanEvent): Promise<void> => {
     summary.add(event);
     if (event.type === 'warning') {
-      if (printedWarnings < PRINTED_WARNINGS) ctx.stderr.write(`camroll: warning: ${event.path}: ${event.message} [${event.code}]\n`);
+      if (printedWarnings < PRINTED_WARNINGS) progress.log(`camroll: warning: ${event.path}: ${event.message} [${event.code}]`);
       printedWarnings += 1;
       await report?.write({ path: event.path, warning: { code: event.code, message: event.message } });
       return;

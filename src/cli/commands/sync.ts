@@ -147,7 +147,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
   let total: number | null = null;
   let totalFinal = false;
   const summary = createSyncTally();
-  const snapshot = (): ProgressSnapshot => ({ counts: summary.counts, queued, scanDone, total, totalFinal });
+  const snapshot = (): ProgressSnapshot => ({ counts: summary.counts, queued, scanDone, total, totalFinal, inFlight: summary.inFlight });
   let warnings = 0;
   const listed = (files: number, final: boolean): void => {
     total = files;
