@@ -1,7 +1,7 @@
 import type { CliContext } from './context.js';
 import { jsonLine } from './connection-args.js';
 import { EXIT_FAILURE } from './exit.js';
-import { renderResult, renderWatchTotals, resultDocument } from './output/sync-result.js';
+import { failedBatchesHint, renderResult, renderWatchTotals, resultDocument, unusableFilesHint, watchProblemsHint } from './output/sync-result.js';
 import type { WatchTotals } from './sync-watch.js';
 import { InterruptedError, OutageError } from '../errors.js';
 import type { DryRunResult, SyncResult } from '../sync/run.js';
@@ -23,16 +23,14 @@ export const INTERRUPTED = 'sync interrupted; the journal is consistent: run the
  */
 export function showResult(ctx: CliContext, flags: OutcomeFlags, result: SyncResult | DryRunResult, print: boolean, elapsedMs?: number): void {
   if (print) ctx.stdout.write(renderResult(result, { history: flags.events && !flags.quiet, elapsedMs }));
-  if (result.scan_errors > 0 && !flags.report && !flags.quiet) {
-    const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
-    ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
-  }
+  const unusable = unusableFilesHint(result);
+  if (unusable !== null && !flags.report && !flags.quiet) ctx.stderr.write(`camroll: ${unusable}\n`);
   if (result.outcome === 'not_examined' && !result.dry_run) {
     ctx.stderr.write(`camroll: sync-complete was not called: ${result.not_examined ?? 'the library was not read whole'}; nothing is lost: fix it and run sync again\n`);
     ctx.exitCode = EXIT_FAILURE;
   }
   if (result.outcome === 'failed') {
-    ctx.stderr.write(`camroll: ${result.failed_batches} batches failed after retries; their ${result.pending} items stay pending: run sync again\n`);
+    ctx.stderr.write(`camroll: ${failedBatchesHint(result)}\n`);
     ctx.exitCode = EXIT_FAILURE;
   }
 }
@@ -72,7 +70,7 @@ export function showOutcome(
     // The pass's summary and hints were shown when it ended.
     ctx.stdout.write(flags.json ? jsonLine(document(result)) : `${renderWatchTotals(watchTotals)}\n`);
     if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0 || watchTotals.pending > 0) {
-      ctx.stderr.write(`camroll: while watching, ${watchTotals.failed_batches} batches failed, ${watchTotals.pending} items stay pending and ${watchTotals.unreadable} files could not be read: run sync again\n`);
+      ctx.stderr.write(`camroll: ${watchProblemsHint(watchTotals)}\n`);
       // Items cut off by Ctrl-C are the user's choice; a failure or an unread file is not.
       if (watchTotals.failed_batches > 0 || watchTotals.unreadable > 0) ctx.exitCode = EXIT_FAILURE;
     }

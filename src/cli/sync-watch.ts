@@ -105,7 +105,7 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
 
 /** One line per batch: how many files, and what the service answered. */
 export function describeBatch(files: number, before: SyncCounts, after: SyncCounts): string {
-  const d = (key: 'sent' | 'accepted' | 'matched' | 'skipped_already_sent' | 'failed_batches' | 'scan_errors' | 'duplicates'): number => after[key] - before[key];
+  const d = (key: 'sent' | 'accepted' | 'matched' | 'skipped_already_sent' | 'failed_batches' | 'unreadable' | 'damaged' | 'duplicates'): number => after[key] - before[key];
   const rejected = totalRejected(after) - totalRejected(before);
   const pending = after.pending - before.pending;
   const parts = [`watch: ${plural(files, 'new or changed file')}`];
@@ -113,7 +113,8 @@ export function describeBatch(files: number, before: SyncCounts, after: SyncCoun
   else if (pending === 0) parts.push('nothing new to send');
   if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
   if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
-  if (d('scan_errors') > 0) parts.push(`${d('scan_errors')} unreadable`);
+  if (d('unreadable') > 0) parts.push(`${d('unreadable')} unreadable`);
+  if (d('damaged') > 0) parts.push(`${d('damaged')} damaged`);
   if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(pending, 'item')} pending`);
   // Cut off before an answer (the host went away, Ctrl-C): not sent, and not a failed batch.
   else if (pending > 0) parts.push(`not sent, ${plural(pending, 'item')} pending`);

@@ -9,6 +9,7 @@ import type { ScanEvent, ScanRecord } from '../../scan/types.js';
 import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
+import { fileProblem } from '../output/file-problem.js';
 
 interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
@@ -92,7 +93,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const line = jsonlLine(record, shown(record));
     if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(line));
     if (!report) return;
-    if (record.error) await report.write(line);
+    if (record.error) await report.write({ ...line, problem: fileProblem(record.error.code) });
     else if (record.media) {
       const rejection = wouldBeRejected(record.media);
       if (rejection) await report.write({ ...line, rejection });

@@ -161,7 +161,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     report?.onEvent(event);
     if (event.type === 'queued') queued += event.items;
     if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
-      note(`camroll: warning: ${event.path}: ${event.message} [${event.code}]`);
+      progress.log(`camroll: warning: ${event.path}: ${event.message} [${event.code}]`);
     }
     if (event.type === 'failed') {
       progress.log(`camroll: a batch of ${event.items.length} items failed: ${event.error.message} [${event.error.code}]; they stay pending`);
@@ -264,7 +264,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
             recall: (target, email) => directory.lookup(target, email)?.userId,
             remember: (target, email, userId, existing, environment) => {
               directory.remember({ target, email, userId, source: existing ? 'found' : 'created' });
-              if (!existing) progress.log(`camroll: ${createdUserNotice(userId, email, connection.target.kind, environment)}`);
+              if (!existing) note(`camroll: ${createdUserNotice(userId, email, connection.target.kind, environment)}`);
             },
           },
         },
