@@ -60,6 +60,30 @@ function requestLines(screen: string[]): { started: number; whole: number } {
   return { started: started.length, whole: started.filter((line) => REQUEST.test(line)).length };
 }
 
+/** Every row drawn, in order: its label, files done, the total and whether it still grows. */
+function drawnRows(output: string): { label: string; done: number; total: number; growing: boolean }[] {
+  return [...output.matchAll(/(scan|sync) {2}\|[\u2588\u2591]+\| (\d+)\/(\d+)(\+?) files \| [\d.]+ files\/s \| /g)].map((m) => ({
+    label: m[1]!,
+    done: Number(m[2]),
+    total: Number(m[3]),
+    growing: m[4] === '+',
+  }));
+}
+
+/** The total never goes backwards, is never below what is done, and loses its `+` once only. */
+function expectHonestTotals(rows: ReturnType<typeof drawnRows>): void {
+  expect(rows.length).toBeGreaterThan(0);
+  let shown = 0;
+  let final = false;
+  for (const row of rows) {
+    expect(row.total).toBeGreaterThanOrEqual(shown);
+    expect(row.done).toBeLessThanOrEqual(row.total);
+    if (final) expect(row.growing).toBe(false);
+    final ||= !row.growing;
+    shown = row.total;
+  }
+}
+
 const TITLE = 'what an 80-column terminal shows';
 describe.skipIf(!hasScript)(hasScript ? TITLE : `${TITLE} (skipped: needs util-linux script for a pseudo-terminal)`, () => {
   let env: SyncEnv;
@@ -91,6 +115,24 @@ describe.skipIf(!hasScript)(hasScript ? TITLE : `${TITLE} (skipped: needs util-l
     expect(barRows(screen), screen.join('\n')).toEqual([]);
     expect(screen.filter((l) => BAR.test(l))).toEqual([]);
     expect(screen.every((l) => l.length <= COLUMNS)).toBe(true);
+    // Honest figures: totals that only grow, and at most --concurrency (4) batches in flight.
+    expectHonestTotals(drawnRows(run.output()));
+    const inFlight = [...run.output().matchAll(/in flight (\d+) batch/g)].map((m) => Number(m[1]));
+    expect(inFlight.length).toBeGreaterThan(0);
+    expect(Math.max(...inFlight)).toBeLessThanOrEqual(4);
+  });
+
+  it("scan: the same row style as sync's, a total that only grows, no bar row left", async () => {
+    const run = onTerminal(['scan', lib, '--no-cache'], env.clientEnv(env.serve.baseUrl));
+    const result = await run.done;
+    const screen = renderScreen(run.output(), COLUMNS);
+    expect(result.code, screen.join('\n')).toBe(0);
+    const rows = drawnRows(run.output());
+    expect(rows.every((row) => row.label === 'scan')).toBe(true);
+    expectHonestTotals(rows);
+    expect(run.output()).toMatch(/scan {2}\|[\u2588\u2591]+\| \d+\/\d+\+? files \| [\d.]+ files\/s \| [\d.]+ MB\/s \| ETA /);
+    expect(barRows(screen), screen.join('\n')).toEqual([]);
+    expect(screen.join('\n')).toMatch(/^Scanned 1200 files in /m);
   });
 
   it('Ctrl-C while the bars are up: the interruption is said, and no bar row is left', async () => {
