@@ -281,8 +281,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
                 await logOutcome('pass', result);
                 showResult(ctx, flags, result, !flags.json);
                 // Lines go straight out: the pass's progress display has ended.
+                // --quiet keeps the watch's warnings (a folder it cannot watch), as it keeps the pass's.
                 const watchNote = (line: string): void => {
-                  if (!flags.quiet) ctx.stderr.write(`${line}\n`);
+                  if (!flags.quiet || line.startsWith('camroll: warning:')) ctx.stderr.write(`${line}\n`);
                   logLine(line);
                 };
                 watched = await watch!.follow(changes, watchNote, (event) => report?.onEvent(event));
