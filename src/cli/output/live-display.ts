@@ -132,7 +132,8 @@ function createRows(options: LiveDisplayOptions): LiveDisplay {
   // Writes by anyone else while the rows are up: whole lines go above them; a line still
   // being written waits for its end.
   const intercept = (chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    const charset = typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8';
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(charset);
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
     if (lines.length > 0) above(lines);

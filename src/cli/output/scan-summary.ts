@@ -32,14 +32,16 @@ export function formatScanSummary(summary: ScanSummary, options: { elapsedMs: nu
   const withCounts = (n: number, counts: Record<string, number>): string => (n > 0 ? `${n} (${formatCounts(counts)})` : '0');
   const repeats = summary.duplicates.files === 1 ? 'repeats' : 'repeat';
   const lines = [
-    `${options.interrupted ? 'Scan interrupted after' : 'Scanned'} ${plural(summary.files, 'file')} in ${seconds.toFixed(1)} s (${(summary.bytes / 1e6).toFixed(1)} MB, ${summary.cached} from the scan cache)`,
+    `${options.interrupted ? 'Scan interrupted after' : 'Scanned'} ${plural(summary.files, 'file')} in ${seconds.toFixed(1)} s ` +
+      `(${(summary.bytes / 1e6).toFixed(1)} MB, ${summary.cached} from the scan cache)`,
     `  files found:        ${summary.files}`,
     `  media:              ${summary.media} (photos ${summary.photos}, videos ${summary.videos})`,
     `  unreadable:         ${withCounts(total(unreadable), unreadable)}`,
     `  damaged:            ${withCounts(total(damaged), damaged)}`,
     `  skipped:            ${withCounts(skipped, summary.skipped)}`,
     `  would be rejected:  ${reasonTotal(summary.would_reject, WOULD_REJECT)}`,
-    `  duplicates:         ${plural(summary.duplicates.files, 'file')} ${repeats} content already seen (${plural(summary.duplicates.distinct_ids, 'distinct content')})`,
+    `  duplicates:         ${plural(summary.duplicates.files, 'file')} ${repeats} content already seen ` +
+      `(${plural(summary.duplicates.distinct_ids, 'distinct content')})`,
   ];
   if (warnings > 0) lines.push(`  warnings:           ${withCounts(warnings, summary.warnings)}`);
   return lines.join('\n');

@@ -69,7 +69,10 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
 
 /** The files that could not be sent, in the summary's words: `2 unreadable`, `1 damaged`. */
 function unsentParts(counts: SyncCounts): string[] {
-  return [...(counts.unreadable ? [`${counts.unreadable} unreadable`] : []), ...(counts.damaged ? [`${counts.damaged} damaged`] : [])];
+  const parts: string[] = [];
+  if (counts.unreadable) parts.push(`${counts.unreadable} unreadable`);
+  if (counts.damaged) parts.push(`${counts.damaged} damaged`);
+  return parts;
 }
 
 /**
@@ -86,7 +89,8 @@ export function createProgress(options: ProgressOptions): ProgressView {
     const f = progressFigures(snap, (now() - started) / 1000);
     return { ...f, total: shownTotal.update(f.total, f.done) };
   };
-  const inFlight = (snap: ProgressSnapshot): string[] => (snap.inFlight === undefined ? [] : [`in flight ${plural(snap.inFlight, 'batch', 'batches')}`]);
+  const inFlight = (snap: ProgressSnapshot): string[] =>
+    snap.inFlight === undefined ? [] : [`in flight ${plural(snap.inFlight, 'batch', 'batches')}`];
 
   const filesRow = (bar: string): string => {
     if (!latest) return fileRowText('sync', bar, { done: 0, total: null, totalFinal: false, rate: 0 });
@@ -99,7 +103,14 @@ export function createProgress(options: ProgressOptions): ProgressView {
     const c = latest.counts;
     const earlier = f.alreadyAnswered ? ` (${f.alreadyAnswered} in earlier runs)` : '';
     const failed = c.failed_batches ? [`failed batches ${c.failed_batches}`] : [];
-    return followRowText([`answered ${f.answered}${earlier}`, `pending ${f.pending}`, ...inFlight(latest), `matched ${c.matched}`, `rejected ${totalRejected(c)}`, ...failed]);
+    return followRowText([
+      `answered ${f.answered}${earlier}`,
+      `pending ${f.pending}`,
+      ...inFlight(latest),
+      `matched ${c.matched}`,
+      `rejected ${totalRejected(c)}`,
+      ...failed,
+    ]);
   };
   const plainLine = (): string => {
     const snap = latest!;

@@ -67,7 +67,13 @@ export function createSyncReport(file: JsonLinesFile, options: { predicted: bool
     onEvent(event) {
       switch (event.type) {
         case 'scan_error':
-          write({ type: 'scan_error', path: event.path, code: event.code, message: event.message, problem: fileProblem(event.code) });
+          write({
+            type: 'scan_error',
+            path: event.path,
+            code: event.code,
+            message: event.message,
+            problem: fileProblem(event.code),
+          });
           break;
         case 'notice':
           if (event.kind === 'warning') write({ type: 'warning', path: event.path, code: event.code, message: event.message });

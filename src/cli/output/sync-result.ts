@@ -26,7 +26,11 @@ export interface CountsView {
 export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
   const rejected = reasonTotal(counts.rejected, REASONS);
   const lines = [
-    row('files', `${counts.files} (${counts.media} with metadata, ${counts.unreadable} unreadable, ${counts.damaged} damaged, ${plural(counts.duplicates, 'duplicate')})`),
+    row(
+      'files',
+      `${counts.files} (${counts.media} with metadata, ${counts.unreadable} unreadable, ${counts.damaged} damaged, ` +
+        `${plural(counts.duplicates, 'duplicate')})`,
+    ),
   ];
   if (view.dryRun) {
     lines.push(
@@ -55,7 +59,8 @@ export function syncCompleteLine(result: SyncResult): string {
     // A file that could not be read at all holds sync-complete back: the files here were
     // read, and their content is damaged.
     const damaged = result.damaged;
-    const note = damaged === 0 ? '' : `; ${plural(damaged, 'file')} ${damaged === 1 ? 'was' : 'were'} read but ${damaged === 1 ? 'is' : 'are'} damaged`;
+    const one = damaged === 1;
+    const note = damaged === 0 ? '' : `; ${plural(damaged, 'file')} ${one ? 'was' : 'were'} read but ${one ? 'is' : 'are'} damaged`;
     return row('sync-complete', `called (the whole library was examined${note})`);
   }
   const why: Record<SyncResult['outcome'], string> = {
@@ -79,13 +84,15 @@ export function unusableFilesHint(result: Pick<SyncCounts, 'unreadable' | 'damag
 /** The stderr line after a pass whose batches failed after retries. */
 export function failedBatchesHint(result: Pick<SyncCounts, 'failed_batches' | 'pending'>): string {
   const its = result.failed_batches === 1 ? 'its' : 'their';
-  return `${plural(result.failed_batches, 'batch', 'batches')} failed after retries; ${its} ${plural(result.pending, 'item')} ${stay(result.pending)} pending: run sync again`;
+  const pending = `${plural(result.pending, 'item')} ${stay(result.pending)} pending`;
+  return `${plural(result.failed_batches, 'batch', 'batches')} failed after retries; ${its} ${pending}: run sync again`;
 }
 
 /** The stderr line after a watch that met failures, pending items or unreadable files. */
 export function watchProblemsHint(totals: WatchTotals): string {
   return (
-    `while watching, ${plural(totals.failed_batches, 'batch', 'batches')} failed, ${plural(totals.pending, 'item')} ${stay(totals.pending)} pending ` +
+    `while watching, ${plural(totals.failed_batches, 'batch', 'batches')} failed, ` +
+    `${plural(totals.pending, 'item')} ${stay(totals.pending)} pending ` +
     `and ${plural(totals.unreadable, 'file')} could not be read: run sync again`
   );
 }
@@ -125,10 +132,10 @@ export function renderResult(result: SyncResult | DryRunResult, view: ResultView
   // The embedded service listens on a new port every run: its URL would mean nothing here.
   const where = result.target.kind === 'embedded' ? 'the embedded local service' : result.target.base_url;
   // A profile this run created is said here too: with --quiet, the notice on stderr is not printed.
-  const created = result.user_created
-    ? [row('profile', `created by this run${result.target.kind === 'embedded' ? ' (in the embedded local service)' : ' (a real profile on the service)'}`)]
-    : [];
-  let out = `${[`user ${result.user_id} (${result.pass} pass, ${where})`, ...created, ...renderCounts(result, counts), syncCompleteLine(result)].join('\n')}\n`;
+  const profile = result.target.kind === 'embedded' ? 'in the embedded local service' : 'a real profile on the service';
+  const created = result.user_created ? [row('profile', `created by this run (${profile})`)] : [];
+  const head = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...created];
+  let out = `${[...head, ...renderCounts(result, counts), syncCompleteLine(result)].join('\n')}\n`;
   if (view.history !== false) {
     out += `\nEvents (${result.events.length}, newest first)\n`;
     out += result.events.length === 0 ? 'No matched events.\n' : renderEventsTable(result.events);
