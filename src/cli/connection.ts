@@ -197,10 +197,10 @@ export function describeWait(notice: WaitNotice): string {
   return `waiting for ${notice.origin}: no answer after ${seconds(notice.waitedMs)} (gives up after ${seconds(notice.timeoutMs)})`;
 }
 
-/** One line for stderr before a retry. */
+/** One line for stderr as a retry is sent (its wait is over). */
 export function describeRetry(notice: RetryNotice): string {
   const seconds = (notice.delayMs / 1000).toFixed(notice.delayMs < 10_000 ? 1 : 0);
-  return `${notice.error.message} [${notice.error.code}]; retrying in ${seconds} s (attempt ${notice.attempt + 1})`;
+  return `${notice.error.message} [${notice.error.code}]; retrying after ${seconds} s (attempt ${notice.attempt + 1})`;
 }
 
 function asUsage<T>(check: () => T): T {

@@ -24,7 +24,7 @@ import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import { Agent, request } from './undici.js';
 
-/** Told before each retry, so callers can show "retrying in 2 s" or count throttling. */
+/** Told as each retry is sent (after its wait), so callers can show the retry or count throttling. */
 export interface RetryNotice {
   endpoint: string;
   /** Attempts made so far. */
@@ -82,6 +82,7 @@ export interface ClientOptions {
   userAgent?: string;
   sleep?: Sleep;
   random?: () => number;
+  /** Told just before a retry is sent (after its wait), never for a retry that does not happen. */
   onRetry?: (notice: RetryNotice) => void;
   /** Told when requests have waited `waitNoticeMs` without an answer (see WaitNotice). */
   onWaiting?: (notice: WaitNotice) => void;
@@ -291,8 +292,11 @@ export function createClient(options: ClientOptions): ApiClient {
         }
         const decision = decideRetry({ attempt, error, policy, random, timeouts });
         if (!decision.retry) throw error;
-        options.onRetry?.({ endpoint, attempt, delayMs: decision.delayMs, error: error as CamrollError });
+        // Told once the wait is over and the retry certain: a wait cut short (Ctrl-C, the
+        // host gone, another request's failure ending the sync) announces nothing.
         await sleep(decision.delayMs, call.signal);
+        if (call.signal?.aborted) throw new InterruptedError();
+        options.onRetry?.({ endpoint, attempt, delayMs: decision.delayMs, error: error as CamrollError });
       }
     }
   }

@@ -1,4 +1,5 @@
 import { missingForMatching, type MissingForMatching } from '../rules/rejection.js';
+import { isUnreadError } from '../rules/unread.js';
 import type { ScanEvent, ScannedMedia } from './types.js';
 import { createIdSet } from './id-set.js';
 
@@ -12,6 +13,10 @@ export interface ScanSummary {
   videos: number;
   /** Files that could not be read or parsed, by error code. */
   errors: Record<string, number>;
+  /** Of `errors`: files whose bytes could not be read (permissions, I/O). */
+  unreadable: number;
+  /** Of `errors`: files that were read but are damaged or in a form that cannot be used. */
+  damaged: number;
   /** Files and folders left out on purpose, by reason. */
   skipped: Record<string, number>;
   /** Things the walk could not read (folders, files), by code. */
@@ -50,6 +55,8 @@ export function createScanSummary(): SummaryAccumulator {
     photos: 0,
     videos: 0,
     errors: {},
+    unreadable: 0,
+    damaged: 0,
     skipped: {},
     warnings: {},
     would_reject: { missing_coordinates: 0, missing_taken_at: 0 },
@@ -69,7 +76,10 @@ export function createScanSummary(): SummaryAccumulator {
       summary.bytes += record.size;
       if (record.cached) summary.cached += 1;
       if (record.error || !record.media) {
-        bump(summary.errors, record.error?.code ?? 'unknown');
+        const code = record.error?.code ?? 'unknown';
+        bump(summary.errors, code);
+        if (isUnreadError(code)) summary.unreadable += 1;
+        else summary.damaged += 1;
         return;
       }
       summary.media += 1;

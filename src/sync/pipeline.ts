@@ -129,6 +129,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       options.passId,
       items.map((i) => ({ id: i.media.id, fingerprint: i.fingerprint })),
     );
+    summary.batchSending();
     const task = sendBatch(batchId, items)
       .catch((error: unknown) => {
         fatal = error;
@@ -173,7 +174,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     }
     const { record } = event;
     if (!record.media) {
-      summary.file('error');
+      summary.file('error', record.error?.code);
       emit({ type: 'file', path: record.path, ok: false });
       emit({
         type: 'scan_error',

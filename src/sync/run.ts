@@ -76,6 +76,8 @@ export interface ChangeSender {
 /** The result of a sync, as `--json` prints it. */
 export interface SyncResult extends SyncCounts {
   user_id: string;
+  /** Whether this run created the user (POST /users answered 201): a new profile, said in the summary. */
+  user_created: boolean;
   target: { kind: 'remote' | 'embedded'; base_url: string };
   pass: PassKind;
   dry_run: false;
@@ -97,15 +99,15 @@ export async function resolveUser(
   users: KnownUsers,
   where: { baseUrl: string; environment: string },
   signal: AbortSignal,
-): Promise<{ userId: string; stats: Stats }> {
+): Promise<{ userId: string; stats: Stats; created: boolean }> {
   if ('userId' in identity) {
     if (!UserId.safeParse(identity.userId).success) throw new UsageError(`--user must be a UUID: ${identity.userId}`);
-    return { userId: identity.userId, stats: await client.stats(identity.userId, { signal }) };
+    return { userId: identity.userId, stats: await client.stats(identity.userId, { signal }), created: false };
   }
   const remembered = users.recall(where.baseUrl, identity.email);
   if (remembered) {
     try {
-      return { userId: remembered, stats: await client.stats(remembered, { signal }) };
+      return { userId: remembered, stats: await client.stats(remembered, { signal }), created: false };
     } catch (error) {
       // A remembered id the service no longer knows (its database was reset): create again.
       if (!(error instanceof ApiError && error.code === 'user_not_found')) throw error;
@@ -113,7 +115,7 @@ export async function resolveUser(
   }
   const created = await client.createUser({ email: identity.email }, { signal });
   users.remember(where.baseUrl, identity.email, created.user_id, created.existing, where.environment);
-  return { userId: created.user_id, stats: await client.stats(created.user_id, { signal }) };
+  return { userId: created.user_id, stats: await client.stats(created.user_id, { signal }), created: !created.existing };
 }
 
 /** Whether a pipeline event says a folder or a file's bytes could not be read (scan's rule). */
@@ -142,7 +144,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
   const notice = options.notice ?? ((): void => undefined);
   const signal = options.signal;
   const health = await client.health({ signal });
-  const { userId, stats: before } = await resolveUser(options.identity, client, users, { baseUrl: target.identity, environment: health.environment }, signal);
+  const { userId, stats: before, created } = await resolveUser(options.identity, client, users, { baseUrl: target.identity, environment: health.environment }, signal);
   const journal = openJournal({ dir: options.journalDir, key: { baseUrl: target.identity, partnerId: health.partner_id, userId } });
   try {
     // counts() scans the whole outcome table: read it once (it is zero after a clear).
@@ -213,6 +215,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     }
     const result: SyncResult = {
       user_id: userId,
+      user_created: created,
       target: { kind: target.kind, base_url: target.baseUrl },
       pass,
       dry_run: false,

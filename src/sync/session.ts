@@ -31,6 +31,8 @@ export interface SyncProgress {
   total: number | null;
   /** Whether `total` is final (the listing is over). */
   totalFinal: boolean;
+  /** Batches handed to the service and not yet answered (never above the concurrency). */
+  inFlight: number;
 }
 
 /** What a session reports as it goes. */
@@ -107,8 +109,8 @@ const loadPasses = (): Promise<Passes> => import('./passes.js');
  */
 export async function runSyncSession(options: SyncSessionOptions): Promise<SyncEnded> {
   const summary = createSyncTally();
-  const progress: SyncProgress = { counts: summary.counts, queued: 0, scanDone: false, total: null, totalFinal: false };
-  const emit = (event: SyncEvent): void => options.onEvent(event, { ...progress });
+  const progress: SyncProgress = { counts: summary.counts, queued: 0, scanDone: false, total: null, totalFinal: false, inFlight: 0 };
+  const emit = (event: SyncEvent): void => options.onEvent(event, { ...progress, inFlight: summary.inFlight });
   const onPipeline = (event: PipelineEvent): void => {
     if (event.type === 'queued') progress.queued += event.items;
     emit(event);

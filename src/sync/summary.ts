@@ -1,4 +1,5 @@
 import type { IngestResponse, RejectionReason } from '../contract/index.js';
+import { isUnreadError } from '../rules/unread.js';
 
 /** Counts of one sync run; the `--json` summary carries them as they are. */
 export interface SyncCounts {
@@ -6,8 +7,12 @@ export interface SyncCounts {
   files: number;
   /** Files with metadata to send. */
   media: number;
-  /** Files that could not be read or parsed. */
+  /** Files with no metadata to send: `unreadable` + `damaged`. */
   scan_errors: number;
+  /** Files whose bytes could not be read (permissions, I/O): part of `scan_errors`. */
+  unreadable: number;
+  /** Files that were read but whose content is damaged or unusable: the rest of `scan_errors`. */
+  damaged: number;
   /** Same bytes found again under another name in this run (sent once). */
   duplicates: number;
   /** Already answered by the service in an earlier run with identical metadata (journal). */
@@ -28,7 +33,12 @@ export interface SyncCounts {
 /** The running SyncCounts of one sync (the scan has its own ScanSummary): each method is one pipeline fact. */
 export interface SyncTally {
   readonly counts: SyncCounts;
-  file(kind: 'media' | 'error'): void;
+  /** One file scanned: with metadata, or an error and its code (which tells unreadable from damaged). */
+  file(kind: 'media' | 'error', code?: string): void;
+  /** A batch handed to the service (its answer, failure or abandonment ends it). */
+  batchSending(): void;
+  /** Batches handed to the service and not yet answered, failed or abandoned (live: not a count of the run). */
+  readonly inFlight: number;
   duplicate(): void;
   alreadySent(): void;
   batchAnswered(size: number, response: Pick<IngestResponse, 'accepted' | 'matched' | 'rejected' | 'matches'>): void;
@@ -42,6 +52,8 @@ export function createSyncTally(): SyncTally {
     files: 0,
     media: 0,
     scan_errors: 0,
+    unreadable: 0,
+    damaged: 0,
     duplicates: 0,
     skipped_already_sent: 0,
     sent: 0,
@@ -53,12 +65,27 @@ export function createSyncTally(): SyncTally {
     failed_batches: 0,
     pending: 0,
   };
+  let inFlight = 0;
+  const batchEnded = (): void => {
+    inFlight = Math.max(0, inFlight - 1);
+  };
   return {
     counts,
-    file(kind) {
+    get inFlight() {
+      return inFlight;
+    },
+    file(kind, code) {
       counts.files += 1;
-      if (kind === 'media') counts.media += 1;
-      else counts.scan_errors += 1;
+      if (kind === 'media') {
+        counts.media += 1;
+        return;
+      }
+      counts.scan_errors += 1;
+      if (code !== undefined && isUnreadError(code)) counts.unreadable += 1;
+      else counts.damaged += 1;
+    },
+    batchSending() {
+      inFlight += 1;
     },
     duplicate() {
       counts.duplicates += 1;
@@ -67,6 +94,7 @@ export function createSyncTally(): SyncTally {
       counts.skipped_already_sent += 1;
     },
     batchAnswered(size, response) {
+      batchEnded();
       counts.batches += 1;
       counts.sent += size;
       counts.accepted += response.accepted;
@@ -75,10 +103,12 @@ export function createSyncTally(): SyncTally {
       for (const m of response.matches) if (!m.matched && m.venue_id != null) counts.unlicensed += 1;
     },
     batchFailed(size) {
+      batchEnded();
       counts.failed_batches += 1;
       counts.pending += size;
     },
     batchAbandoned(size) {
+      batchEnded();
       counts.pending += size;
     },
   };

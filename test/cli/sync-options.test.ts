@@ -65,16 +65,20 @@ describe('sync for automation', () => {
     expect(json).toMatchObject({ events: [], stats: null });
   });
 
-  it('--quiet prints the summary only: no notices, no progress, no warnings; the created-user line stays', async () => {
+  it('--quiet prints the summary and warnings only: no notices, no progress; the created profile is in the summary and --json', async () => {
     const result = await runCli(['sync', LIBRARY, '--email', 'quiet@example.com', '--quiet']);
     expect(result.code).toBe(0);
     const lines = result.stderr.trimEnd().split('\n');
-    expect(lines).toEqual([
-      expect.stringMatching(/^camroll: no base URL configured; using the embedded local service/),
-      expect.stringMatching(/^camroll: created user [0-9a-f-]{36} for quiet@example\.com$/),
-    ]);
-    expect(result.stdout).toMatch(/^user /);
+    // Where the data goes is a warning: not the service a base URL would name.
+    expect(lines).toEqual([expect.stringMatching(/^camroll: no base URL configured; using the embedded local service/)]);
+    expect(result.stdout).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)\nprofile: +created by this run \(in the embedded local service\)\n/);
     expect(result.stdout).not.toContain('Events (');
+    const json = await runCli(['sync', LIBRARY, '--email', 'quiet-json@example.com', '--quiet', '--json']);
+    expect(json.code).toBe(0);
+    expect(json.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ user_created: true, scan_errors: 4, unreadable: 0, damaged: 4 });
+    const again = await runCli(['sync', LIBRARY, '--email', 'quiet-json@example.com', '--quiet', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ user_created: false });
   });
 
   it('--no-progress keeps notices as plain lines', async () => {
@@ -83,7 +87,7 @@ describe('sync for automation', () => {
     expect(result.stderr).toMatch(/^camroll: full pass for user /m);
     expect(result.stderr).not.toMatch(/sent \d+\/|\d+ items\/s/);
     // The history is the events table of `camroll events` and the stats view of `camroll stats`.
-    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s\nsync-complete: +called \(the whole library was examined; 4 files with errors were read, their metadata could not be\)\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m);
+    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s\nsync-complete: +called \(the whole library was examined; 4 files were read but are damaged\)\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m);
     expect(result.stdout).toMatch(/^Events +6 \(4 concerts, 2 sports\)$/m);
     expect(result.stdout).toMatch(/^Library synced +yes$/m);
     expect(result.stdout).toContain('\nVenues most visited\n');

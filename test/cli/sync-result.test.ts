@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { renderCounts, renderWatchTotals, syncCompleteLine } from '../../src/cli/output/sync-result.js';
+import {
+  failedBatchesHint,
+  renderCounts,
+  renderResult,
+  renderWatchTotals,
+  syncCompleteLine,
+  unusableFilesHint,
+  watchProblemsHint,
+} from '../../src/cli/output/sync-result.js';
 import { describeBatch } from '../../src/cli/output/sync-events.js';
 import type { SyncResult } from '../../src/sync/run.js';
 import { createSyncTally } from '../../src/sync/summary.js';
 
 const result = (over: Partial<SyncResult>): SyncResult => ({
   user_id: 'u',
+  user_created: false,
   target: { kind: 'remote', base_url: 'https://h/v1' },
   pass: 'full',
   dry_run: false,
@@ -21,8 +30,8 @@ const result = (over: Partial<SyncResult>): SyncResult => ({
 describe('the sync summary says whether sync-complete was called, and why not', () => {
   it.each([
     [{ sync_complete: true }, 'called (the whole library was examined)'],
-    [{ sync_complete: true, scan_errors: 1 }, 'called (the whole library was examined; 1 file with errors was read, its metadata could not be)'],
-    [{ sync_complete: true, scan_errors: 4 }, 'called (the whole library was examined; 4 files with errors were read, their metadata could not be)'],
+    [{ sync_complete: true, scan_errors: 1, damaged: 1 }, 'called (the whole library was examined; 1 file was read but is damaged)'],
+    [{ sync_complete: true, scan_errors: 4, damaged: 4 }, 'called (the whole library was examined; 4 files were read but are damaged)'],
     [{ outcome: 'failed' as const }, 'not called: some batches failed after retries'],
     [{ outcome: 'interrupted' as const }, 'not called: the sync was interrupted'],
     [{ outcome: 'outage' as const }, 'not called: the host went away'],
@@ -65,5 +74,39 @@ describe('watch lines', () => {
     expect(renderWatchTotals({ ...summary.counts, changes: 3, unreadable: 0 })).toBe(
       'watch: 3 batches of changes: 5 files, sent 1, accepted 1, matched 1, rejected 0, already sent 2, failed batches 1 (2 items pending)',
     );
+  });
+});
+
+describe('one vocabulary: unreadable is what could not be read, damaged what was read and is unusable', () => {
+  it('the files line counts both apart, and rejection reasons are spelled as scan spells them', () => {
+    const tally = createSyncTally();
+    tally.file('media');
+    tally.file('error', 'read_error');
+    tally.file('error', 'corrupt_file');
+    tally.file('error', 'truncated_file');
+    tally.duplicate();
+    const lines = renderCounts(result({ ...tally.counts, rejected: { missing_coordinates: 2, missing_taken_at: 1, invalid: 0 } }), { dryRun: false });
+    expect(lines[0]).toBe('files:                  4 (1 with metadata, 1 unreadable, 2 damaged, 1 duplicate)');
+    expect(lines).toContain('rejected:               3 (missing_coordinates 2, missing_taken_at 1, invalid 0)');
+    expect(renderCounts(result({}), { dryRun: true })).toContain('would be rejected:      0 (missing_coordinates 0, missing_taken_at 0, invalid 0)');
+  });
+
+  it('hints say which, with plurals that agree', () => {
+    expect(unusableFilesHint({ unreadable: 0, damaged: 0 })).toBeNull();
+    expect(unusableFilesHint({ unreadable: 1, damaged: 0 })).toBe('1 file could not be read; --report FILE lists them with the reason');
+    expect(unusableFilesHint({ unreadable: 0, damaged: 4 })).toBe(
+      '4 files are damaged (read, but no metadata could be taken from them); --report FILE lists them with the reason',
+    );
+    expect(unusableFilesHint({ unreadable: 2, damaged: 1 })).toBe('2 files could not be read and 1 is damaged; --report FILE lists them with the reason');
+    expect(failedBatchesHint({ failed_batches: 1, pending: 1 })).toBe('1 batch failed after retries; its 1 item stays pending: run sync again');
+    expect(failedBatchesHint({ failed_batches: 2, pending: 20 })).toBe('2 batches failed after retries; their 20 items stay pending: run sync again');
+    const totals = { ...createSyncTally().counts, changes: 1, unreadable: 1, failed_batches: 1, pending: 1 };
+    expect(watchProblemsHint(totals)).toBe('while watching, 1 batch failed, 1 item stays pending and 1 file could not be read: run sync again');
+    expect(renderWatchTotals({ ...createSyncTally().counts, changes: 1, files: 1, unreadable: 0 })).toMatch(/^watch: 1 batch of changes: 1 file, /);
+  });
+
+  it('a profile the run created is in the summary (so --quiet loses nothing)', () => {
+    expect(renderResult(result({ user_created: true }), { history: false })).toContain('\nprofile:                created by this run (a real profile on the service)\n');
+    expect(renderResult(result({ user_created: false }), { history: false })).not.toContain('profile:');
   });
 });

@@ -319,7 +319,7 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
     expectNoCrash(result);
     const out = result.stdout;
     expect(out).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)$/m);
-    expect(out).toMatch(/^files:\s+55 \(51 readable, 4 unreadable, 1 duplicate\)$/m);
+    expect(out).toMatch(/^files:\s+55 \(51 with metadata, 0 unreadable, 4 damaged, 1 duplicate\)$/m);
     expect(out).toMatch(/^elapsed:\s+\d+\.\d s$/m);
     expect(out).toMatch(/^Events \(6, newest first\)$/m);
     for (const name of ['Madison Square Garden', 'Wembley Stadium', 'Sydney Opera House', 'Tokyo Dome', 'Allianz Parque', 'Accor Arena']) {
@@ -327,12 +327,12 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
     }
     expect(out).toMatch(/^Events\s+6 \(4 concerts, 2 sports\)$/m);
     expect(out).toMatch(/^Library synced\s+yes$/m);
-    // stderr: the embedded notice, the pass, the hint about unreadable files, and at most
+    // stderr: the embedded notice, the pass, the hint about damaged files, and at most
     // plain progress lines on a slow machine; nothing else.
     const notes = result.stderr.trim().split('\n');
     expect(notes.every((line) => line.startsWith('camroll: ') || line.startsWith('sync: '))).toBe(true);
     expect(result.stderr).toMatch(/using the embedded local service/);
-    expect(result.stderr).toMatch(/4 files could not be read; --report FILE lists them/);
+    expect(result.stderr).toMatch(/4 files are damaged \(read, but no metadata could be taken from them\); --report FILE lists them/);
     expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin).toEqual({ camroll: 'bin/camroll.js' });
   });
 });

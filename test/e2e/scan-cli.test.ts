@@ -61,7 +61,7 @@ describe('camroll scan (real binary)', () => {
       if (parsed.media.taken_at !== null) expect(parsed.media.taken_at).toMatch(/Z$/);
     }
     expect(run.stderr).toMatch(/files found:\s+32/);
-    expect(run.stderr).toMatch(/duplicates:\s+1 files/);
+    expect(run.stderr).toMatch(/duplicates:\s+1 file repeats/);
     expect(run.stderr).toMatch(/skipped:\s+1 \(appledouble 1\)/);
   });
 
@@ -71,9 +71,10 @@ describe('camroll scan (real binary)', () => {
     expect(first.code, first.stderr).toBe(1);
     expect(first.stdout).toMatch(/^Scanned 32 files/);
     expect(first.stdout).toMatch(/0 from the scan cache/);
-    expect(first.stdout).toMatch(/errors:\s+1 \(unsupported_format 1\)/);
+    expect(first.stdout).toMatch(/damaged:\s+1 \(unsupported_format 1\)/);
+    expect(first.stdout).toMatch(/unreadable:\s+0\n/);
     // exifFor: no GPS for n % 7 === 0 (0, 7, 14, 21, 28), no date for n % 11 === 0 (0, 11, 22).
-    expect(first.stdout).toMatch(/would be rejected:\s+missing_coordinates 5, missing_taken_at 2/);
+    expect(first.stdout).toMatch(/would be rejected:\s+7 \(missing_coordinates 5, missing_taken_at 2\)/);
 
     const problems = fs.readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(problems.filter((p) => 'error' in p).map((p) => p.path)).toEqual(['broken.jpg']);

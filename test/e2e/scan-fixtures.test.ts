@@ -223,10 +223,12 @@ describe('scan fixtures/library (summary on stdout)', () => {
     expect(field('media')).toBe(`${summaryKey.media} (photos ${summaryKey.photos}, videos ${summaryKey.videos})`);
   });
 
-  it('counts errors by code', () => {
-    const text = field('errors');
-    expect(Number.parseInt(text, 10)).toBe(summaryKey.errors);
-    expect(counts(text)).toEqual(summaryKey.errors_by_code);
+  it('counts errors by code: unreadable (not read at all) and damaged (read, unusable) apart', () => {
+    const unreadable = field('unreadable');
+    const damaged = field('damaged');
+    expect(Number.parseInt(unreadable, 10) + Number.parseInt(damaged, 10)).toBe(summaryKey.errors);
+    expect({ ...counts(unreadable), ...counts(damaged) }).toEqual(summaryKey.errors_by_code);
+    expect(Object.keys(counts(unreadable)).every((code) => code === 'read_error' || code === 'internal_error')).toBe(true);
   });
 
   it('counts skipped files and folders by reason', () => {
@@ -236,9 +238,8 @@ describe('scan fixtures/library (summary on stdout)', () => {
   });
 
   it('counts what the service would reject, and duplicate contents', () => {
-    expect(field('would be rejected')).toBe(
-      `missing_coordinates ${summaryKey.would_reject.missing_coordinates}, missing_taken_at ${summaryKey.would_reject.missing_taken_at}`,
-    );
+    const { missing_coordinates: coordinates, missing_taken_at: takenAt } = summaryKey.would_reject;
+    expect(field('would be rejected')).toBe(`${coordinates + takenAt} (missing_coordinates ${coordinates}, missing_taken_at ${takenAt})`);
     const duplicates = field('duplicates');
     expect(Number.parseInt(duplicates, 10)).toBe(summaryKey.duplicate_files);
     expect(duplicates).toContain(`(${summaryKey.distinct_ids} distinct contents)`);

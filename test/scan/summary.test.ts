@@ -52,19 +52,23 @@ describe('scan summary', () => {
     summary.add({ type: 'record', record: record({ cached: true }) }); // same content
     summary.add({ type: 'record', record: record({}, { id: idOf(2), media_type: 'video', taken_at: null }) });
     summary.add({ type: 'record', record: record({ error: { code: 'corrupt_file', message: 'x' } }, null) });
+    summary.add({ type: 'record', record: record({ error: { code: 'read_error', message: 'EIO' } }, null) });
     summary.add({ type: 'skipped', reason: 'appledouble', path: '._a.jpg' });
     summary.add({ type: 'skipped', reason: 'appledouble', path: '._b.jpg' });
     summary.add({ type: 'warning', code: 'unreadable_folder', path: 'locked', message: 'EACCES' });
     const result = summary.result();
     expect(result).toEqual({
-      files: 4, media: 3, photos: 2, videos: 1, bytes: 40, cached: 1,
-      errors: { corrupt_file: 1 },
+      files: 5, media: 3, photos: 2, videos: 1, bytes: 50, cached: 1,
+      errors: { corrupt_file: 1, read_error: 1 },
+      // A file read and found damaged is not one that could not be read.
+      unreadable: 1,
+      damaged: 1,
       skipped: { appledouble: 2 },
       warnings: { unreadable_folder: 1 },
       would_reject: { missing_coordinates: 0, missing_taken_at: 1 },
       duplicates: { files: 1, distinct_ids: 2 },
     });
-    expect(failureCount(result)).toBe(2);
+    expect(failureCount(result)).toBe(3);
   });
 
   it('does not count an unusable scan cache as a failure: every file was still read', () => {

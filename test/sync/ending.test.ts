@@ -10,6 +10,7 @@ const result = (outcome: SyncResult['outcome'], pending = 0): SyncResult => ({
   ...counts,
   pending,
   user_id: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11',
+  user_created: false,
   target: { kind: 'embedded', base_url: 'http://127.0.0.1:1/v1' },
   pass: 'full',
   dry_run: false,

@@ -11,6 +11,7 @@ import { notice, warningLine } from '../output/emit.js';
 import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
+import { fileProblem } from '../output/file-problem.js';
 
 interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
@@ -82,7 +83,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const handle = async (event: ScanEvent): Promise<void> => {
     summary.add(event);
     if (event.type === 'warning') {
-      if (printedWarnings < PRINTED_WARNINGS) ctx.stderr.write(`${warningLine(event.path, event.message, event.code)}\n`);
+      if (printedWarnings < PRINTED_WARNINGS) progress.log(warningLine(event.path, event.message, event.code));
       printedWarnings += 1;
       await report?.write({ path: event.path, warning: { code: event.code, message: event.message } });
       return;
@@ -94,7 +95,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const line = jsonlLine(record, shown(record));
     if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(line));
     if (!report) return;
-    if (record.error) await report.write(line);
+    if (record.error) await report.write({ ...line, problem: fileProblem(record.error.code) });
     else if (record.media) {
       const rejection = wouldBeRejected(record.media);
       if (rejection) await report.write({ ...line, rejection });

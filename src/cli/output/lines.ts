@@ -66,10 +66,7 @@ export async function openJsonLinesFile(file: string, options: OpenJsonLinesOpti
     path: file,
     async write(value) {
       if (failure) return failed();
-      if (!stream.write(`${JSON.stringify(value)}\n`)) {
-        // A failed write emits 'error' (kept in `failure` above) rather than 'drain'.
-        await Promise.race([once(stream, 'drain'), once(stream, 'close')]).catch(() => undefined);
-      }
+      if (!stream.write(`${JSON.stringify(value)}\n`)) await drainedOrClosed(stream);
       if (failure) return failed();
     },
     async close() {
@@ -80,4 +77,21 @@ export async function openJsonLinesFile(file: string, options: OpenJsonLinesOpti
       if (failure) return failed();
     },
   };
+}
+
+/**
+ * Waits for 'drain' or 'close' (a failed write emits 'error', then 'close', never 'drain').
+ * The listener that did not fire is removed: a report of thousands of lines waits thousands
+ * of times, and listeners left behind pile up on the stream.
+ */
+async function drainedOrClosed(stream: WriteStream): Promise<void> {
+  const done = new AbortController();
+  const { signal } = done;
+  try {
+    await Promise.race([once(stream, 'drain', { signal }), once(stream, 'close', { signal })]);
+  } catch {
+    // The stream's error is kept by its 'error' handler; an abort is our own clean-up.
+  } finally {
+    done.abort();
+  }
 }

@@ -1,110 +1,75 @@
-import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
-import type { MultiBar, SingleBar } from 'cli-progress';
+import { createLiveDisplay } from './live-display.js';
+
+/** What every file-by-file job's progress shows (scan and sync alike), computed from its counts. */
+export interface FileFigures {
+  /** Files dealt with so far. */
+  done: number;
+  /** Media files listed so far (never less than `done`); null before the first folder. */
+  total: number | null;
+  /** Whether the listing is over (`total` is exact). */
+  totalFinal: boolean;
+  /** Files per second since the start. */
+  rate: number;
+  /** Megabytes read per second, when the job knows its bytes. */
+  mbps?: number;
+}
 
 /**
- * The one live display of camroll's long jobs (scan, sync): rows redrawn in place on a
- * terminal, a plain line every few seconds otherwise (logs, CI, TERM=dumb). What the rows
- * say is the caller's; how they reach the stream is decided here only.
+ * The listing's total as shown: it only grows (a total that shrank would look like lost
+ * files), is never below what is done, and carries a `+` until the listing is over.
  */
-export interface LiveDisplay {
-  /** New figures: redraw (a terminal) or remember them for the next plain line. */
-  refresh(): void;
-  /** A notice line on the same stream, printed above the rows so they stay intact. */
-  log(line: string): void;
-  stop(): void;
-}
-
-/** One row on a terminal: its text around the bar drawn at `fraction` (0 to 1). */
-export interface LiveRow {
-  text(bar: string): string;
-  fraction(): number;
-}
-
-export interface LiveDisplayOptions {
-  stream: Writable;
-  isTTY: boolean;
-  /** Rows redrawn on a terminal. */
-  rows: LiveRow[];
-  /** The plain line written every `intervalMs` when the stream is not a terminal. */
-  plainLine(): string;
-  intervalMs?: number;
-  /** Also write a last plain line at `stop()` when the job lasted an interval or more. */
-  finalPlainLine?: boolean;
-  /** Clear the rows from the terminal at `stop()` (a summary follows that says it all). */
-  clearOnStop?: boolean;
-  now?: () => number;
-}
-
-const PLAIN_INTERVAL_MS = 5 * 1000; // 5 s: often enough for a log, rare enough not to flood it
-const BAR_STEPS = 1000;
-
-/** A live display on `stream`; nothing is drawn before the first `refresh()`. */
-export function createLiveDisplay(options: LiveDisplayOptions): LiveDisplay {
-  return options.isTTY ? createRows(options) : createPlainLines(options);
-}
-
-function createRows(options: LiveDisplayOptions): LiveDisplay {
-  let drawn: { multibar: MultiBar; bars: SingleBar[] } | null = null;
-  // Started on the first refresh, so notices printed before the job starts come above it.
-  const start = (): NonNullable<typeof drawn> => {
-    // Loaded only for a terminal: scripts and pipes never pay for it at start-up.
-    const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress');
-    const multibar = new cliProgress.MultiBar(
-      { stream: options.stream as NodeJS.WriteStream, clearOnComplete: options.clearOnStop === true, hideCursor: true, fps: 5 },
-      cliProgress.Presets.shades_classic,
-    );
-    const bars = options.rows.map((row) =>
-      multibar.create(BAR_STEPS, 0, {}, {
-        format: (opts, params) => {
-          const size = opts.barsize ?? 40;
-          const filled = Math.round(Math.min(1, Math.max(0, params.progress)) * size);
-          return row.text((opts.barCompleteString ?? '').slice(0, filled) + (opts.barIncompleteString ?? '').slice(0, size - filled));
-        },
-      }),
-    );
-    return { multibar, bars };
-  };
+export function createShownTotal(): { update(listed: number | null, done: number): number | null } {
+  let shown: number | null = null;
   return {
-    refresh() {
-      drawn ??= start();
-      options.rows.forEach((row, i) => drawn!.bars[i]!.update(Math.round(Math.min(1, Math.max(0, row.fraction())) * BAR_STEPS)));
-    },
-    log(line) {
-      if (drawn) drawn.multibar.log(`${line}\n`);
-      else options.stream.write(`${line}\n`);
-    },
-    stop() {
-      drawn?.multibar.stop();
+    update(listed, done) {
+      if (listed === null && shown === null) return null;
+      shown = Math.max(shown ?? 0, listed ?? 0, done);
+      return shown;
     },
   };
 }
 
-function createPlainLines(options: LiveDisplayOptions): LiveDisplay {
-  const now = options.now ?? Date.now;
-  const interval = options.intervalMs ?? PLAIN_INTERVAL_MS;
-  const started = now();
-  let refreshed = false;
-  // On a timer, not on refreshes: a job stuck on one huge file still says how far it got.
-  const timer = setInterval(() => {
-    if (refreshed) options.stream.write(`${options.plainLine()}\n`);
-  }, interval);
-  timer.unref();
-  let stopped = false;
-  return {
-    refresh() {
-      refreshed = true;
-    },
-    log(line) {
-      options.stream.write(`${line}\n`);
-    },
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      clearInterval(timer);
-      if (options.finalPlainLine && refreshed && now() - started >= interval) options.stream.write(`${options.plainLine()}\n`);
-    },
-  };
+/** `120/500+ files`, `120/500 files`, `3/? files`. */
+export function fileCountText(f: FileFigures): string {
+  const total = f.total === null ? '?' : `${Math.max(f.total, f.done)}${f.totalFinal ? '' : '+'}`;
+  return `${f.done}/${total} files`;
+}
+
+/** `4.5 files/s` below ten a second, `45 files/s` above. */
+export function rateText(rate: number): string {
+  return `${rate.toFixed(rate < 10 ? 1 : 0)} files/s`;
+}
+
+/** The time left once the listing is over ('listing…' until then, '?' before any file is done). */
+export function etaText(f: FileFigures): string {
+  if (f.total === null || !f.totalFinal) return 'listing…';
+  const left = Math.max(0, f.total - f.done);
+  if (left === 0) return '0s';
+  return f.rate > 0 ? formatDuration(left / f.rate) : '?';
+}
+
+/** The figures every job shows first, in the one order: files, rate, MB/s (when known), ETA. */
+function figureParts(f: FileFigures): string[] {
+  return [fileCountText(f), rateText(f.rate), ...(f.mbps === undefined ? [] : [`${f.mbps.toFixed(1)} MB/s`]), `ETA ${etaText(f)}`];
+}
+
+/** Width of a row's label, so scan's and sync's rows line up the same way. */
+const LABEL_WIDTH = 5;
+
+/** A terminal row: `scan  |████░░░░| 120/500+ files | 35 files/s | 3.1 MB/s | ETA listing…`, then `extras`. */
+export function fileRowText(label: string, bar: string, f: FileFigures, extras: string[] = []): string {
+  return `${label.padEnd(LABEL_WIDTH)} |${bar}| ${[...figureParts(f), ...extras].join(' | ')}`;
+}
+
+/** A row under the first one, lined up with its figures: `      answered 12 | pending 0`. */
+export function followRowText(parts: string[]): string {
+  return `${' '.repeat(LABEL_WIDTH)} ${parts.join(' | ')}`;
+}
+
+/** A plain line (logs, pipes): `scan: 120/500+ files, 35 files/s, 3.1 MB/s, ETA listing…`, then `extras`. */
+export function filePlainText(label: string, f: FileFigures, extras: string[] = []): string {
+  return `${label}: ${[...figureParts(f), ...extras].join(', ')}`;
 }
 
 /** Live progress of a file-by-file job (scan) on stderr. */
@@ -113,6 +78,8 @@ export interface FileProgress {
   tick(bytesRead: number): void;
   /** Media files listed so far; `final` (the default) once the listing is over. */
   setTotal(total: number, final?: boolean): void;
+  /** A notice or warning, printed whole above the bar. */
+  log(line: string): void;
   stop(): void;
 }
 
@@ -136,40 +103,29 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
   const started = now();
   let done = 0;
   let bytes = 0;
-  let total: number | null = null;
+  let listed: number | null = null;
   let totalFinal = false;
+  const shownTotal = createShownTotal();
 
-  const stats = (): { rate: string; mbps: string; eta: string; totalText: string } => {
+  const figures = (): FileFigures => {
     const seconds = Math.max((now() - started) / 1000, 0.001);
-    const rate = done / seconds;
-    const eta = total === null || !totalFinal ? 'listing…' : rate > 0 ? formatDuration(Math.max(0, total - done) / rate) : '?';
-    return {
-      rate: rate.toFixed(rate < 10 ? 1 : 0),
-      mbps: (bytes / 1e6 / seconds).toFixed(1),
-      eta,
-      totalText: total === null ? '?' : `${total}${totalFinal ? '' : '+'}`,
-    };
+    return { done, total: shownTotal.update(listed, done), totalFinal, rate: done / seconds, mbps: bytes / 1e6 / seconds };
   };
   const display = createLiveDisplay({
     stream: options.stream,
     isTTY: options.isTTY,
     ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
     now,
-    clearOnStop: true,
     rows: [
       {
-        text: () => {
-          const s = stats();
-          const pct = total ? ` ${Math.floor((done / Math.max(total, 1)) * 100)}%` : '';
-          return `${options.label}${pct} ${done}/${s.totalText} files | ${s.rate} files/s | ${s.mbps} MB/s | ETA ${s.eta}`;
+        text: (bar) => fileRowText(options.label, bar, figures()),
+        fraction: () => {
+          const f = figures();
+          return f.total ? f.done / f.total : 0;
         },
-        fraction: () => (total ? done / total : 0),
       },
     ],
-    plainLine: () => {
-      const s = stats();
-      return `${options.label}: ${done}/${s.totalText} files, ${s.rate} files/s, ${s.mbps} MB/s, ETA ${s.eta}`;
-    },
+    plainLine: () => filePlainText(options.label, figures()),
   });
   return {
     tick(bytesRead) {
@@ -178,10 +134,11 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
       display.refresh();
     },
     setTotal(value, final = true) {
-      total = value;
+      listed = value;
       totalFinal = final;
       display.refresh();
     },
+    log: (line) => display.log(line),
     stop() {
       display.stop();
     },

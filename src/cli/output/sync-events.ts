@@ -80,9 +80,12 @@ export function createSyncView(options: SyncViewOptions): SyncView {
   const logLine = (line: string): void => {
     log?.stream.write(`${line}\n`);
   };
-  /** While watching, lines go straight out: the pass's progress display has ended. */
-  const watchNote = (line: string): void => {
-    if (!flags.quiet) ctx.stderr.write(`${line}\n`);
+  /**
+   * While watching, lines go straight out: the pass's progress display has ended. --quiet keeps
+   * the watch's warnings (a folder it cannot watch), as it keeps the pass's.
+   */
+  const watchNote = (line: string, warning = false): void => {
+    if (!flags.quiet || warning) ctx.stderr.write(`${line}\n`);
     logLine(line);
   };
   let warnings = 0;
@@ -122,7 +125,8 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       case 'status':
         return note(noticeLine(event.message));
       case 'user_created':
-        return progress.log(noticeLine(createdUserNotice(event.userId, event.email, event.kind, event.environment)));
+        // A notice (quiet drops it): the summary and --json say the run created the profile.
+        return note(noticeLine(createdUserNotice(event.userId, event.email, event.kind, event.environment)));
       case 'plan_unknown_email':
       case 'plan_pass':
       case 'plan_unchecked':
@@ -133,7 +137,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
           noticeLine(`watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`),
         );
       case 'watch_warning':
-        return watchNote(noticeLine(`warning: ${event.message} [${event.code}]`));
+        return watchNote(noticeLine(`warning: ${event.message} [${event.code}]`), true);
       case 'watch_batch':
         return watchNote(noticeLine(describeBatch(event.files, event.before, event.after)));
       case 'watch_item':
@@ -141,8 +145,9 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       default:
         // The pass's pipeline.
         report?.onEvent(event);
+        // A warning is shown even with --quiet, which keeps warnings and errors.
         if (event.type === 'notice' && event.kind === 'warning' && warnings++ < PRINTED_WARNINGS) {
-          note(warningLine(event.path, event.message, event.code));
+          progress.log(warningLine(event.path, event.message, event.code));
         }
         if (event.type === 'failed') {
           const { message, code } = event.error;
@@ -179,7 +184,7 @@ export function describeFinding(finding: DryRunFinding): string {
 
 /** One line per batch: how many files, and what the service answered. */
 export function describeBatch(files: number, before: SyncCounts, after: SyncCounts): string {
-  const d = (key: 'sent' | 'accepted' | 'matched' | 'skipped_already_sent' | 'failed_batches' | 'scan_errors' | 'duplicates'): number => after[key] - before[key];
+  const d = (key: 'sent' | 'accepted' | 'matched' | 'skipped_already_sent' | 'failed_batches' | 'unreadable' | 'damaged' | 'duplicates'): number => after[key] - before[key];
   const rejected = totalRejected(after) - totalRejected(before);
   const pending = after.pending - before.pending;
   const parts = [`watch: ${plural(files, 'new or changed file')}`];
@@ -187,7 +192,8 @@ export function describeBatch(files: number, before: SyncCounts, after: SyncCoun
   else if (pending === 0) parts.push('nothing new to send');
   if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
   if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
-  if (d('scan_errors') > 0) parts.push(`${d('scan_errors')} unreadable`);
+  if (d('unreadable') > 0) parts.push(`${d('unreadable')} unreadable`);
+  if (d('damaged') > 0) parts.push(`${d('damaged')} damaged`);
   if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(pending, 'item')} pending`);
   // Cut off before an answer (the host went away, Ctrl-C): not sent, and not a failed batch.
   else if (pending > 0) parts.push(`not sent, ${plural(pending, 'item')} pending`);

@@ -1,7 +1,15 @@
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
 import { jsonLine } from './emit.js';
-import { renderCounts, renderResult, renderWatchTotals, resultDocument } from './sync-result.js';
+import {
+  failedBatchesHint,
+  renderCounts,
+  renderResult,
+  renderWatchTotals,
+  resultDocument,
+  unusableFilesHint,
+  watchProblemsHint,
+} from './sync-result.js';
 import { decideEnding, passFailed } from '../../sync/ending.js';
 import type { DryRunResult, SyncEnded, SyncResult, WatchTotals } from '../../sync/session.js';
 
@@ -25,15 +33,13 @@ export function outcomeLogLines(what: 'pass' | 'sync', ended: Pick<SyncEnded, 'r
  */
 export function showResult(ctx: CliContext, flags: OutcomeFlags, result: SyncResult | DryRunResult, print: boolean, elapsedMs?: number): void {
   if (print) ctx.stdout.write(renderResult(result, { history: flags.events && !flags.quiet, elapsedMs }));
-  if (result.scan_errors > 0 && !flags.report && !flags.quiet) {
-    const files = result.scan_errors === 1 ? '1 file' : `${result.scan_errors} files`;
-    ctx.stderr.write(`camroll: ${files} could not be read; --report FILE lists them with the reason\n`);
-  }
+  const unusable = unusableFilesHint(result);
+  if (unusable !== null && !flags.report && !flags.quiet) ctx.stderr.write(`camroll: ${unusable}\n`);
   if (result.outcome === 'not_examined' && !result.dry_run) {
     ctx.stderr.write(`camroll: sync-complete was not called: ${result.not_examined ?? 'the library was not read whole'}; nothing is lost: fix it and run sync again\n`);
   }
   if (result.outcome === 'failed') {
-    ctx.stderr.write(`camroll: ${result.failed_batches} batches failed after retries; their ${result.pending} items stay pending: run sync again\n`);
+    ctx.stderr.write(`camroll: ${failedBatchesHint(result)}\n`);
   }
   if (passFailed(result)) ctx.exitCode = EXIT_FAILURE;
 }
@@ -64,7 +70,7 @@ export function showOutcome(ctx: CliContext, flags: OutcomeFlags, ended: SyncEnd
       const { watch } = ending;
       ctx.stdout.write(flags.json ? jsonLine(document(ending.result, watch)) : `${renderWatchTotals(watch)}\n`);
       if (ending.unfinished) {
-        ctx.stderr.write(`camroll: while watching, ${watch.failed_batches} batches failed, ${watch.pending} items stay pending and ${watch.unreadable} files could not be read: run sync again\n`);
+        ctx.stderr.write(`camroll: ${watchProblemsHint(watch)}\n`);
       }
       if (ending.failed) ctx.exitCode = EXIT_FAILURE;
       return;

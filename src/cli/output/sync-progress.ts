@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
-import { createLiveDisplay, formatDuration } from './progress.js';
+import { createLiveDisplay } from './live-display.js';
+import { createShownTotal, filePlainText, fileRowText, followRowText, type FileFigures } from './progress.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
 /** Live numbers the progress display shows. */
@@ -13,6 +14,8 @@ export interface ProgressSnapshot {
   total?: number | null;
   /** Whether `total` is final (the listing is over). */
   totalFinal?: boolean;
+  /** Batches handed to the service and not answered yet (at most `--concurrency`). */
+  inFlight?: number;
 }
 
 export interface ProgressView {
@@ -31,15 +34,7 @@ export interface ProgressOptions {
 }
 
 /** What both displays show, computed once from a snapshot. */
-export interface ProgressFigures {
-  /** Files dealt with: answered, already answered earlier, duplicates, unreadable, pending. */
-  done: number;
-  /** The listing's total ('?' while unknown). */
-  total: string;
-  /** Files per second since the start. */
-  rate: number;
-  /** 'listing…' until the total is final. */
-  eta: string;
+export interface ProgressFigures extends FileFigures {
   /** Items the service answered in this run and in earlier runs (skipped now). */
   answered: number;
   alreadyAnswered: number;
@@ -49,67 +44,94 @@ export interface ProgressFigures {
 
 /**
  * The figures of a snapshot. Every file ends as answered, already answered (skipped: it
- * advances the bar too), a duplicate, unreadable, or pending; so `done` reaches the total
- * and the ETA is real. At Ctrl-C, `answered` and `pending` are what the next run's resume
- * notice reports (items never sent are neither: the next run sends them as new).
+ * advances the bar too), a duplicate, unreadable or damaged, or pending; so `done` reaches
+ * the total and the ETA is real. At Ctrl-C, `answered` and `pending` are what the next run's
+ * resume notice reports (items never sent are neither: the next run sends them as new).
+ * `total` is the listing's as it stands; the display keeps the one it shows from shrinking.
  */
 export function progressFigures(snapshot: ProgressSnapshot, elapsedSeconds: number): ProgressFigures {
   const c = snapshot.counts;
   const pending = c.pending;
   const done = c.sent + c.skipped_already_sent + c.duplicates + c.scan_errors + pending;
-  const seconds = Math.max(elapsedSeconds, 0.001);
-  const rate = done / seconds;
-  const total = snapshot.total ?? null;
-  const final = snapshot.totalFinal === true || snapshot.scanDone;
-  const left = total === null ? 0 : Math.max(total, c.files) - done;
-  const eta = total === null || !final ? 'listing…' : left <= 0 ? '0s' : rate > 0 ? formatDuration(left / rate) : '?';
+  const listed = snapshot.total ?? null;
   return {
     done,
-    total: total === null ? '?' : String(Math.max(total, c.files)),
-    rate,
-    eta,
+    total: listed === null ? null : Math.max(listed, c.files, done),
+    totalFinal: snapshot.totalFinal === true || snapshot.scanDone,
+    rate: done / Math.max(elapsedSeconds, 0.001),
     answered: c.sent + c.skipped_already_sent,
     alreadyAnswered: c.skipped_already_sent,
     pending,
   };
 }
 
-/** Two rows on a terminal (files, sent), a plain line every few seconds otherwise (logs, CI). */
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** The files that could not be sent, in the summary's words: `2 unreadable`, `1 damaged`. */
+function unsentParts(counts: SyncCounts): string[] {
+  const parts: string[] = [];
+  if (counts.unreadable) parts.push(`${counts.unreadable} unreadable`);
+  if (counts.damaged) parts.push(`${counts.damaged} damaged`);
+  return parts;
+}
+
+/**
+ * Two rows on a terminal (the files, in scan's style; then what the service answered), a
+ * plain line every few seconds otherwise (logs, CI). "In flight" counts the batches handed
+ * to the service and not answered yet: never more than `--concurrency`.
+ */
 export function createProgress(options: ProgressOptions): ProgressView {
   const now = options.now ?? Date.now;
   const started = now();
   let latest: ProgressSnapshot | null = null;
-  const figures = (snap: ProgressSnapshot): ProgressFigures => progressFigures(snap, (now() - started) / 1000);
-
-  // Our own line formats: cli-progress's ETA assumes a fixed total, ours grows while listing.
-  const filesLine = (bar: string): string => {
-    if (!latest) return ` files  |${bar}| 0/? | listing…`;
-    const f = figures(latest);
-    const unreadable = latest.counts.scan_errors ? ` | ${latest.counts.scan_errors} unreadable` : '';
-    return ` files  |${bar}| ${f.done}/${f.total} | ${f.rate.toFixed(0)} files/s | ETA ${f.eta} | read ${latest.counts.files}${unreadable}`;
+  const shownTotal = createShownTotal();
+  const figures = (snap: ProgressSnapshot): ProgressFigures => {
+    const f = progressFigures(snap, (now() - started) / 1000);
+    return { ...f, total: shownTotal.update(f.total, f.done) };
   };
-  const sentLine = (): string => {
-    if (!latest) return ' sent   answered 0 | pending 0';
+  const inFlight = (snap: ProgressSnapshot): string[] =>
+    snap.inFlight === undefined ? [] : [`in flight ${plural(snap.inFlight, 'batch', 'batches')}`];
+
+  const filesRow = (bar: string): string => {
+    if (!latest) return fileRowText('sync', bar, { done: 0, total: null, totalFinal: false, rate: 0 });
+    const f = figures(latest);
+    return fileRowText('sync', bar, f, [`read ${latest.counts.files}`, ...unsentParts(latest.counts)]);
+  };
+  const answersRow = (): string => {
+    if (!latest) return followRowText(['answered 0', 'pending 0']);
     const f = figures(latest);
     const c = latest.counts;
     const earlier = f.alreadyAnswered ? ` (${f.alreadyAnswered} in earlier runs)` : '';
-    const failed = c.failed_batches ? ` | failed batches ${c.failed_batches}` : '';
-    return ` sent   answered ${f.answered}${earlier} | pending ${f.pending} | in flight ${Math.max(0, latest.queued - c.sent - c.pending)} | matched ${c.matched} | rejected ${totalRejected(c)}${failed}`;
+    const failed = c.failed_batches ? [`failed batches ${c.failed_batches}`] : [];
+    return followRowText([
+      `answered ${f.answered}${earlier}`,
+      `pending ${f.pending}`,
+      ...inFlight(latest),
+      `matched ${c.matched}`,
+      `rejected ${totalRejected(c)}`,
+      ...failed,
+    ]);
   };
   const plainLine = (): string => {
     const snap = latest!;
     const c = snap.counts;
     const f = figures(snap);
-    return (
-      `sync: ${f.done}/${f.total} files (${f.rate.toFixed(0)}/s, ETA ${f.eta}), read ${c.files}, ` +
-      `answered ${f.answered} (${f.alreadyAnswered} in earlier runs), pending ${f.pending}, ` +
-      `accepted ${c.accepted}, matched ${c.matched}, rejected ${totalRejected(c)}, failed batches ${c.failed_batches}`
-    );
+    return filePlainText('sync', f, [
+      `read ${c.files}`,
+      ...unsentParts(c),
+      `answered ${f.answered} (${f.alreadyAnswered} in earlier runs)`,
+      `pending ${f.pending}`,
+      ...inFlight(snap),
+      `accepted ${c.accepted}`,
+      `matched ${c.matched}`,
+      `rejected ${totalRejected(c)}`,
+      `failed batches ${c.failed_batches}`,
+    ]);
   };
   const filesDone = (): number => {
     if (!latest) return 0;
     const f = figures(latest);
-    return f.done / Math.max(1, latest.total ?? 0, latest.counts.files);
+    return f.done / Math.max(1, f.total ?? 0);
   };
 
   const display = createLiveDisplay({
@@ -119,8 +141,8 @@ export function createProgress(options: ProgressOptions): ProgressView {
     now,
     finalPlainLine: true,
     rows: [
-      { text: filesLine, fraction: filesDone },
-      { text: () => sentLine(), fraction: () => 0 },
+      { text: filesRow, fraction: filesDone },
+      { text: answersRow, fraction: () => null },
     ],
     plainLine,
   });

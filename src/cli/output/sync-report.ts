@@ -1,12 +1,16 @@
 import type { PipelineEvent } from '../../sync/pipeline.js';
 import type { JsonLinesFile } from './lines.js';
+import { fileProblem } from './file-problem.js';
 
 /** Lines queued before `ready()` makes the scan wait for the file (a slow disk, a pipe). */
 const HIGH_WATER_LINES = 1024;
 
 /**
  * `sync --report FILE`: one JSON line per item that did not make it, with its reason:
- * `{"type":"scan_error","path","code","message"}`,
+ * `{"type":"scan_error","path","code","message","problem"}` (`problem`: `unreadable`, the bytes
+ * could not be read; `damaged`, read but unusable),
+ * `{"type":"warning","path","code","message"}` (a folder or file the walk could not read, as
+ * `scan --report` lists it),
  * `{"type":"rejected","id","path","reason"}` (`"predicted":true` in a dry run),
  * `{"type":"failed","id","path","error":{"code","message"}}` (a batch that failed after retries).
  */
@@ -63,7 +67,16 @@ export function createSyncReport(file: JsonLinesFile, options: { predicted: bool
     onEvent(event) {
       switch (event.type) {
         case 'scan_error':
-          write({ type: 'scan_error', path: event.path, code: event.code, message: event.message });
+          write({
+            type: 'scan_error',
+            path: event.path,
+            code: event.code,
+            message: event.message,
+            problem: fileProblem(event.code),
+          });
+          break;
+        case 'notice':
+          if (event.kind === 'warning') write({ type: 'warning', path: event.path, code: event.code, message: event.message });
           break;
         case 'answered': {
           if (event.response.rejected.length === 0) break;

@@ -2,10 +2,13 @@ import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 import type { DryRunResult, SyncResult, WatchTotals } from '../../sync/session.js';
 import { renderEventsTable } from '../format/events.js';
 import { eventYear, renderStats } from '../format/stats.js';
+import { plural, reasonTotal, unusableFiles } from '../format/vocabulary.js';
 
 /** One summary line: labels padded so the values line up. */
 const row = (label: string, value: string | number): string => `${`${label}:`.padEnd(24)}${value}`;
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** The service's rejection reasons, in the contract's order (scan's summary spells them the same). */
+const REASONS = ['missing_coordinates', 'missing_taken_at', 'invalid'] as const;
 
 /** `12.3 s`, as scan's summary shows it. */
 export function formatElapsed(elapsedMs: number): string {
@@ -20,23 +23,26 @@ export interface CountsView {
 
 /** The end-of-sync summary lines (human form). */
 export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
-  const r = counts.rejected;
-  const reasons = `missing coordinates ${r.missing_coordinates}, missing taken_at ${r.missing_taken_at}, invalid ${r.invalid}`;
+  const rejected = reasonTotal(counts.rejected, REASONS);
   const lines = [
-    row('files', `${counts.files} (${counts.media} readable, ${counts.scan_errors} unreadable, ${plural(counts.duplicates, 'duplicate')})`),
+    row(
+      'files',
+      `${counts.files} (${counts.media} with metadata, ${counts.unreadable} unreadable, ${counts.damaged} damaged, ` +
+        `${plural(counts.duplicates, 'duplicate')})`,
+    ),
   ];
   if (view.dryRun) {
     lines.push(
       row('would send', counts.sent),
       row('would be accepted', counts.accepted),
-      row('would be rejected', `${totalRejected(counts)} (${reasons})`),
+      row('would be rejected', rejected),
     );
   } else {
     lines.push(
       row('skipped (already sent)', counts.skipped_already_sent),
       row('sent', `${counts.sent} in ${plural(counts.batches, 'batch', 'batches')}`),
       row('accepted', counts.accepted),
-      row('rejected', `${totalRejected(counts)} (${reasons})`),
+      row('rejected', rejected),
       row('matched', `${counts.matched}${counts.unlicensed ? ` (${counts.unlicensed} more at venues whose events cannot be shown)` : ''}`),
       row('failed batches', counts.failed_batches),
     );
@@ -49,10 +55,12 @@ export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
 /** Why sync-complete was or was not called, in words. */
 export function syncCompleteLine(result: SyncResult): string {
   if (result.sync_complete) {
-    // Files counted as unreadable here were read: their bytes, not their metadata (scan's
-    // errors). A file that could not be read at all would have held sync-complete back.
-    const corrupt = result.scan_errors === 0 ? '' : `; ${plural(result.scan_errors, 'file')} with errors ${result.scan_errors === 1 ? 'was' : 'were'} read, ${result.scan_errors === 1 ? 'its' : 'their'} metadata could not be`;
-    return row('sync-complete', `called (the whole library was examined${corrupt})`);
+    // A file that could not be read at all holds sync-complete back: the files here were
+    // read, and their content is damaged.
+    const damaged = result.damaged;
+    const one = damaged === 1;
+    const note = damaged === 0 ? '' : `; ${plural(damaged, 'file')} ${one ? 'was' : 'were'} read but ${one ? 'is' : 'are'} damaged`;
+    return row('sync-complete', `called (the whole library was examined${note})`);
   }
   const why: Record<SyncResult['outcome'], string> = {
     ok: 'not called',
@@ -64,11 +72,35 @@ export function syncCompleteLine(result: SyncResult): string {
   return row('sync-complete', why[result.outcome]);
 }
 
+const stay = (n: number): string => (n === 1 ? 'stays' : 'stay');
+
+/** The stderr hint after a pass that met files it could not use (without --report); null when there were none. */
+export function unusableFilesHint(result: Pick<SyncCounts, 'unreadable' | 'damaged'>): string | null {
+  const what = unusableFiles(result.unreadable, result.damaged);
+  return what === null ? null : `${what}; --report FILE lists them with the reason`;
+}
+
+/** The stderr line after a pass whose batches failed after retries. */
+export function failedBatchesHint(result: Pick<SyncCounts, 'failed_batches' | 'pending'>): string {
+  const its = result.failed_batches === 1 ? 'its' : 'their';
+  const pending = `${plural(result.pending, 'item')} ${stay(result.pending)} pending`;
+  return `${plural(result.failed_batches, 'batch', 'batches')} failed after retries; ${its} ${pending}: run sync again`;
+}
+
+/** The stderr line after a watch that met failures, pending items or unreadable files. */
+export function watchProblemsHint(totals: WatchTotals): string {
+  return (
+    `while watching, ${plural(totals.failed_batches, 'batch', 'batches')} failed, ` +
+    `${plural(totals.pending, 'item')} ${stay(totals.pending)} pending ` +
+    `and ${plural(totals.unreadable, 'file')} could not be read: run sync again`
+  );
+}
+
 /** What `--watch` sent after the pass, in one line. */
 export function renderWatchTotals(totals: WatchTotals): string {
   const pending = totals.pending > 0 ? ` (${plural(totals.pending, 'item')} pending)` : '';
   return (
-    `watch: ${totals.changes} ${totals.changes === 1 ? 'batch' : 'batches'} of changes: ${totals.files} files, sent ${totals.sent}, ` +
+    `watch: ${plural(totals.changes, 'batch', 'batches')} of changes: ${plural(totals.files, 'file')}, sent ${totals.sent}, ` +
     `accepted ${totals.accepted}, matched ${totals.matched}, rejected ${totalRejected(totals)}, already sent ${totals.skipped_already_sent}, ` +
     `failed batches ${totals.failed_batches}${pending}`
   );
@@ -98,7 +130,11 @@ export function renderResult(result: SyncResult | DryRunResult, view: ResultView
   }
   // The embedded service listens on a new port every run: its URL would mean nothing here.
   const where = result.target.kind === 'embedded' ? 'the embedded local service' : result.target.base_url;
-  let out = `${[`user ${result.user_id} (${result.pass} pass, ${where})`, ...renderCounts(result, counts), syncCompleteLine(result)].join('\n')}\n`;
+  // A profile this run created is said here too: with --quiet, the notice on stderr is not printed.
+  const profile = result.target.kind === 'embedded' ? 'in the embedded local service' : 'a real profile on the service';
+  const created = result.user_created ? [row('profile', `created by this run (${profile})`)] : [];
+  const head = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...created];
+  let out = `${[...head, ...renderCounts(result, counts), syncCompleteLine(result)].join('\n')}\n`;
   if (view.history !== false) {
     out += `\nEvents (${result.events.length}, newest first)\n`;
     out += result.events.length === 0 ? 'No matched events.\n' : renderEventsTable(result.events);

@@ -63,10 +63,30 @@ describe('plain progress lines (stderr is not a terminal)', () => {
     progress.setTotal(500, false);
     vi.advanceTimersByTime(5);
     expect(output).toContain('scan: 1/500+ files, 1.0 files/s, 0.0 MB/s, ETA listing…');
-    progress.setTotal(4, true);
+    progress.setTotal(504, true);
     output = '';
     vi.advanceTimersByTime(5);
-    expect(output).toContain('scan: 1/4 files, 1.0 files/s, 0.0 MB/s, ETA 3s');
+    expect(output).toContain('scan: 1/504 files, 1.0 files/s, 0.0 MB/s, ETA 8m23s');
+    progress.stop();
+  });
+
+  it('never shows a total that went backwards, nor one below the files done', () => {
+    const stream = new PassThrough();
+    let output = '';
+    stream.on('data', (d: Buffer) => (output += d.toString()));
+    const progress = createFileProgress({ stream, isTTY: false, label: 'scan', intervalMs: 5, now: () => 1000 });
+    progress.setTotal(500, false);
+    vi.advanceTimersByTime(5);
+    expect(output).toContain('scan: 0/500+ files');
+    progress.setTotal(300, false);
+    output = '';
+    vi.advanceTimersByTime(5);
+    expect(output).toContain('scan: 0/500+ files');
+    for (let i = 0; i < 3; i++) progress.tick(0);
+    progress.setTotal(2, true);
+    output = '';
+    vi.advanceTimersByTime(5);
+    expect(output).toContain('scan: 3/500 files');
     progress.stop();
   });
 });

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { createProgress, progressFigures, type ProgressSnapshot } from '../../../src/cli/output/sync-progress.js';
+import { etaText, fileCountText } from '../../../src/cli/output/progress.js';
 import { createSyncTally } from '../../../src/sync/summary.js';
 
 function snapshotOf(change: (counts: ProgressSnapshot['counts']) => void, rest: Partial<ProgressSnapshot> = {}): ProgressSnapshot {
@@ -23,12 +24,16 @@ describe('sync progress figures', () => {
       { total: 100, totalFinal: true, queued: 30 },
     );
     const f = progressFigures(snapshot, 10);
-    expect(f).toMatchObject({ done: 50, total: '100', rate: 5, eta: '10s', answered: 45, alreadyAnswered: 25, pending: 0 });
+    expect(f).toMatchObject({ done: 50, total: 100, totalFinal: true, rate: 5, answered: 45, alreadyAnswered: 25, pending: 0 });
+    expect(etaText(f)).toBe('10s');
+    expect(fileCountText(f)).toBe('50/100 files');
   });
 
   it('says listing while the total still grows, and ? before the first folder', () => {
-    expect(progressFigures(snapshotOf(() => undefined, { total: 40, totalFinal: false }), 1)).toMatchObject({ total: '40', eta: 'listing…' });
-    expect(progressFigures(snapshotOf(() => undefined), 1)).toMatchObject({ total: '?', eta: 'listing…' });
+    const growing = progressFigures(snapshotOf(() => undefined, { total: 40, totalFinal: false }), 1);
+    expect([fileCountText(growing), etaText(growing)]).toEqual(['0/40+ files', 'listing…']);
+    const unknown = progressFigures(snapshotOf(() => undefined), 1);
+    expect([fileCountText(unknown), etaText(unknown)]).toEqual(['0/? files', 'listing…']);
   });
 
   it('at an interruption, pending is what the journal holds: items never sent are not pending', () => {
@@ -61,14 +66,14 @@ describe('sync progress figures', () => {
       expect(output).toBe('');
       now = 2000;
       vi.advanceTimersByTime(1000);
-      expect(output).toBe('sync: 8/16 files (4/s, ETA 2s), read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
+      expect(output).toBe('sync: 8/16 files, 4.0 files/s, ETA 2s, read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
       // The last figures once more at the end (the job lasted an interval or more), once only.
       output = '';
       view.update(snapshotOf((c) => ((c.files = 16), (c.sent = 16)), { total: 16, totalFinal: true, queued: 16 }));
       view.stop();
       view.stop();
       vi.advanceTimersByTime(5000);
-      expect(output).toBe('sync: 16/16 files (8/s, ETA 0s), read 16, answered 16 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
+      expect(output).toBe('sync: 16/16 files, 8.0 files/s, ETA 0s, read 16, answered 16 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
     } finally {
       vi.useRealTimers();
     }

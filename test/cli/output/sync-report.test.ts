@@ -54,7 +54,7 @@ describe('sync --report writer', () => {
     expect(ready).toBe(true);
     await report.close();
     expect(written).toHaveLength(2000);
-    expect(written[0]).toEqual({ type: 'scan_error', path: 'f0.jpg', code: 'corrupt_file', message: 'bad' });
+    expect(written[0]).toEqual({ type: 'scan_error', path: 'f0.jpg', code: 'corrupt_file', message: 'bad', problem: 'damaged' });
     expect((written[1999] as { path: string }).path).toBe('f1999.jpg');
   });
 
@@ -95,5 +95,21 @@ describe('sync --report writer', () => {
     await flush();
     await report.close();
     expect(written).toEqual([{ type: 'rejected', id: media.id, path: 'a.jpg', reason: 'missing_coordinates', predicted: true }]);
+  });
+
+  it('tells an unreadable file from a damaged one, and lists unreadable folders as scan --report does', async () => {
+    const { file, written, flush } = slowFile();
+    const report = createSyncReport(file, { predicted: false });
+    report.onEvent({ type: 'scan_error', path: 'locked.jpg', code: 'read_error', message: 'EACCES' });
+    report.onEvent({ type: 'scan_error', path: 'cut.jpg', code: 'truncated_file', message: 'ends early' });
+    report.onEvent({ type: 'notice', kind: 'warning', path: 'Private', code: 'unreadable_folder', message: 'permission denied (EACCES)' });
+    report.onEvent({ type: 'notice', kind: 'skipped', path: '._a.jpg', code: 'appledouble', message: 'appledouble' });
+    await flush();
+    await report.close();
+    expect(written).toEqual([
+      { type: 'scan_error', path: 'locked.jpg', code: 'read_error', message: 'EACCES', problem: 'unreadable' },
+      { type: 'scan_error', path: 'cut.jpg', code: 'truncated_file', message: 'ends early', problem: 'damaged' },
+      { type: 'warning', path: 'Private', code: 'unreadable_folder', message: 'permission denied (EACCES)' },
+    ]);
   });
 });
