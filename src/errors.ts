@@ -35,8 +35,11 @@ export const CLIENT_ERROR_CODES = {
     'cache_unreadable',
     'cache_too_new',
   ],
-  /** One media file that could not be read or parsed. */
-  scan: ['unsupported_format', 'corrupt_file', 'truncated_file', 'empty_file', 'read_error', 'internal_error'],
+  /**
+   * One media file that could not be read or parsed; for an archive member also a download
+   * cut short before it (`truncated_archive`) and a member past the zip-bomb limits (`archive_limit`).
+   */
+  scan: ['unsupported_format', 'corrupt_file', 'truncated_file', 'empty_file', 'read_error', 'internal_error', 'truncated_archive', 'archive_limit'],
   /** A call the client refuses before sending anything. */
   request: ['invalid_request', 'invalid_batch_size'],
   /** The service answered outside the contract. */

@@ -3,6 +3,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
+import { archiveRootOf, createArchiveWalk, type ArchiveRoot, type ArchiveWalk } from './archive/archive-walk.js';
+import { applyLateSidecars } from './archive/late-sidecars.js';
+import { MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
 import { EXTRACTOR_VERSION } from './extract/version.js';
@@ -11,6 +14,7 @@ import type { ExtractFn } from './read-file.js';
 import { folderSidecarFingerprint } from './sidecar-print.js';
 import { groupMisses, lookUpCache, readGroups, toRecord } from './stages.js';
 import type { ScanEvent, ScanRecord } from './types.js';
+import type { ReadItem } from './worker.js';
 import { walkBatches, type WalkEvent, type WalkFile, type WalkFs } from './walk.js';
 
 export interface ScanOptions {
@@ -110,7 +114,10 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
 
   try {
     if (opened.warning) yield [opened.warning];
-    const { files, folders } = await splitRoots(roots);
+    const { files, folders, archives } = await splitRoots(roots);
+    // Every archive's sidecars are known before any member is read: the parts are one tree.
+    const archiveWalk = archives.length > 0 ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal }) : null;
+    await archiveWalk?.prepare();
     const walked = walkBatches({
       roots: folders,
       exclude: options.exclude,
@@ -118,7 +125,8 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       signal: stop.signal,
       fs: options.walkFs,
     });
-    const looked = lookUpCache(prepend(files, walked), {
+    const listed = archiveWalk ? concat(showMembers(archiveWalk.batches(), shownPath), walked) : walked;
+    const looked = lookUpCache(prepend(files, listed), {
       cache,
       shownPath,
       onEnd: (found) => {
@@ -132,7 +140,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       onFirst: () => void startPool().catch(() => undefined), // a failure surfaces in the first run
     });
     const records = readGroups(grouped, {
-      run: async (group, signal) => (await startPool()).run(group.map((file) => file.absPath), signal),
+      run: async (group, signal) => (await startPool()).run(group.map((file): ReadItem => file.member?.task ?? file.absPath), signal),
       limit: Math.max(workers, 1) * 2, // one task running and one waiting per thread
       signal: stop.signal,
       finish: (file, result) => {
@@ -141,10 +149,12 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
         return { type: 'record', record };
       },
     });
+    const held: ScanRecord[] = [];
     for await (const events of records) {
       if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
-      yield events;
+      yield archiveWalk ? holdLate(events, archiveWalk, held) : events;
     }
+    if (archiveWalk && held.length > 0 && !stop.signal.aborted) yield await applyLateSidecars(held, archiveWalk.lateSidecars);
   } finally {
     stop.abort();
     options.signal?.removeEventListener('abort', onAbort);
@@ -190,14 +200,23 @@ async function startCount(roots: string[], options: ScanOptions, signal: AbortSi
   }
 }
 
-/** Files named on the command line are read as they are (whatever their name); folders are walked. */
-async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders: string[] }> {
+/**
+ * Files named on the command line are read as they are (whatever their name), except
+ * archives (`.zip`, `.tar`, `.tgz`/`.tar.gz`), whose members are read in place; folders are walked.
+ */
+async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders: string[]; archives: ArchiveRoot[] }> {
   const files: WalkFile[] = [];
   const folders: string[] = [];
+  const archives: ArchiveRoot[] = [];
   for (const root of roots) {
     const stats = await fs.promises.stat(root);
     if (!stats.isFile()) {
       folders.push(root);
+      continue;
+    }
+    const archive = archiveRootOf(root);
+    if (archive) {
+      archives.push(archive);
       continue;
     }
     files.push({
@@ -210,7 +229,29 @@ async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders
       sidecarFingerprint: await folderSidecarFingerprint(path.dirname(root)),
     });
   }
-  return { files, folders };
+  return { files, folders, archives };
+}
+
+/** The archives' members under the paths the user sees (`takeout-001.zip!/Takeout/…`). */
+async function* showMembers(batches: AsyncIterable<WalkEvent[]>, shownPath: (absPath: string) => string): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of batches) {
+    for (const event of batch) if (event.type === 'file') event.path = shownPath(event.absPath);
+    yield batch;
+  }
+}
+
+async function* concat<T>(...sources: AsyncIterable<T>[]): AsyncGenerator<T> {
+  for (const source of sources) yield* source;
+}
+
+/** Records of tar members whose sidecar may come later are held back (applyLateSidecars gives them it at the end). */
+function holdLate(events: ScanEvent[], walk: ArchiveWalk, held: ScanRecord[]): ScanEvent[] {
+  if (!events.some((event) => event.type === 'record' && walk.isLate(event.record.absPath))) return events;
+  return events.filter((event) => {
+    if (event.type !== 'record' || !walk.isLate(event.record.absPath)) return true;
+    held.push(event.record);
+    return false;
+  });
 }
 
 /** The named files as one batch, then the walk's batches. */
@@ -254,11 +295,18 @@ function pathShower(roots: string[], cwd: string): (absPath: string) => string {
   // A root itself (an unreadable folder given on the command line) is named as the user would
   // find it, never as an empty path.
   const asGiven = (absPath: string): string => path.relative(cwd, absPath) || '.';
-  return (absPath) => (absPath === base ? asGiven(absPath) : path.relative(base, absPath)).split(path.sep).join('/');
+  const show = (absPath: string): string => (absPath === base ? asGiven(absPath) : path.relative(base, absPath)).split(path.sep).join('/');
+  // A member: its archive as any file is shown, then its name as stored (never normalised).
+  return (absPath) => {
+    const member = splitMemberPath(absPath);
+    return member ? `${show(member.archive)}${MEMBER_SEPARATOR}${member.member}` : show(absPath);
+  };
 }
 
 /** The path a record is shown under (`--jsonl`, report): see pathShower. */
-export function displayPathOf(record: Pick<ScanRecord, 'path' | 'absPath'>, rootCount: number, cwd: string): string {
+export function displayPathOf(record: Pick<ScanRecord, 'path' | 'absPath' | 'archive'>, rootCount: number, cwd: string): string {
   if (rootCount <= 1) return record.path;
-  return path.relative(cwd, record.absPath).split(path.sep).join('/');
+  const archive = record.archive;
+  const shown = (abs: string): string => path.relative(cwd, abs).split(path.sep).join('/');
+  return archive === undefined ? shown(record.absPath) : `${shown(archive)}${record.absPath.slice(archive.length)}`;
 }

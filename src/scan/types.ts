@@ -74,6 +74,8 @@ export interface ScanRecord {
   error: FileProblem | null;
   /** true when the record came from the scan cache without reading the file. */
   cached: boolean;
+  /** For an archive member: the archive file on disk (`absPath` is `archive!/member`). */
+  archive?: string;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Dirent, Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { describeFsError } from '../util/fs-error.js';
+import type { ArchiveMemberRef } from './archive/archive-walk.js';
 import { createExcludeMatcher } from './exclude.js';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 import { entryKind, extensionOf, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
@@ -20,6 +21,8 @@ export interface WalkFile {
   ino: number;
   /** Names, sizes and mtimes of the sidecars in the file's folder ('' when none). */
   sidecarFingerprint: string;
+  /** Set for a member of an archive (archive/archive-walk.ts): `absPath` is then `archive!/member`. */
+  member?: ArchiveMemberRef;
 }
 
 export type WalkEvent =

@@ -4,6 +4,7 @@ import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-optio
 import { explainRecord, type ZoneNote } from '../format/explain.js';
 import type { CliContext } from '../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
+import { archiveKindOf } from '../../scan/archive/kind.js';
 import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../scan/types.js';
 import { createFileProgress } from '../output/progress.js';
@@ -36,7 +37,7 @@ export function registerScan(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('scan')
     .description('Walk folders, read capture time, place and device of every photo and video, and hash them. No network.')
-    .argument('<dir...>', 'folders or files to scan (files alone: each value explained)')
+    .argument('<dir...>', 'folders, exports (.zip, .tgz, .tar.gz, .tar: read in place) or files (files alone: each value explained)')
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines');
@@ -74,7 +75,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   ctx.stdout.on('error', onStdoutError);
 
   // Files named on their own (no folder) get an explanation of each value instead of a summary.
-  const explain = !flags.jsonl && !flags.json && roots.every((root) => statSync(root).isFile());
+  const explain = !flags.jsonl && !flags.json && roots.every((root) => statSync(root).isFile() && archiveKindOf(root) === null);
   const explained: ScanRecord[] = [];
 
   const handle = async (event: ScanEvent): Promise<void> => {
