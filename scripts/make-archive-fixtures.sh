@@ -64,6 +64,9 @@ offsets = [i for i in range(len(data)) if data.startswith(b'PK\x03\x04', i)]
 open(sys.argv[1], 'wb').write(data[: offsets[2] + 200])
 PY
 
+# A .tgz download cut at 60%: what came before the cut is read.
+head -c "$(( $(stat -c %s "$OUT/takeout-001.tgz") * 6 / 10 ))" "$OUT/takeout-001.tgz" >"$OUT/cut.tgz"
+
 # A bomb: 20 MB of zeros under a photo's name deflate to about 20 KB (ratio ~1000).
 python3 - "$OUT/bomb.zip" <<'PY'
 import sys, zipfile

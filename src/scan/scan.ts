@@ -5,6 +5,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import { archiveRootOf, createArchiveWalk, type ArchiveRoot, type ArchiveWalk } from './archive/archive-walk.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
+import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
 import { MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
@@ -23,6 +24,8 @@ export interface ScanOptions {
   /** Glob patterns to leave out (see exclude.ts). */
   exclude?: string[];
   followSymlinks?: boolean;
+  /** Open archives met while walking a folder (default false: they are counted as skipped `archive`). */
+  archives?: boolean;
   /** Use the scan cache (default true). */
   cache?: boolean;
   /** Where the cache lives (default: the user's cache folder). */
@@ -116,16 +119,19 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     if (opened.warning) yield [opened.warning];
     const { files, folders, archives } = await splitRoots(roots);
     // Every archive's sidecars are known before any member is read: the parts are one tree.
-    const archiveWalk = archives.length > 0 ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal }) : null;
+    const index = createSidecarIndex();
+    const archiveWalk = archives.length > 0 ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal, index }) : null;
     await archiveWalk?.prepare();
-    const walked = walkBatches({
+    const folderWalk = walkBatches({
       roots: folders,
       exclude: options.exclude,
       followSymlinks: options.followSymlinks,
       signal: stop.signal,
       fs: options.walkFs,
     });
-    const listed = archiveWalk ? concat(showMembers(archiveWalk.batches(), shownPath), walked) : walked;
+    const found: ArchiveWalk[] = [];
+    const walked = options.archives ? openFoundArchives(folderWalk, { exclude: options.exclude, signal: stop.signal, index, found }) : folderWalk;
+    const listed = showMembers(archiveWalk ? concat(archiveWalk.batches(), walked) : walked, shownPath);
     const looked = lookUpCache(prepend(files, listed), {
       cache,
       shownPath,
@@ -152,9 +158,10 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     const held: ScanRecord[] = [];
     for await (const events of records) {
       if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
-      yield archiveWalk ? holdLate(events, archiveWalk, held) : events;
+      const walks = archiveWalk ? [archiveWalk, ...found] : found;
+      yield walks.length > 0 ? holdLate(events, walks, held) : events;
     }
-    if (archiveWalk && held.length > 0 && !stop.signal.aborted) yield await applyLateSidecars(held, archiveWalk.lateSidecars);
+    if (held.length > 0 && !stop.signal.aborted) yield await applyLateSidecars(held, index.find);
   } finally {
     stop.abort();
     options.signal?.removeEventListener('abort', onAbort);
@@ -235,7 +242,7 @@ async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders
 /** The archives' members under the paths the user sees (`takeout-001.zip!/Takeout/…`). */
 async function* showMembers(batches: AsyncIterable<WalkEvent[]>, shownPath: (absPath: string) => string): AsyncGenerator<WalkEvent[]> {
   for await (const batch of batches) {
-    for (const event of batch) if (event.type === 'file') event.path = shownPath(event.absPath);
+    for (const event of batch) if (event.type === 'file' && event.member) event.path = shownPath(event.absPath);
     yield batch;
   }
 }
@@ -245,13 +252,38 @@ async function* concat<T>(...sources: AsyncIterable<T>[]): AsyncGenerator<T> {
 }
 
 /** Records of tar members whose sidecar may come later are held back (applyLateSidecars gives them it at the end). */
-function holdLate(events: ScanEvent[], walk: ArchiveWalk, held: ScanRecord[]): ScanEvent[] {
-  if (!events.some((event) => event.type === 'record' && walk.isLate(event.record.absPath))) return events;
+function holdLate(events: ScanEvent[], walks: ArchiveWalk[], held: ScanRecord[]): ScanEvent[] {
+  const late = (event: ScanEvent): event is Extract<ScanEvent, { type: 'record' }> =>
+    event.type === 'record' && event.record.archive !== undefined && walks.some((walk) => walk.isLate(event.record.absPath));
+  if (!events.some(late)) return events;
   return events.filter((event) => {
-    if (event.type !== 'record' || !walk.isLate(event.record.absPath)) return true;
+    if (!late(event)) return true;
     held.push(event.record);
     return false;
   });
+}
+
+/**
+ * With `--archives`: an archive the folder walk met (its skip notice) is opened in place of
+ * the notice, its sidecars joining the run's tree. Without the flag the notice stays and
+ * the summary counts it.
+ */
+async function* openFoundArchives(
+  walked: AsyncIterable<WalkEvent[]>,
+  options: { exclude?: string[]; signal: AbortSignal; index: SidecarIndex; found: ArchiveWalk[] },
+): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of walked) {
+    const archives = batch.filter((event) => event.type === 'skipped' && event.reason === 'archive').map((event) => archiveRootOf(event.absPath)!);
+    if (archives.length === 0) {
+      yield batch;
+      continue;
+    }
+    yield batch.filter((event) => !(event.type === 'skipped' && event.reason === 'archive'));
+    const walk = createArchiveWalk({ archives, exclude: options.exclude, signal: options.signal, index: options.index });
+    options.found.push(walk);
+    await walk.prepare();
+    yield* walk.batches();
+  }
 }
 
 /** The named files as one batch, then the walk's batches. */

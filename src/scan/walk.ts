@@ -4,6 +4,7 @@ import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { describeFsError } from '../util/fs-error.js';
 import type { ArchiveMemberRef } from './archive/archive-walk.js';
+import { archiveKindOf } from './archive/kind.js';
 import { createExcludeMatcher } from './exclude.js';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 import { entryKind, extensionOf, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
@@ -252,7 +253,7 @@ function examined(entry: Examined, outcome: StatOutcome, print: string, follow: 
     subfolders.push({ abs: entry.abs, rel: entry.rel });
     return null;
   }
-  if (!MEDIA_EXTENSIONS.has(ext)) return { type: 'skipped', reason: isSidecarName(name) ? 'sidecar' : 'not_media', absPath: entry.abs };
+  if (!MEDIA_EXTENSIONS.has(ext)) return { type: 'skipped', reason: isSidecarName(name) ? 'sidecar' : archiveKindOf(name) ? 'archive' : 'not_media', absPath: entry.abs };
   if (!stats.isFile()) return { type: 'skipped', reason: 'not_media', absPath: entry.abs }; // a FIFO, socket or device
   return {
     type: 'file',

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
@@ -103,6 +103,30 @@ describe('camroll scan of exports read in place', () => {
       const ids = new Set(parseLines(library).map((line) => line.media?.id));
       for (const line of whole) expect(ids.has(line.media!.id)).toBe(true);
     }
+  });
+
+  it('a .tgz cut short keeps what was read before the damage, and says where it stops', async () => {
+    const run = await scan(['cut.tgz', '--jsonl', '--no-cache']);
+    expect(run.code).toBe(1);
+    const lines = parseLines(run);
+    expect(lines.filter((line) => line.error)).toEqual([{ path: expect.stringMatching(/^cut\.tgz!\//), error: { code: 'truncated_archive', message: expect.any(String) } }]);
+    const whole = lines.filter((line) => line.media);
+    expect(whole.length).toBeGreaterThanOrEqual(4);
+    for (const line of whole) expect((folder.get(line.path.split('!/')[1]!) as { media: { id: string } }).media.id).toBe(line.media!.id);
+  });
+
+  it('archives met in a folder are counted and named until --archives opens them', async () => {
+    const dir = mkdtempSync(join(home.dir, 'exports-'));
+    mkdirSync(join(dir, 'downloads'));
+    for (const part of ['takeout-001.zip', 'takeout-002.zip']) copyFileSync(join(ARCHIVES, part), join(dir, 'downloads', part));
+    const closed = await scan(['.', '--json', '--no-cache'], dir);
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(JSON.parse(closed.stdout)).toMatchObject({ files: 0, skipped: { archive: 2 } });
+    expect(closed.stderr).toContain('2 archives were not opened; add --archives to read them in place');
+
+    const opened = await scan(['.', '--archives', '--jsonl', '--no-cache'], dir);
+    expect(opened.code, opened.stderr).toBe(0);
+    expect(byMember(parseLines(opened), /^downloads\/takeout-00[12]\.zip$/)).toEqual(folder);
   });
 
   it('a bomb, an encrypted member and names that would escape a folder: error lines or plain names, never a prompt', async () => {

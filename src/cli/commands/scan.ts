@@ -105,6 +105,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       roots,
       exclude: flags.exclude,
       followSymlinks: flags.followSymlinks ?? false,
+      archives: flags.archives,
       cache: flags.cache,
       signal: AbortSignal.any([ctx.signal, local.signal]),
       cwd: ctx.cwd,
@@ -136,6 +137,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const text = formatScanSummary(result, { elapsedMs, interrupted });
     (flags.jsonl ? ctx.stderr : ctx.stdout).write(`${text}\n`);
   }
+  const unopened = result.skipped.archive ?? 0;
+  if (unopened > 0) ctx.stderr.write(`camroll: ${unopened} ${unopened === 1 ? 'archive was' : 'archives were'} not opened; add --archives to read them in place\n`);
   if (interrupted) throw new InterruptedError('scan interrupted; the summary above is partial');
   if (failureCount(result) > 0) ctx.exitCode = Math.max(ctx.exitCode, 1);
 }

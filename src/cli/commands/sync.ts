@@ -39,6 +39,7 @@ const SyncFlags = z.object({
   debug: z.boolean().optional(),
   exclude: z.array(z.string()).default([]),
   followSymlinks: z.boolean().default(false),
+  archives: z.boolean().default(false),
   cache: z.boolean().default(true),
   workers: z.number().int().optional(),
   quiet: z.boolean().default(false),
@@ -340,9 +341,9 @@ async function* adaptScan(
   onListed: (files: number, final: boolean) => void,
   pace: () => Promise<void> | undefined,
 ): AsyncGenerator<SyncInput[]> {
-  const { exclude, followSymlinks, cache, workers } = options;
+  const { exclude, followSymlinks, archives, cache, workers } = options;
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
-  for await (const events of scanLibraryBatches({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, cache, ...listing, ...(workers ? { workers } : {}) })) {
+  for await (const events of scanLibraryBatches({ roots, signal, cwd: ctx.cwd, exclude, followSymlinks, archives, cache, ...listing, ...(workers ? { workers } : {}) })) {
     await pace();
     // With one root the scanner's path is already the one shown: no copy of every record.
     if (roots.length === 1) {

@@ -35,6 +35,8 @@ export interface ArchiveWalkOptions {
   archives: ArchiveRoot[];
   exclude?: string[];
   signal?: AbortSignal;
+  /** The run's sidecar tree, shared with the archives found later (default: one of its own). */
+  index?: SidecarIndex;
 }
 
 /** Events handed on in one batch at most (as the folder walk). */
@@ -56,7 +58,7 @@ interface Recovered {
  * sidecar are held (`isLate`) and given it at the end (`releaseLate`).
  */
 export function createArchiveWalk(options: ArchiveWalkOptions) {
-  const index = createSidecarIndex();
+  const index = options.index ?? createSidecarIndex();
   const excluded = createExcludeMatcher(options.exclude ?? []);
   const recovered = new Map<string, Recovered>();
   const failed = new Map<string, FileProblem>();
