@@ -93,4 +93,32 @@ raw = raw.replace(b'nul/patXgonia.jpg', b'nul/pat\x00gonia.jpg')
 open(sys.argv[1], 'wb').write(bytes(raw))
 PY
 
+# An iCloud Photos export (privacy.apple.com) in two parts: Photo Details CSVs in both
+# (a row of part 2's CSV describes a photo of part 1), a row marked deleted, Recently
+# Deleted, and a deflated `iCloud Shared Albums.zip` inside part 2 with a CSV of its own.
+# Photos 0101, 0104 and 0202 have no instant of their own; 0102 and 0201 do.
+ICLOUD="$(mktemp -d)"
+trap 'rm -rf "$ICLOUD"' EXIT
+mkdir -p "$ICLOUD/p1/iCloud Photos/Photos" "$ICLOUD/p1/iCloud Photos/Recently Deleted" "$ICLOUD/p2/iCloud Photos/Photos" "$ICLOUD/shared/Shared/Trip"
+cp misc/local-time-no-gps.jpg "$ICLOUD/p1/iCloud Photos/Photos/IMG_0101.JPG"
+cp travel/patagonia.jpg "$ICLOUD/p1/iCloud Photos/Photos/IMG_0102.JPG"
+cp misc/no-metadata.jpg "$ICLOUD/p1/iCloud Photos/Photos/IMG_0103.JPG"
+cp travel/nz-lake-taupo.jpg "$ICLOUD/p1/iCloud Photos/Recently Deleted/IMG_0199.JPG"
+cp misc/blank-date.jpg "$ICLOUD/p2/iCloud Photos/Photos/IMG_0104.JPG"
+cp travel/india-thar.jpg "$ICLOUD/shared/Shared/Trip/IMG_0201.JPG"
+cp misc/placeholder-date.jpg "$ICLOUD/shared/Shared/Trip/IMG_0202.JPG"
+HEAD='imgName,fileChecksum,favorite,hidden,deleted,originalCreationDate,viewCount,importDate'
+printf '%s\n%s\n%s\n%s\n' "$HEAD" \
+  'IMG_0102.JPG,AaBb01,no,no,no,"Tuesday February 14,2023 3:00 PM GMT",2,"Tuesday February 14,2023 3:05 PM GMT"' \
+  'IMG_0103.JPG,AaBb02,no,no,yes,"Monday January 2,2023 9:30 AM GMT",0,"Monday January 2,2023 9:31 AM GMT"' \
+  'IMG_0104.JPG,AaBb03,yes,yes,no,"Sunday December 31,2023 11:59 PM GMT",7,"Monday January 1,2024 12:10 AM GMT"' \
+  >"$ICLOUD/p1/iCloud Photos/Photo Details.csv"
+printf '%s\n%s\n' "$HEAD" 'IMG_0101.JPG,AaBb04,no,no,no,"Saturday June 4,2022 12:11 PM GMT",3,"Saturday June 4,2022 12:15 PM GMT"' \
+  >"$ICLOUD/p2/iCloud Photos/Photo Details-1.csv"
+printf '%s\n%s\n' "$HEAD" 'IMG_0202.JPG,AaBb05,no,no,no,"Friday March 1,2024 8:00 AM GMT",1,"Friday March 1,2024 8:02 AM GMT"' \
+  >"$ICLOUD/shared/Shared/Photo Details.csv"
+(cd "$ICLOUD/shared" && zip -q -X -r "$ICLOUD/p2/iCloud Shared Albums.zip" Shared)
+(cd "$ICLOUD/p1" && zip -q -X -r "$OUT/iCloud Photos Part 1 of 2.zip" "iCloud Photos")
+(cd "$ICLOUD/p2" && zip -q -X -r "$OUT/iCloud Photos Part 2 of 2.zip" "iCloud Photos" "iCloud Shared Albums.zip")
+
 ls -l "$OUT"

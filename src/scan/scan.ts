@@ -5,6 +5,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
 import { archiveRootOf, createArchiveWalk, type ArchiveRoot, type ArchiveWalk } from './archive/archive-walk.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
+import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
 import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
 import { MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
 import { openScanCache, type ScanCache } from './cache.js';
@@ -120,7 +121,8 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     const { files, folders, archives } = await splitRoots(roots);
     // Every archive's sidecars are known before any member is read: the parts are one tree.
     const index = createSidecarIndex();
-    const archiveWalk = archives.length > 0 ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal, index }) : null;
+    const details = createPhotoDetails();
+    const archiveWalk = archives.length > 0 ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal, index, details }) : null;
     await archiveWalk?.prepare();
     const folderWalk = walkBatches({
       roots: folders,
@@ -130,7 +132,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       fs: options.walkFs,
     });
     const found: ArchiveWalk[] = [];
-    const walked = options.archives ? openFoundArchives(folderWalk, { exclude: options.exclude, signal: stop.signal, index, found }) : folderWalk;
+    const walked = options.archives ? openFoundArchives(folderWalk, { exclude: options.exclude, signal: stop.signal, index, details, found }) : folderWalk;
     const listed = showMembers(archiveWalk ? concat(archiveWalk.batches(), walked) : walked, shownPath);
     const looked = lookUpCache(prepend(files, listed), {
       cache,
@@ -159,9 +161,9 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     for await (const events of records) {
       if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
       const walks = archiveWalk ? [archiveWalk, ...found] : found;
-      yield walks.length > 0 ? holdLate(events, walks, held) : events;
+      yield walks.length > 0 ? withDetails(holdLate(events, walks, held), details) : events;
     }
-    if (held.length > 0 && !stop.signal.aborted) yield await applyLateSidecars(held, index.find);
+    if (held.length > 0 && !stop.signal.aborted) yield withDetails(await applyLateSidecars(held, index.find), details);
   } finally {
     stop.abort();
     options.signal?.removeEventListener('abort', onAbort);
@@ -263,6 +265,12 @@ function holdLate(events: ScanEvent[], walks: ArchiveWalk[], held: ScanRecord[])
   });
 }
 
+/** iCloud's Photo Details CSV for members with no capture instant of their own (photo-details.ts). */
+function withDetails(events: ScanEvent[], details: PhotoDetails): ScanEvent[] {
+  if (details.size === 0) return events;
+  return events.map((event) => (event.type === 'record' && event.record.archive !== undefined ? { type: 'record', record: withPhotoDetails(event.record, details) } : event));
+}
+
 /**
  * With `--archives`: an archive the folder walk met (its skip notice) is opened in place of
  * the notice, its sidecars joining the run's tree. Without the flag the notice stays and
@@ -270,7 +278,7 @@ function holdLate(events: ScanEvent[], walks: ArchiveWalk[], held: ScanRecord[])
  */
 async function* openFoundArchives(
   walked: AsyncIterable<WalkEvent[]>,
-  options: { exclude?: string[]; signal: AbortSignal; index: SidecarIndex; found: ArchiveWalk[] },
+  options: { exclude?: string[]; signal: AbortSignal; index: SidecarIndex; details: PhotoDetails; found: ArchiveWalk[] },
 ): AsyncGenerator<WalkEvent[]> {
   for await (const batch of walked) {
     const archives = batch.filter((event) => event.type === 'skipped' && event.reason === 'archive').map((event) => archiveRootOf(event.absPath)!);
@@ -279,7 +287,7 @@ async function* openFoundArchives(
       continue;
     }
     yield batch.filter((event) => !(event.type === 'skipped' && event.reason === 'archive'));
-    const walk = createArchiveWalk({ archives, exclude: options.exclude, signal: options.signal, index: options.index });
+    const walk = createArchiveWalk({ archives, exclude: options.exclude, signal: options.signal, index: options.index, details: options.details });
     options.found.push(walk);
     await walk.prepare();
     yield* walk.batches();

@@ -8,7 +8,8 @@ import { MEDIA_EXTENSIONS } from '../extract/formats.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from '../junk.js';
 import type { FileProblem } from '../types.js';
 import type { WalkEvent, WalkFile } from '../walk.js';
-import { archiveKindOf, memberPath, type ArchiveKind } from './kind.js';
+import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveKind } from './kind.js';
+import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, type ZipEntry } from './zip-list.js';
@@ -37,12 +38,16 @@ export interface ArchiveWalkOptions {
   signal?: AbortSignal;
   /** The run's sidecar tree, shared with the archives found later (default: one of its own). */
   index?: SidecarIndex;
+  /** The run's iCloud photo details, shared the same way. */
+  details?: PhotoDetails;
 }
 
 /** Events handed on in one batch at most (as the folder walk). */
 const BATCH = 64;
 /** Sidecars are small; a larger one is not a sidecar camroll reads. */
 const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+/** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
+const MAX_DETAILS_BYTES = 64 * 1024 * 1024;
 
 /** The listing of a zip, held only when it had to be recovered from local headers (a costly walk). */
 interface Recovered {
@@ -59,6 +64,7 @@ interface Recovered {
  */
 export function createArchiveWalk(options: ArchiveWalkOptions) {
   const index = options.index ?? createSidecarIndex();
+  const details = options.details ?? createPhotoDetails();
   const excluded = createExcludeMatcher(options.exclude ?? []);
   const recovered = new Map<string, Recovered>();
   const failed = new Map<string, FileProblem>();
@@ -66,7 +72,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   const late = new Set<string>();
 
   /** Why a member is left out on its name, or null when it is kept; a skipped folder is reported once. */
-  const classify = (member: string, skippedFolders: Set<string>): { skip: SkipReason; at: string } | { keep: 'media' | 'sidecar' } | null => {
+  const classify = (member: string, skippedFolders: Set<string>): { skip: SkipReason; at: string } | { keep: 'media' | 'sidecar' | 'details' | 'nested' } | null => {
     const parts = member.split('/');
     const base = parts.pop()!;
     let rel = '';
@@ -85,7 +91,11 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     const reason = fileSkipReason(base);
     if (reason) return { skip: reason, at: member };
     if (isSidecarName(base)) return { keep: 'sidecar' };
+    if (isPhotoDetailsName(base)) return { keep: 'details' };
+    if (archiveKindOf(base) === 'zip') return { keep: 'nested' };
     if (!MEDIA_EXTENSIONS.has(extensionOf(base))) return { skip: 'not_media', at: member };
+    // iCloud's CSV says the photo was in Recently Deleted: the folder's rule.
+    if (details.get(folderKey(member).base)?.deleted) return { skip: 'trashed', at: member };
     return { keep: 'media' };
   };
 
@@ -135,12 +145,16 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       try {
         const skipped = new Set<string>();
         for await (const entry of firstListing(root.absPath)) {
-          if (entry.folder || entry.encrypted || entry.size > MAX_SIDECAR_BYTES) continue;
+          if (entry.folder || entry.encrypted) continue;
           const kind = classify(entry.name, skipped);
-          if (kind === null || !('keep' in kind) || kind.keep !== 'sidecar') continue;
+          if (kind === null || !('keep' in kind) || kind.keep === 'media' || kind.keep === 'nested') continue;
+          const limit = kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES;
+          if (entry.size > limit) continue;
           handle ??= await fsp.open(root.absPath, 'r');
-          const text = await readSmallMember(handle, entry);
-          if (text !== null) index.add(entry.name, text);
+          const text = await readSmallMember(handle, entry, limit);
+          if (text === null) continue;
+          if (kind.keep === 'details') details.add(text);
+          else index.add(entry.name, text);
         }
       } catch (error) {
         failed.set(root.absPath, { code: isMissingDirectory(error) ? 'corrupt_file' : 'read_error', message: `the archive cannot be listed: ${describe(error)}` });
@@ -182,7 +196,11 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         const kind = classify(entry.name, skipped);
         if (kind === null) continue;
         if ('skip' in kind) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, kind.at) });
-        else if (kind.keep === 'sidecar') events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, entry.name) });
+        else if (kind.keep === 'nested') {
+          if (events.length > 0) yield events;
+          events = [];
+          yield* nestedBatches(root, entry);
+        } else if (kind.keep !== 'media') events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, entry.name) });
         else events.push(zipMember(root, entry));
         if (events.length >= BATCH) {
           yield events;
@@ -194,6 +212,83 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       else events.push(problemFile(root, null, 0, { code: 'read_error', message: `the archive cannot be listed: ${describe(error)}` }));
     }
     if (events.length > 0) yield events;
+  }
+
+  /**
+   * A zip inside a zip, read into memory (bounded) and listed like any zip, one level deep:
+   * its sidecars and CSVs join the run's tree before its members; its members' bytes are
+   * inflated here and handed to the threads. A zip inside it is only counted.
+   */
+  async function* nestedBatches(root: ArchiveRoot, outer: ZipEntry): AsyncGenerator<WalkEvent[]> {
+    const refuse = (problem: FileProblem): WalkEvent[] => [problemFile(root, outer.name, outer.size, problem)];
+    const limit = limitProblem(outer.size, outer.compressedSize);
+    if (outer.encrypted) return yield refuse({ code: 'unsupported_format', message: 'the nested zip is encrypted; camroll does not decrypt archives' });
+    if (limit !== null) return yield refuse({ code: 'archive_limit', message: limit });
+    if (outer.size > ARCHIVE_LIMITS.nestedZipBytes) {
+      return yield refuse({ code: 'archive_limit', message: `a zip inside a zip is read in memory up to ${ARCHIVE_LIMITS.nestedZipBytes} bytes; extract this one first` });
+    }
+    const handle = await fsp.open(root.absPath, 'r');
+    let data: Buffer | null;
+    try {
+      data = await readMemberBytes(handle, outer, ARCHIVE_LIMITS.nestedZipBytes);
+    } finally {
+      await handle.close();
+    }
+    if (data === null) return yield refuse({ code: 'corrupt_file', message: 'the nested zip cannot be read (damaged, or not what its header says)' });
+    const entries: ZipEntry[] = [];
+    try {
+      for await (const entry of centralDirectory(data)) entries.push(entry);
+    } catch (error) {
+      return yield refuse({ code: 'corrupt_file', message: `the nested zip cannot be listed: ${describe(error)}` });
+    }
+    const skipped = new Set<string>();
+    const prefix = `${outer.name}${MEMBER_SEPARATOR}`;
+    // Sidecars and CSVs first, so every member below finds them.
+    for (const entry of entries) {
+      if (entry.folder || entry.encrypted) continue;
+      const kind = classify(entry.name, new Set());
+      if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) continue;
+      const text = inflateFromBuffer(data, entry, kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES);
+      if (text === null) continue;
+      if (kind.keep === 'details') details.add(text.toString('utf8'));
+      else index.add(entry.name, text.toString('utf8'));
+    }
+    let events: WalkEvent[] = [];
+    for (const entry of entries) {
+      if (options.signal?.aborted) return;
+      if (entry.folder) continue;
+      const kind = classify(entry.name, skipped);
+      if (kind === null) continue;
+      const name = prefix + entry.name;
+      if ('skip' in kind) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, prefix + kind.at) });
+      else if (kind.keep === 'nested') events.push({ type: 'skipped', reason: 'archive', absPath: memberPath(root.absPath, name) });
+      else if (kind.keep !== 'media') events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
+      else events.push(nestedMember(root, name, entry, data));
+      if (events.length >= BATCH) {
+        yield events;
+        events = [];
+      }
+    }
+    if (events.length > 0) yield events;
+  }
+
+  function nestedMember(root: ArchiveRoot, name: string, entry: ZipEntry, zip: Buffer): WalkFile {
+    const sidecars = index.find(name.slice(name.indexOf(MEMBER_SEPARATOR) + MEMBER_SEPARATOR.length));
+    const limit = limitProblem(entry.size, entry.compressedSize);
+    const problem: FileProblem | null = entry.encrypted
+      ? { code: 'unsupported_format', message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)' }
+      : limit !== null
+        ? { code: 'archive_limit', message: limit }
+        : entry.size > ARCHIVE_LIMITS.inMemoryBytes
+          ? { code: 'archive_limit', message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes` }
+          : null;
+    const bytes = problem === null ? inflateFromBuffer(zip, entry, entry.size) : null;
+    const readProblem: FileProblem | null = problem ?? (bytes === null ? { code: 'corrupt_file', message: 'the member cannot be inflated, or does not match its size' } : null);
+    const absPath = memberPath(root.absPath, name);
+    // A fresh buffer of its own: it moves to a worker thread.
+    const task: MemberTask | null =
+      readProblem === null ? { absPath, source: { kind: 'bytes', data: new Uint8Array(bytes!) }, sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp } } : null;
+    return memberFile(root, name, entry.size, entry.crc32, sidecars.print, { task, problem: readProblem, uncached: false, late: false });
   }
 
   function zipMember(root: ArchiveRoot, entry: ZipEntry): WalkFile {
@@ -237,11 +332,13 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         if (kind === null || 'skip' in kind) {
           if (kind !== null) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, kind.at) });
           await drain(entry);
-        } else if (kind.keep === 'sidecar') {
+        } else if (kind.keep !== 'media') {
           events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
           const size = entry.header.size ?? 0;
-          if (size <= MAX_SIDECAR_BYTES) index.add(name, Buffer.from(await collect(entry, size)).toString('utf8'));
-          else await drain(entry);
+          const text = size <= (kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES) ? Buffer.from(await collect(entry, size)).toString('utf8') : null;
+          if (text === null) await drain(entry);
+          else if (kind.keep === 'details') details.add(text);
+          else index.add(name, text);
         } else {
           events.push(await tarMember(root, name, entry));
         }
@@ -324,7 +421,27 @@ async function drain(entry: tar.Entry): Promise<void> {
 }
 
 /** A small member (a sidecar) read and inflated on the main thread; null when it cannot be. */
-async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry): Promise<string | null> {
+async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<string | null> {
+  return (await readMemberBytes(handle, entry, limit))?.toString('utf8') ?? null;
+}
+
+/** A member's bytes from a zip held in memory, inflated up to `limit`; null when it cannot be. */
+function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): Buffer | null {
+  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted || entry.headerOffset + 30 > zip.length) return null;
+  if (zip.readUInt32LE(entry.headerOffset) !== 0x04034b50) return null;
+  const start = entry.headerOffset + 30 + zip.readUInt16LE(entry.headerOffset + 26) + zip.readUInt16LE(entry.headerOffset + 28);
+  if (start + entry.compressedSize > zip.length) return null;
+  const compressed = zip.subarray(start, start + entry.compressedSize);
+  try {
+    const data = entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(limit, 1) });
+    return data.length === entry.size ? data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A member read and inflated on the main thread (bounded by `limit`); null when it cannot be. */
+async function readMemberBytes(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<Buffer | null> {
   if (entry.method !== 0 && entry.method !== 8) return null;
   const header = Buffer.alloc(30);
   await handle.read(header, 0, 30, entry.headerOffset);
@@ -334,8 +451,7 @@ async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry): Promise
   const { bytesRead } = await handle.read(compressed, 0, compressed.length, start);
   if (bytesRead < compressed.length) return null;
   try {
-    const data = entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: MAX_SIDECAR_BYTES });
-    return data.toString('utf8');
+    return entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: limit });
   } catch {
     return null;
   }

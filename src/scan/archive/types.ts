@@ -30,8 +30,8 @@ export const ARCHIVE_LIMITS = {
   ratioFloorBytes: 1024 * 1024, // 1 MiB: a small text or blank image may compress well
   /** Members inflated in memory at most this large; larger ones are streamed. */
   inMemoryBytes: 64 * 1024 * 1024,
-  /** Zips inside zips are opened this deep (iCloud's `iCloud Shared Albums.zip` is one level). */
-  maxNesting: 2,
+  /** A zip inside a zip (iCloud's `iCloud Shared Albums.zip`) is read in memory up to this size; one level deep. */
+  nestedZipBytes: 128 * 1024 * 1024,
 } as const;
 
 /** Why a member is refused before any byte of it is inflated, or null. */

@@ -31,8 +31,9 @@ export class CutArchive extends Error {
  * Names are decoded but not validated: `..`, absolute names and NUL stay names, since
  * nothing is ever written to disk. Throws when the file has no central directory.
  */
-export async function* centralDirectory(absPath: string): AsyncGenerator<ZipEntry> {
-  const zip = await yauzl.openPromise(absPath, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false });
+export async function* centralDirectory(absPath: string | Buffer): AsyncGenerator<ZipEntry> {
+  const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false };
+  const zip = typeof absPath === 'string' ? await yauzl.openPromise(absPath, options) : await yauzl.fromBufferPromise(absPath, options);
   try {
     for await (const entry of zip.eachEntry()) {
       const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
