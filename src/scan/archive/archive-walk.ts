@@ -44,6 +44,8 @@ export interface ArchiveWalkOptions {
 
 /** Events handed on in one batch at most (as the folder walk). */
 const BATCH = 64;
+/** Bytes of tar members read ahead of the threads in one batch. */
+const HELD_BYTES = 8 * 1024 * 1024;
 /** Sidecars are small; a larger one is not a sidecar camroll reads. */
 const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 /** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
@@ -318,6 +320,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     if (root.kind === 'tgz') pipeline(input, zlib.createGunzip(), extract, () => undefined);
     else pipeline(input, extract, () => undefined);
     let events: WalkEvent[] = [];
+    let held = 0; // bytes of the members in `events`
     const skipped = new Set<string>();
     let current: string | null = null;
     try {
@@ -340,12 +343,16 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           else if (kind.keep === 'details') details.add(text);
           else index.add(name, text);
         } else {
-          events.push(await tarMember(root, name, entry));
+          const file = await tarMember(root, name, entry);
+          held += file.member?.task?.source.kind === 'bytes' ? file.size : 0;
+          events.push(file);
         }
         current = null;
-        if (events.length >= BATCH) {
+        // Members' bytes are in memory: a batch is handed on by bytes too.
+        if (events.length >= BATCH || held >= HELD_BYTES) {
           yield events;
           events = [];
+          held = 0;
         }
       }
     } catch (error) {
