@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
 import { appPaths } from '../paths.js';
-import { archiveRootOf, createArchiveWalk, type ArchiveRoot, type ArchiveWalk } from './archive/archive-walk.js';
+import { archiveRootOf, countZipMedia, createArchiveWalk, type ArchiveRoot, type ArchiveWalk } from './archive/archive-walk.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
 import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
@@ -197,16 +197,26 @@ function openCache(options: ScanOptions): { cache: ScanCache | null; warning: Sc
 async function startCount(roots: string[], options: ScanOptions, signal: AbortSignal, onListed: (files: number, done: boolean) => void): Promise<void> {
   try {
     let files = 0;
+    // A tar stream's members are known only once it is read: the total stays open until then.
+    let open = options.archives === true;
     const folders: string[] = [];
     for (const root of roots) {
-      if ((await fs.promises.stat(root)).isFile()) files += 1;
-      else folders.push(root);
+      if (!(await fs.promises.stat(root)).isFile()) {
+        folders.push(root);
+        continue;
+      }
+      const archive = archiveRootOf(root);
+      // A zip's members come from its central directory: the total before any is read.
+      const members = archive ? await countZipMedia(archive, options.exclude) : 1;
+      if (members === null) open = true;
+      files += members ?? 0;
+      onListed(files, false);
     }
     const total = await countMediaFiles(
       { roots: folders, exclude: options.exclude, followSymlinks: options.followSymlinks, signal, fs: options.walkFs },
       (listed) => onListed(files + listed, false),
     );
-    if (!signal.aborted) onListed(files + total, true);
+    if (!signal.aborted) onListed(files + total, !open);
   } catch {
     // Only a guide for progress: the walk reports what it cannot read.
   }

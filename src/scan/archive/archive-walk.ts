@@ -404,6 +404,29 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 
 export type ArchiveWalk = ReturnType<typeof createArchiveWalk>;
 
+/**
+ * The media members of a zip by its central directory alone, for progress: a total before
+ * any member is read. Null for a tar stream (no directory: its total is known at its end)
+ * or a zip that cannot be listed so.
+ */
+export async function countZipMedia(root: ArchiveRoot, exclude: readonly string[] = []): Promise<number | null> {
+  if (root.kind !== 'zip') return null;
+  const excluded = createExcludeMatcher(exclude);
+  let count = 0;
+  try {
+    for await (const entry of centralDirectory(root.absPath)) {
+      if (entry.folder || excluded?.(entry.name)) continue;
+      const parts = entry.name.split('/');
+      const base = parts.pop()!;
+      if (parts.some((part) => folderSkipReason(part) !== null && part !== '..' && part !== '.')) continue;
+      if (fileSkipReason(base) === null && MEDIA_EXTENSIONS.has(extensionOf(base))) count += 1;
+    }
+  } catch {
+    return null;
+  }
+  return count;
+}
+
 /** Whether a root names an archive (by its extension). */
 export function archiveRootOf(absPath: string): ArchiveRoot | null {
   const kind = archiveKindOf(absPath);
