@@ -87,6 +87,18 @@ describe('zip listing', () => {
   });
 });
 
+describe('archives that are not what their name says', () => {
+  it('an empty .zip is a download that never started; a text file named .zip is no zip', async () => {
+    fs.writeFileSync(path.join(dir, 'empty.zip'), '');
+    fs.writeFileSync(path.join(dir, 'notes.zip'), 'hello\n');
+    const errors: Record<string, string | undefined> = {};
+    for await (const event of scanLibrary({ roots: [path.join(dir, 'empty.zip'), path.join(dir, 'notes.zip')], cache: false, extract: extractFile, cwd: dir })) {
+      if (event.type === 'record') errors[event.record.path] = event.record.error?.code;
+    }
+    expect(errors).toEqual({ 'empty.zip': 'truncated_archive', 'notes.zip': 'unsupported_format' });
+  });
+});
+
 describe('the sidecar tree of an export', () => {
   it("matches Takeout's names across parts, by folder", () => {
     const index = createSidecarIndex();

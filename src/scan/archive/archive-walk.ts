@@ -12,7 +12,7 @@ import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveKind } from '.
 import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
-import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, type ZipEntry } from './zip-list.js';
+import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, NotAZip, type ZipEntry } from './zip-list.js';
 
 /** What a walked file carries when it is an archive member. */
 export interface ArchiveMemberRef {
@@ -159,7 +159,12 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           else index.add(entry.name, text);
         }
       } catch (error) {
-        failed.set(root.absPath, { code: isMissingDirectory(error) ? 'corrupt_file' : 'read_error', message: `the archive cannot be listed: ${describe(error)}` });
+        failed.set(
+          root.absPath,
+          error instanceof NotAZip
+            ? { code: 'unsupported_format', message: describe(error) }
+            : { code: isMissingDirectory(error) ? 'corrupt_file' : 'read_error', message: `the archive cannot be listed: ${describe(error)}` },
+        );
       } finally {
         await handle?.close();
       }

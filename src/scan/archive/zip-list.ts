@@ -58,6 +58,9 @@ export function isMissingDirectory(error: unknown): boolean {
   return error instanceof Error && /end of central directory record signature not found|central directory/i.test(error.message);
 }
 
+/** A file named .zip that holds no zip at all. */
+export class NotAZip extends Error {}
+
 const LOCAL_HEADER = 0x04034b50;
 const CENTRAL_HEADER = 0x02014b50;
 const DESCRIPTOR = 0x08074b50;
@@ -75,11 +78,13 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
   try {
     const fileSize = (await handle.stat()).size;
     const header = Buffer.alloc(30);
+    if (fileSize === 0) throw new CutArchive(null, 'the archive is empty: a download that never started');
     for (let offset = 0; ; ) {
       if (offset + 4 > fileSize) throw new CutArchive(null, 'the download stops between two members (no central directory)');
       const { bytesRead } = await handle.read(header, 0, 30, offset);
       const signature = bytesRead >= 4 ? header.readUInt32LE(0) : 0;
       if (signature === CENTRAL_HEADER) return;
+      if (signature !== LOCAL_HEADER && offset === 0) throw new NotAZip('the file is not a zip archive (no member header at its start)');
       if (signature !== LOCAL_HEADER) throw new CutArchive(null, `no member header at byte ${offset}: the archive is damaged or cut`);
       if (bytesRead < 30) throw new CutArchive(null, 'the download stops inside a member header');
       const flags = header.readUInt16LE(6);
