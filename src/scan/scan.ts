@@ -6,6 +6,7 @@ import { appPaths } from '../paths.js';
 import { archiveRootOf, countZipMedia, createArchiveWalk, type ArchiveRoot, type ArchiveWalk } from './archive/archive-walk.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
+import { indexFolderSidecars } from './archive/folder-sidecars.js';
 import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
 import { MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
 import { openScanCache, type ScanCache } from './cache.js';
@@ -126,6 +127,9 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     const details = createPhotoDetails();
     const archiveWalk = archives.length > 0 ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal, index, details }) : null;
     await archiveWalk?.prepare();
+    // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
+    const mixed = archiveWalk !== null && folders.length > 0;
+    if (mixed) await indexFolderSidecars({ roots: folders, exclude: options.exclude, index, signal: stop.signal });
     const folderWalk = walkBatches({
       roots: folders,
       exclude: options.exclude,
@@ -135,7 +139,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     });
     const found: ArchiveWalk[] = [];
     const walked = options.archives ? openFoundArchives(folderWalk, { exclude: options.exclude, signal: stop.signal, index, details, found }) : folderWalk;
-    const listed = showMembers(archiveWalk ? concat(archiveWalk.batches(), walked) : walked, shownPath);
+    const listed = showMembers(archiveWalk ? concat(archiveWalk.batches(), mixed ? withTreeSidecars(walked, index) : walked) : walked, shownPath);
     const looked = lookUpCache(prepend(files, listed), {
       cache,
       shownPath,
@@ -151,7 +155,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       onFirst: () => void startPool().catch(() => undefined), // a failure surfaces in the first run
     });
     const records = readGroups(grouped, {
-      run: async (group, signal) => (await startPool()).run(group.map((file): ReadItem => file.member?.task ?? file.absPath), signal),
+      run: async (group, signal) => (await startPool()).run(group.map((file): ReadItem => file.member?.task ?? file.treeTask ?? file.absPath), signal),
       limit: Math.max(workers, 1) * 2, // one task running and one waiting per thread
       signal: stop.signal,
       finish: (file, result) => {
@@ -258,6 +262,27 @@ async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders
 async function* showMembers(batches: AsyncIterable<WalkEvent[]>, shownPath: (absPath: string) => string): AsyncGenerator<WalkEvent[]> {
   for await (const batch of batches) {
     for (const event of batch) if (event.type === 'file' && event.member) event.path = shownPath(event.absPath);
+    yield batch;
+  }
+}
+
+/**
+ * A folder's files, when archives share the run: each is read with the sidecars the run's
+ * tree matches to its path (its own folder's, or an archive part's), and the cache keys on them.
+ */
+async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: SidecarIndex): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of walked) {
+    for (const event of batch) {
+      if (event.type !== 'file' || event.member) continue;
+      const matched = index.find(event.path);
+      if (matched.print === '') continue;
+      event.sidecarFingerprint = `${event.sidecarFingerprint}|${matched.print}`;
+      event.treeTask = {
+        absPath: event.absPath,
+        source: { kind: 'range', archive: event.absPath, offset: 0, size: event.size },
+        sidecars: { takeout: matched.takeout, xmp: matched.xmp },
+      };
+    }
     yield batch;
   }
 }

@@ -4,6 +4,7 @@ import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { describeFsError } from '../util/fs-error.js';
 import type { ArchiveMemberRef } from './archive/archive-walk.js';
+import type { MemberTask } from './archive/types.js';
 import { archiveKindOf } from './archive/kind.js';
 import { createExcludeMatcher } from './exclude.js';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
@@ -24,6 +25,8 @@ export interface WalkFile {
   sidecarFingerprint: string;
   /** Set for a member of an archive (archive/archive-walk.ts): `absPath` is then `archive!/member`. */
   member?: ArchiveMemberRef;
+  /** A folder's file read with sidecars from the run's tree (folders beside archives, scan.ts). */
+  treeTask?: MemberTask;
 }
 
 export type WalkEvent =

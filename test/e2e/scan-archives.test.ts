@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
@@ -75,6 +75,22 @@ describe('camroll scan of exports read in place', () => {
     expect(run.stderr).toMatch(/skipped: .*appledouble 1/);
     expect(run.stderr).toMatch(/nas_thumbnail 1/);
     expect(run.stderr).toMatch(/trashed 1/);
+  });
+
+  it('part 1 unpacked in a folder and part 2 still zipped are one tree: the zip\'s JSON applies to the folder\'s photos', async () => {
+    const unpacked = mkdtempSync(join(home.dir, 'part1-'));
+    const from = join(LIBRARY, 'takeout', 'Takeout', 'Google Photos', 'Photos from 2022');
+    const to = join(unpacked, 'takeout', 'Takeout', 'Google Photos', 'Photos from 2022');
+    mkdirSync(to, { recursive: true });
+    for (const name of readdirSync(from).filter((n) => n.endsWith('.jpg'))) copyFileSync(join(from, name), join(to, name));
+    const run = await scan([unpacked, join(ARCHIVES, 'takeout-002.zip'), '--jsonl', '--no-cache']);
+    expect(run.code, run.stderr).toBe(0);
+    const photos = parseLines(run).filter((line) => line.path.includes('Photos from 2022'));
+    expect(photos).toHaveLength(8);
+    for (const line of photos) {
+      const member = line.path.slice(line.path.indexOf('takeout/Takeout/'));
+      expect(facts(line)).toEqual(folder.get(member));
+    }
   });
 
   it('re-scans an unchanged zip from the scan cache with the same lines', async () => {
