@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { once } from 'node:events';
 import * as zlib from 'node:zlib';
 import { CamrollError } from '../../errors.js';
 import { parseTakeout } from '../extract/takeout.js';
@@ -14,6 +15,8 @@ export interface MemberReaderOptions {
   headBytes: number;
   /** Read size for hashing the rest (default 1 MiB). */
   chunkBytes?: number;
+  /** Deflated members up to this size are inflated in one call, larger ones streamed (default ARCHIVE_LIMITS.inMemoryBytes). */
+  inMemoryBytes?: number;
 }
 
 const LOCAL_HEADER = 0x04034b50;
@@ -61,7 +64,7 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
           return await fromFile(task, fd, start, source.size, chunk, options.headBytes, extract, source.crc32);
         }
         if (source.method !== 8) throw new MemberProblem('unsupported_format', `the member is compressed with method ${source.method}; camroll reads stored and deflated members`);
-        if (source.size <= ARCHIVE_LIMITS.inMemoryBytes) {
+        if (source.size <= (options.inMemoryBytes ?? ARCHIVE_LIMITS.inMemoryBytes)) {
           const compressed = readExactly(fd, Buffer.allocUnsafe(source.compressedSize), start);
           return await fromBuffer(task, inflate(compressed, source.size), options.headBytes, extract, source.crc32);
         }
@@ -200,9 +203,20 @@ async function fromStream(task: MemberTask, member: Deflated, headBytes: number,
 /** The member's inflated bytes in chunks; more than the declared size is an error, never memory. */
 async function* inflatedChunks(member: Deflated): AsyncGenerator<Buffer> {
   const inflater = zlib.createInflateRaw();
-  const input = fs.createReadStream('', { fd: member.fd, start: member.start, end: member.start + member.compressedSize - 1, autoClose: false, highWaterMark: 1024 * 1024 });
-  input.on('error', (error) => inflater.destroy(error));
-  input.pipe(inflater);
+  // Fed by positional reads of the caller's descriptor (a read stream would close it).
+  const feed = async (): Promise<void> => {
+    for (let position = 0; position < member.compressedSize && !inflater.destroyed; ) {
+      const buffer = Buffer.allocUnsafe(Math.min(1024 * 1024, member.compressedSize - position));
+      const read = await new Promise<number>((resolve, reject) =>
+        fs.read(member.fd, buffer, 0, buffer.length, member.start + position, (error, bytes) => (error ? reject(error) : resolve(bytes))),
+      );
+      if (read === 0) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+      position += read;
+      if (!inflater.write(buffer.subarray(0, read))) await Promise.race([once(inflater, 'drain'), once(inflater, 'close')]);
+    }
+    inflater.end();
+  };
+  feed().catch((error: unknown) => inflater.destroy(error as Error));
   let total = 0;
   try {
     for await (const part of inflater as AsyncIterable<Buffer>) {
@@ -214,8 +228,6 @@ async function* inflatedChunks(member: Deflated): AsyncGenerator<Buffer> {
     if (error instanceof MemberProblem) throw error;
     throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describe(error)}`);
   } finally {
-    input.unpipe(inflater);
-    input.destroy();
     inflater.destroy();
   }
 }
