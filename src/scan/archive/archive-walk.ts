@@ -11,6 +11,7 @@ import type { WalkEvent, WalkFile } from '../walk.js';
 import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveKind } from './kind.js';
 import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
+import { collect, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, NotAZip, type ZipEntry } from './zip-list.js';
 
@@ -401,9 +402,6 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     },
     /** Whether a record's sidecars may still come (a tar member read before its JSON). */
     isLate: (absPath: string): boolean => late.has(absPath),
-    /** The sidecars found for a held member by the end of every archive. */
-    lateSidecars: (member: string) => index.find(member),
-    index: index as SidecarIndex,
   };
 }
 
@@ -438,62 +436,7 @@ export function archiveRootOf(absPath: string): ArchiveRoot | null {
   return kind === null ? null : { absPath, kind };
 }
 
-/** A member's bytes held whole (bounded by the tar header's size, itself bounded by the caller). */
-async function collect(entry: tar.Entry, size: number): Promise<Uint8Array> {
-  // A fresh ArrayBuffer of its own: it is transferred to a worker thread, never copied.
-  const data = new Uint8Array(new ArrayBuffer(size));
-  let filled = 0;
-  for await (const part of entry) {
-    const chunk = part as Buffer;
-    data.set(chunk.subarray(0, Math.max(0, size - filled)), filled);
-    filled += chunk.length;
-  }
-  return filled === size ? data : data.subarray(0, Math.min(filled, size));
-}
-
-async function drain(entry: tar.Entry): Promise<void> {
-  for await (const part of entry) void part;
-}
-
-/** A small member (a sidecar) read and inflated on the main thread; null when it cannot be. */
-async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<string | null> {
-  return (await readMemberBytes(handle, entry, limit))?.toString('utf8') ?? null;
-}
-
-/** A member's bytes from a zip held in memory, inflated up to `limit`; null when it cannot be. */
-function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): Buffer | null {
-  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted || entry.headerOffset + 30 > zip.length) return null;
-  if (zip.readUInt32LE(entry.headerOffset) !== 0x04034b50) return null;
-  const start = entry.headerOffset + 30 + zip.readUInt16LE(entry.headerOffset + 26) + zip.readUInt16LE(entry.headerOffset + 28);
-  if (start + entry.compressedSize > zip.length) return null;
-  const compressed = zip.subarray(start, start + entry.compressedSize);
-  try {
-    const data = entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(limit, 1) });
-    return data.length === entry.size ? data : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A member read and inflated on the main thread (bounded by `limit`); null when it cannot be. */
-async function readMemberBytes(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<Buffer | null> {
-  if (entry.method !== 0 && entry.method !== 8) return null;
-  const header = Buffer.alloc(30);
-  await handle.read(header, 0, 30, entry.headerOffset);
-  if (header.readUInt32LE(0) !== 0x04034b50) return null;
-  const start = entry.headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-  const compressed = Buffer.alloc(entry.compressedSize);
-  const { bytesRead } = await handle.read(compressed, 0, compressed.length, start);
-  if (bytesRead < compressed.length) return null;
-  try {
-    return entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: limit });
-  } catch {
-    return null;
-  }
-}
-
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export { folderKey };
