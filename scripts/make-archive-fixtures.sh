@@ -93,6 +93,19 @@ raw = raw.replace(b'nul/patXgonia.jpg', b'nul/pat\x00gonia.jpg')
 open(sys.argv[1], 'wb').write(bytes(raw))
 PY
 
+# Names in both encodings zip knows: UTF-8 (flagged, as python writes a non-ASCII name) and
+# CP437 (unflagged, as old tools wrote them: 0x82 is é).
+python3 - "$OUT/encodings.zip" <<'PY'
+import sys, zipfile
+data = open('travel/patagonia.jpg', 'rb').read()
+with zipfile.ZipFile(sys.argv[1], 'w') as z:
+    z.writestr('Été/Ünïcode_写真.jpg', data)
+    z.writestr('cp437/cafX.jpg', data)
+raw = bytearray(open(sys.argv[1], 'rb').read())
+raw = raw.replace(b'cp437/cafX.jpg', b'cp437/caf\x82.jpg')
+open(sys.argv[1], 'wb').write(bytes(raw))
+PY
+
 # An iCloud Photos export (privacy.apple.com) in two parts: Photo Details CSVs in both
 # (a row of part 2's CSV describes a photo of part 1), a row marked deleted, Recently
 # Deleted, and a deflated `iCloud Shared Albums.zip` inside part 2 with a CSV of its own.

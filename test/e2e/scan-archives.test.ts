@@ -186,6 +186,12 @@ describe('camroll scan of exports read in place', () => {
     expect(run.stderr).toMatch(/trashed 2/);
   });
 
+  it('decodes names as the zip says: UTF-8 when flagged, CP437 otherwise', async () => {
+    const run = await scan(['encodings.zip', '--jsonl', '--no-cache']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseLines(run).map((line) => line.path).sort()).toEqual(['encodings.zip!/cp437/café.jpg', 'encodings.zip!/Été/Ünïcode_写真.jpg']);
+  });
+
   it('reads zip64 records', async () => {
     const run = await scan(['zip64.zip', '--jsonl', '--no-cache']);
     expect(run.code, run.stderr).toBe(0);
