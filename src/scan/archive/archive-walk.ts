@@ -379,7 +379,9 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     }
     const data = await collect(entry, size);
     const sidecars = index.find(name);
-    const pending = sidecars.print === '';
+    // Held only where a JSON may still come: a Takeout tree, or a run that has met sidecars.
+    // Elsewhere (a tar of plain photos, an iCloud export) records flow as they are read.
+    const pending = sidecars.print === '' && (index.size > 0 || /(^|\/)takeout\//i.test(name));
     if (pending) late.add(absPath);
     const task: MemberTask = { absPath, source: { kind: 'bytes', data }, sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp } };
     return memberFile(root, name, size, 0, sidecars.print, { task, problem: null, uncached: true, late: pending });
