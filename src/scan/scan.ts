@@ -8,7 +8,7 @@ import { applyLateSidecars } from './archive/late-sidecars.js';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
 import { indexFolderSidecars } from './archive/folder-sidecars.js';
 import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
-import { MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
+import { archiveKindOf, MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
 import { EXTRACTOR_VERSION } from './extract/version.js';
@@ -138,7 +138,12 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       fs: options.walkFs,
     });
     const found: ArchiveWalk[] = [];
-    const walked = options.archives ? openFoundArchives(folderWalk, { exclude: options.exclude, signal: stop.signal, index, details, found }) : folderWalk;
+    const named = new Set(archives.map((archive) => archive.absPath));
+    const walked = options.archives
+      ? openFoundArchives(folderWalk, { exclude: options.exclude, signal: stop.signal, index, details, found, named })
+      : named.size > 0
+        ? withoutNamed(folderWalk, named)
+        : folderWalk;
     const listed = showMembers(archiveWalk ? concat(archiveWalk.batches(), mixed ? withTreeSidecars(walked, index) : walked) : walked, shownPath);
     const looked = lookUpCache(prepend(files, listed), {
       cache,
@@ -309,6 +314,11 @@ function withDetails(events: ScanEvent[], details: PhotoDetails): ScanEvent[] {
   return events.map((event) => (event.type === 'record' && event.record.archive !== undefined ? { type: 'record', record: withPhotoDetails(event.record, details) } : event));
 }
 
+/** The walk's notices of archives also named as arguments: those are read, not skipped. */
+async function* withoutNamed(walked: AsyncIterable<WalkEvent[]>, named: Set<string>): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of walked) yield batch.filter((event) => !(event.type === 'skipped' && event.reason === 'archive' && named.has(event.absPath)));
+}
+
 /**
  * With `--archives`: an archive the folder walk met (its skip notice) is opened in place of
  * the notice, its sidecars joining the run's tree. Without the flag the notice stays and
@@ -316,15 +326,19 @@ function withDetails(events: ScanEvent[], details: PhotoDetails): ScanEvent[] {
  */
 async function* openFoundArchives(
   walked: AsyncIterable<WalkEvent[]>,
-  options: { exclude?: string[]; signal: AbortSignal; index: SidecarIndex; details: PhotoDetails; found: ArchiveWalk[] },
+  options: { exclude?: string[]; signal: AbortSignal; index: SidecarIndex; details: PhotoDetails; found: ArchiveWalk[]; named: Set<string> },
 ): AsyncGenerator<WalkEvent[]> {
   for await (const batch of walked) {
-    const archives = batch.filter((event) => event.type === 'skipped' && event.reason === 'archive').map((event) => archiveRootOf(event.absPath)!);
+    // One also named as an argument is read there, once.
+    const archives = batch
+      .filter((event) => event.type === 'skipped' && event.reason === 'archive' && !options.named.has(event.absPath))
+      .map((event) => archiveRootOf(event.absPath)!);
+    const rest = batch.filter((event) => !(event.type === 'skipped' && event.reason === 'archive'));
     if (archives.length === 0) {
-      yield batch;
+      if (rest.length > 0) yield rest;
       continue;
     }
-    yield batch.filter((event) => !(event.type === 'skipped' && event.reason === 'archive'));
+    yield rest;
     const walk = createArchiveWalk({ archives, exclude: options.exclude, signal: options.signal, index: options.index, details: options.details });
     options.found.push(walk);
     await walk.prepare();
@@ -358,7 +372,9 @@ export function resolveScanRoots(roots: string[], cwd: string): string[] {
     resolved.push(absolute);
   }
   const sorted = [...new Set(resolved)].sort();
-  return sorted.filter((root, i) => !sorted.slice(0, i).some((outer) => isInside(outer, root)));
+  // An archive named inside a given folder stays: the walk only counts archives (without --archives).
+  const isArchive = (root: string): boolean => archiveKindOf(root) !== null && fs.statSync(root).isFile();
+  return sorted.filter((root, i) => isArchive(root) || !sorted.slice(0, i).some((outer) => isInside(outer, root)));
 }
 
 /** Whether `inner` lies below `outer` (also when `outer` is the file-system root). */

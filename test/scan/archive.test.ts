@@ -111,6 +111,18 @@ describe('the sidecar tree of an export', () => {
 });
 
 describe('scanLibrary over archives', () => {
+  it('reads an archive named inside a folder also given, once, with or without --archives', async () => {
+    fs.copyFileSync(path.join(ARCHIVES, 'zip64.zip'), path.join(dir, 'zip64.zip'));
+    for (const archives of [false, true]) {
+      const paths: string[] = [];
+      for await (const event of scanLibrary({ roots: [dir, path.join(dir, 'zip64.zip')], archives, cache: false, extract: extractFile, cwd: dir })) {
+        if (event.type === 'record') paths.push(event.record.path);
+        expect(event.type === 'skipped' && event.reason === 'archive' ? event : null).toBeNull();
+      }
+      expect(paths.sort()).toEqual(['zip64.zip!/travel/india-thar.jpg', 'zip64.zip!/travel/patagonia.jpg']);
+    }
+  });
+
   it('gives a zip export a final total from its central directory before any member is read', async () => {
     const totals: [number, boolean][] = [];
     const records: ScanRecord[] = [];
