@@ -52,8 +52,10 @@ export const CLIENT_ERROR_CODES = {
    * interrupted copy or download); `empty_file`: no bytes at all; `read_error`: the operating
    * system refused or failed a read (may pass on its own: never cached); `internal_error`: a
    * defect in camroll's readers met on this file (cached like any answer for the same bytes).
+   * For an archive member also `truncated_archive`, a download cut short before it, and
+   * `archive_limit`, a member past the zip-bomb limits.
    */
-  scan: ['unsupported_format', 'corrupt_file', 'truncated_file', 'empty_file', 'read_error', 'internal_error'],
+  scan: ['unsupported_format', 'corrupt_file', 'truncated_file', 'empty_file', 'read_error', 'internal_error', 'truncated_archive', 'archive_limit'],
   /** A call the client refuses before sending anything. */
   request: ['invalid_request', 'invalid_batch_size'],
   /** The service answered outside the contract. */

@@ -6,6 +6,8 @@ import { wholeNumber } from './connection-args.js';
 export interface ScanOptions {
   exclude: string[];
   followSymlinks: boolean;
+  /** Open archives met while walking a folder (archives given as arguments are always read). */
+  archives: boolean;
   cache: boolean;
   workers?: number;
 }
@@ -25,6 +27,7 @@ export function addScanOptions(cmd: Command): Command {
   return cmd
     .option('--exclude <glob>', 'leave out files or folders matching this glob (repeatable)', collect, [])
     .option('--follow-symlinks', 'walk into symlinked folders (each real folder once)')
+    .option('--archives', 'also read .zip, .tgz/.tar.gz and .tar files met in the folders in place (named ones are always read)')
     .option('--no-cache', 'read every file again instead of using the scan cache')
     .addOption(
       new Option('--workers <n>', `hashing threads, 1 to ${MAX_WORKERS} (default: one per core, at most 4)`).argParser(
@@ -38,6 +41,7 @@ export function scanOptionsFrom(raw: Record<string, unknown>): ScanOptions {
   return {
     exclude: (raw.exclude as string[] | undefined) ?? [],
     followSymlinks: raw.followSymlinks === true,
+    archives: raw.archives === true,
     cache: raw.cache !== false,
     ...(typeof raw.workers === 'number' ? { workers: raw.workers } : {}),
   };

@@ -8,8 +8,11 @@
 /** Scan warnings that lose nothing: every file was read anyway (the scan cache was unavailable). */
 const HARMLESS_WARNINGS: ReadonlySet<string> = new Set(['cache_unavailable']);
 
-/** Per-file error codes where the bytes were never read (I/O, permissions, a reader that crashed). */
-const UNREAD_ERRORS: ReadonlySet<string> = new Set(['read_error', 'internal_error']);
+/**
+ * Per-file error codes where the bytes were never read (I/O, permissions, a reader that
+ * crashed, an archive whose download stops before the member: the rest of it is missing).
+ */
+const UNREAD_ERRORS: ReadonlySet<string> = new Set(['read_error', 'internal_error', 'truncated_archive']);
 
 /** Whether a scan warning means part of the library could not be read (`unreadable_folder`, `unreadable_file`). */
 export function isUnreadWarning(code: string): boolean {

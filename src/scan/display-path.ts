@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
 
 /** The roots a scan was given (resolved, absolute) and the folder it was run from. */
 export interface DisplayBase {
@@ -9,11 +10,25 @@ export interface DisplayBase {
 /**
  * The one rule for the path a file is shown under (summaries, warnings, `--jsonl`, reports,
  * `--watch`): relative to the root with one root, relative to the working folder with
- * several; `/`-separated on every platform. A root that is itself a file is shown by its name.
+ * several; `/`-separated on every platform. A root that is itself a file is shown by its name;
+ * an archive's member as `ARCHIVE!/MEMBER`.
  */
 export function displayPath(absPath: string, base: DisplayBase): string {
+  // An archive's member: its archive as any file is shown (an archive given alone, as given),
+  // then `!/` and the member's name as stored, never normalised.
+  const member = splitMemberPath(absPath);
+  if (member !== null) {
+    const from = base.roots.length === 1 ? base.roots[0]! : base.cwd;
+    const archive = member.archive === from ? asGiven(member.archive, base) : displayPath(member.archive, base);
+    return `${archive}${MEMBER_SEPARATOR}${member.member}`;
+  }
   const from = base.roots.length === 1 ? base.roots[0]! : base.cwd;
   return (path.relative(from, absPath) || path.basename(absPath)).split(path.sep).join('/');
+}
+
+/** A path as the user would find it from the working folder (a root given on the command line). */
+function asGiven(absPath: string, base: DisplayBase): string {
+  return path.relative(base.cwd, absPath).split(path.sep).join('/') || '.';
 }
 
 /**
@@ -23,8 +38,7 @@ export function displayPath(absPath: string, base: DisplayBase): string {
  */
 export function noticePathShower(base: DisplayBase): (absPath: string) => string {
   const from = base.roots.length === 1 ? base.roots[0]! : base.cwd;
-  const asGiven = (absPath: string): string => path.relative(base.cwd, absPath).split(path.sep).join('/') || '.';
-  return (absPath) => (absPath === from ? asGiven(absPath) : displayPath(absPath, base));
+  return (absPath) => (absPath === from ? asGiven(absPath, base) : displayPath(absPath, base));
 }
 
 /** The path a scanned record is shown under: with one root the scanner's own path is already it. */

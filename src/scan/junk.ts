@@ -1,3 +1,4 @@
+import { archiveKindOf } from './archive/kind.js';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 
 /**
@@ -16,6 +17,7 @@ export const SKIP_REASONS = [
   'symlink_loop', // a folder already walked (reached again through a symlink)
   'broken_symlink', // a symlink whose target does not exist
   'sidecar', // .json / .xmp next to media: read with the media, no line of its own
+  'archive', // a .zip, .tgz/.tar.gz or .tar met in a folder: read in place only with --archives
   'not_media', // any other file whose extension is not a media extension
   'vanished', // listed, then gone before it could be examined
 ] as const;
@@ -77,6 +79,6 @@ export function entryKind(name: string, type: { isDirectory(): boolean; isSymbol
   if (reason) return { kind: 'skip', reason };
   if (type.isSymbolicLink()) return { kind: 'link' };
   if (isSidecarName(name)) return { kind: 'sidecar' };
-  if (!MEDIA_EXTENSIONS.has(extensionOf(name))) return { kind: 'skip', reason: 'not_media' };
+  if (!MEDIA_EXTENSIONS.has(extensionOf(name))) return { kind: 'skip', reason: archiveKindOf(name) ? 'archive' : 'not_media' };
   return { kind: 'media' };
 }

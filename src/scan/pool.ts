@@ -1,5 +1,5 @@
-import { createFileReader, type ExtractFn, type FileResult } from './read-file.js';
-import type { WorkerTask } from './worker.js';
+import type { ExtractFn, FileResult } from './read-file.js';
+import type { ReadItem, WorkerTask } from './worker.js';
 import { threadEntry } from '../util/thread-entry.js';
 
 /** Runs groups of files through read + extract + hash. */
@@ -8,7 +8,7 @@ export interface FilePool {
    * Results in the order of `files`. The signal stops an in-thread run between files (it
    * returns those it finished); a task in a thread always runs to its end.
    */
-  run(files: string[], signal?: AbortSignal): Promise<FileResult[]>;
+  run(files: ReadItem[], signal?: AbortSignal): Promise<FileResult[]>;
   close(): Promise<void>;
 }
 
@@ -23,12 +23,8 @@ export interface FilePoolOptions {
 export async function createFilePool(options: FilePoolOptions): Promise<FilePool> {
   if (options.workers <= 0) {
     // Loaded only here: with threads, the main thread never loads the readers.
-    const extractor = await import('./extract/index.js');
-    const reader = createFileReader({
-      extract: options.extract ?? extractor.extractFile,
-      sidecars: extractor.createSidecarFinder(),
-      headBytes: extractor.HEAD_BYTES,
-    });
+    const [extractor, worker] = await Promise.all([import('./extract/index.js'), import('./worker.js')]);
+    const reader = worker.createItemReader(options.extract ?? extractor.extractFile);
     let previous: Promise<unknown> = Promise.resolve();
     return {
       // Runs one after the other: the reader's buffer is shared, and an extraction awaits.
@@ -72,7 +68,9 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
   const inFlight = new Set<Promise<unknown>>();
   return {
     run(files) {
-      const task = pool.run({ files });
+      // A member's bytes read by the main thread (a .tgz) move to the thread, never copied.
+      const transferList = files.flatMap((item) => (typeof item !== 'string' && item.source.kind === 'bytes' ? [item.source.data.buffer as ArrayBuffer] : []));
+      const task = pool.run({ files }, transferList.length > 0 ? { transferList } : {});
       const settled = task.catch(() => undefined);
       inFlight.add(settled);
       void settled.then(() => inFlight.delete(settled));

@@ -2,6 +2,12 @@ import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
+import { archiveRootOf, countZipMedia, createArchiveWalk, type ArchiveRoot, type ArchiveWalk } from './archive/archive-walk.js';
+import { applyLateSidecars } from './archive/late-sidecars.js';
+import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
+import { indexFolderSidecars } from './archive/folder-sidecars.js';
+import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
+import { archiveKindOf, MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
 import { noticePathShower } from './display-path.js';
@@ -10,7 +16,8 @@ import { createFilePool, type FilePool } from './pool.js';
 import type { ExtractFn } from './read-file.js';
 import { folderSidecarFingerprint } from './sidecar-print.js';
 import { groupMisses, lookUpCache, readGroups, toRecord } from './stages.js';
-import type { ScanEvent } from './types.js';
+import type { ScanEvent, ScanRecord } from './types.js';
+import type { ReadItem } from './worker.js';
 import { walkBatches, type WalkEvent, type WalkFile, type WalkFs } from './walk.js';
 
 export interface ScanOptions {
@@ -19,6 +26,8 @@ export interface ScanOptions {
   /** Glob patterns to leave out (see exclude.ts). */
   exclude?: string[];
   followSymlinks?: boolean;
+  /** Open archives met while walking a folder (default false: they are counted as skipped `archive`). */
+  archives?: boolean;
   /** Use the scan cache (default true). */
   cache?: boolean;
   /** Where the cache lives: the user's cache folder (`ctx.paths.cache`), or a temp one in tests. */
@@ -54,6 +63,8 @@ const MAX_DEFAULT_WORKERS = 4;
  */
 const TASK_FILES = 256;
 const TASK_BYTES = 32 * 1024 * 1024; // 32 MiB
+/** With tar streams in the run: their members' bytes are held until a thread takes them. */
+const TAR_TASK_BYTES = 8 * 1024 * 1024; // 8 MiB
 
 /**
  * Scans folders and streams one `record` per media file (out of order: files are read
@@ -110,15 +121,31 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
 
   try {
     if (opened.warning) yield [opened.warning];
-    const { files, folders } = await splitRoots(roots);
-    const walked = walkBatches({
+    const { files, folders, archives } = await splitRoots(roots);
+    // Every archive's sidecars are known before any member is read: the parts are one tree.
+    const index = createSidecarIndex();
+    const details = createPhotoDetails();
+    const archiveWalk = archives.length > 0 ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal, index, details }) : null;
+    await archiveWalk?.prepare();
+    // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
+    const mixed = archiveWalk !== null && folders.length > 0;
+    if (mixed) await indexFolderSidecars({ roots: folders, exclude: options.exclude, index, signal: stop.signal });
+    const folderWalk = walkBatches({
       roots: folders,
       exclude: options.exclude,
       followSymlinks: options.followSymlinks,
       signal: stop.signal,
       fs: options.walkFs,
     });
-    const looked = lookUpCache(prepend(files, walked), {
+    const found: ArchiveWalk[] = [];
+    const named = new Set(archives.map((archive) => archive.absPath));
+    const walked = options.archives
+      ? openFoundArchives(folderWalk, { exclude: options.exclude, signal: stop.signal, index, details, found, named })
+      : named.size > 0
+        ? withoutNamed(folderWalk, named)
+        : folderWalk;
+    const listed = showMembers(archiveWalk ? concat(archiveWalk.batches(), mixed ? withTreeSidecars(walked, index) : walked) : walked, shownPath);
+    const looked = lookUpCache(prepend(files, listed), {
       cache,
       shownPath,
       onEnd: (found) => {
@@ -128,11 +155,12 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     });
     const grouped = groupMisses(looked, {
       maxFiles: TASK_FILES,
-      maxBytes: TASK_BYTES,
+      // A tar stream's members wait in memory for a thread: smaller tasks keep that bounded.
+      maxBytes: archives.some((archive) => archive.kind !== 'zip') || options.archives ? TAR_TASK_BYTES : TASK_BYTES,
       onFirst: () => void startPool().catch(() => undefined), // a failure surfaces in the first run
     });
     const records = readGroups(grouped, {
-      run: async (group, signal) => (await startPool()).run(group.map((file) => file.absPath), signal),
+      run: async (group, signal) => (await startPool()).run(group.map((file): ReadItem => file.member?.task ?? file.treeTask ?? file.absPath), signal),
       limit: Math.max(workers, 1) * 2, // one task running and one waiting per thread
       signal: stop.signal,
       finish: (file, result) => {
@@ -141,10 +169,13 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
         return { type: 'record', record };
       },
     });
+    const held: ScanRecord[] = [];
     for await (const events of records) {
       if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
-      yield events;
+      const walks = archiveWalk ? [archiveWalk, ...found] : found;
+      yield walks.length > 0 ? withDetails(holdLate(events, walks, held), details) : events;
     }
+    if (held.length > 0 && !stop.signal.aborted) yield withDetails(await applyLateSidecars(held, index.find), details);
   } finally {
     stop.abort();
     options.signal?.removeEventListener('abort', onAbort);
@@ -175,29 +206,48 @@ function openCache(options: ScanOptions): { cache: ScanCache | null; warning: Sc
 async function startCount(roots: string[], options: ScanOptions, signal: AbortSignal, onListed: (files: number, done: boolean) => void): Promise<void> {
   try {
     let files = 0;
+    // A tar stream's members are known only once it is read: the total stays open until then.
+    let open = options.archives === true;
     const folders: string[] = [];
     for (const root of roots) {
-      if ((await fs.promises.stat(root)).isFile()) files += 1;
-      else folders.push(root);
+      if (!(await fs.promises.stat(root)).isFile()) {
+        folders.push(root);
+        continue;
+      }
+      const archive = archiveRootOf(root);
+      // A zip's members come from its central directory: the total before any is read.
+      const members = archive ? await countZipMedia(archive, options.exclude) : 1;
+      if (members === null) open = true;
+      files += members ?? 0;
+      onListed(files, false);
     }
     const total = await countMediaFiles(
       { roots: folders, exclude: options.exclude, followSymlinks: options.followSymlinks, signal, fs: options.walkFs },
       (listed) => onListed(files + listed, false),
     );
-    if (!signal.aborted) onListed(files + total, true);
+    if (!signal.aborted) onListed(files + total, !open);
   } catch {
     // Only a guide for progress: the walk reports what it cannot read.
   }
 }
 
-/** Files named on the command line are read as they are (whatever their name); folders are walked. */
-async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders: string[] }> {
+/**
+ * Files named on the command line are read as they are (whatever their name), except
+ * archives (`.zip`, `.tar`, `.tgz`/`.tar.gz`), whose members are read in place; folders are walked.
+ */
+async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders: string[]; archives: ArchiveRoot[] }> {
   const files: WalkFile[] = [];
   const folders: string[] = [];
+  const archives: ArchiveRoot[] = [];
   for (const root of roots) {
     const stats = await fs.promises.stat(root);
     if (!stats.isFile()) {
       folders.push(root);
+      continue;
+    }
+    const archive = archiveRootOf(root);
+    if (archive) {
+      archives.push(archive);
       continue;
     }
     files.push({
@@ -210,7 +260,90 @@ async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders
       sidecarFingerprint: await folderSidecarFingerprint(path.dirname(root)),
     });
   }
-  return { files, folders };
+  return { files, folders, archives };
+}
+
+/** The archives' members under the paths the user sees (`takeout-001.zip!/Takeout/…`). */
+async function* showMembers(batches: AsyncIterable<WalkEvent[]>, shownPath: (absPath: string) => string): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of batches) {
+    for (const event of batch) if (event.type === 'file' && event.member) event.path = shownPath(event.absPath);
+    yield batch;
+  }
+}
+
+/**
+ * A folder's files, when archives share the run: each is read with the sidecars the run's
+ * tree matches to its path (its own folder's, or an archive part's), and the cache keys on them.
+ */
+async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: SidecarIndex): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of walked) {
+    for (const event of batch) {
+      if (event.type !== 'file' || event.member) continue;
+      const matched = index.find(event.path);
+      if (matched.print === '') continue;
+      event.sidecarFingerprint = `${event.sidecarFingerprint}|${matched.print}`;
+      event.treeTask = {
+        absPath: event.absPath,
+        source: { kind: 'range', archive: event.absPath, offset: 0, size: event.size },
+        sidecars: { takeout: matched.takeout, xmp: matched.xmp },
+      };
+    }
+    yield batch;
+  }
+}
+
+async function* concat<T>(...sources: AsyncIterable<T>[]): AsyncGenerator<T> {
+  for (const source of sources) yield* source;
+}
+
+/** Records of tar members whose sidecar may come later are held back (applyLateSidecars gives them it at the end). */
+function holdLate(events: ScanEvent[], walks: ArchiveWalk[], held: ScanRecord[]): ScanEvent[] {
+  const late = (event: ScanEvent): event is Extract<ScanEvent, { type: 'record' }> =>
+    event.type === 'record' && event.record.archive !== undefined && walks.some((walk) => walk.isLate(event.record.absPath));
+  if (!events.some(late)) return events;
+  return events.filter((event) => {
+    if (!late(event)) return true;
+    held.push(event.record);
+    return false;
+  });
+}
+
+/** iCloud's Photo Details CSV for members with no capture instant of their own (photo-details.ts). */
+function withDetails(events: ScanEvent[], details: PhotoDetails): ScanEvent[] {
+  if (details.size === 0) return events;
+  return events.map((event) => (event.type === 'record' && event.record.archive !== undefined ? { type: 'record', record: withPhotoDetails(event.record, details) } : event));
+}
+
+/** The walk's notices of archives also named as arguments: those are read, not skipped. */
+async function* withoutNamed(walked: AsyncIterable<WalkEvent[]>, named: Set<string>): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of walked) yield batch.filter((event) => !(event.type === 'skipped' && event.reason === 'archive' && named.has(event.absPath)));
+}
+
+/**
+ * With `--archives`: an archive the folder walk met (its skip notice) is opened in place of
+ * the notice, its sidecars joining the run's tree. Without the flag the notice stays and
+ * the summary counts it.
+ */
+async function* openFoundArchives(
+  walked: AsyncIterable<WalkEvent[]>,
+  options: { exclude?: string[]; signal: AbortSignal; index: SidecarIndex; details: PhotoDetails; found: ArchiveWalk[]; named: Set<string> },
+): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of walked) {
+    // One also named as an argument is read there, once.
+    const archives = batch
+      .filter((event) => event.type === 'skipped' && event.reason === 'archive' && !options.named.has(event.absPath))
+      .map((event) => archiveRootOf(event.absPath)!);
+    const rest = batch.filter((event) => !(event.type === 'skipped' && event.reason === 'archive'));
+    if (archives.length === 0) {
+      if (rest.length > 0) yield rest;
+      continue;
+    }
+    yield rest;
+    const walk = createArchiveWalk({ archives, exclude: options.exclude, signal: options.signal, index: options.index, details: options.details });
+    options.found.push(walk);
+    await walk.prepare();
+    yield* walk.batches();
+  }
 }
 
 /** The named files as one batch, then the walk's batches. */
@@ -239,7 +372,9 @@ export function resolveScanRoots(roots: string[], cwd: string): string[] {
     resolved.push(absolute);
   }
   const sorted = [...new Set(resolved)].sort();
-  return sorted.filter((root, i) => !sorted.slice(0, i).some((outer) => isInside(outer, root)));
+  // An archive named inside a given folder stays: the walk only counts archives (without --archives).
+  const isArchive = (root: string): boolean => archiveKindOf(root) !== null && fs.statSync(root).isFile();
+  return sorted.filter((root, i) => isArchive(root) || !sorted.slice(0, i).some((outer) => isInside(outer, root)));
 }
 
 /** Whether `inner` lies below `outer` (also when `outer` is the file-system root). */

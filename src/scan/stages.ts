@@ -33,6 +33,7 @@ export function toRecord(file: WalkFile, result: Pick<FileResult, 'media' | 'sou
     source: result.source,
     error: result.error,
     cached,
+    ...(file.member ? { archive: file.member.archive } : {}),
   };
 }
 
@@ -56,7 +57,13 @@ export async function* lookUpCache(
         events.push({ type: 'warning', code: event.code, path: options.shownPath(event.absPath), message: event.message });
       } else {
         files += 1;
-        const hit = options.cache?.get(event);
+        // An archive member refused before reading (encrypted, past the limits, cut short) is its error line.
+        const problem = event.member?.problem;
+        if (problem) {
+          events.push({ type: 'record', record: toRecord(event, { media: null, source: null, error: problem }, false) });
+          continue;
+        }
+        const hit = event.member?.uncached ? null : options.cache?.get(event);
         if (hit) events.push({ type: 'record', record: toRecord(event, hit, true) });
         else misses.push(event);
       }

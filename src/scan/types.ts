@@ -8,7 +8,8 @@ export type TakenAtSource =
   | 'takeout' // Google Takeout photoTakenTime (epoch seconds, UTC)
   | 'gps_time' // local time + GPSDateStamp/GPSTimeStamp
   | 'timezone_lookup' // local time + IANA zone at the coordinates
-  | 'video_mvhd'; // ISO-BMFF mvhd creation time (UTC)
+  | 'video_mvhd' // ISO-BMFF mvhd creation time (UTC)
+  | 'icloud_csv'; // an iCloud export's Photo Details.csv originalCreationDate (UTC, to the minute), when nothing else gave one
 
 /** Which source gave the coordinates. */
 export type CoordinatesSource = 'takeout' | 'xmp' | 'exif_gps' | 'video_iso6709' | 'video_loci';
@@ -74,6 +75,8 @@ export interface ScanRecord {
   error: FileProblem | null;
   /** true when the record came from the scan cache without reading the file. */
   cached: boolean;
+  /** For an archive member: the archive file on disk (`absPath` is `archive!/member`). */
+  archive?: string;
 }
 
 /**

@@ -3,6 +3,9 @@ import type { Dirent, Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { describeFsError } from '../util/fs-error.js';
+import type { ArchiveMemberRef } from './archive/archive-walk.js';
+import type { MemberTask } from './archive/types.js';
+import { archiveKindOf } from './archive/kind.js';
 import { createExcludeMatcher } from './exclude.js';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 import { entryKind, extensionOf, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
@@ -20,6 +23,10 @@ export interface WalkFile {
   ino: number;
   /** Names, sizes and mtimes of the sidecars in the file's folder ('' when none). */
   sidecarFingerprint: string;
+  /** Set for a member of an archive (archive/archive-walk.ts): `absPath` is then `archive!/member`. */
+  member?: ArchiveMemberRef;
+  /** A folder's file read with sidecars from the run's tree (folders beside archives, scan.ts). */
+  treeTask?: MemberTask;
 }
 
 export type WalkEvent =
@@ -249,7 +256,7 @@ function examined(entry: Examined, outcome: StatOutcome, print: string, follow: 
     subfolders.push({ abs: entry.abs, rel: entry.rel });
     return null;
   }
-  if (!MEDIA_EXTENSIONS.has(ext)) return { type: 'skipped', reason: isSidecarName(name) ? 'sidecar' : 'not_media', absPath: entry.abs };
+  if (!MEDIA_EXTENSIONS.has(ext)) return { type: 'skipped', reason: isSidecarName(name) ? 'sidecar' : archiveKindOf(name) ? 'archive' : 'not_media', absPath: entry.abs };
   if (!stats.isFile()) return { type: 'skipped', reason: 'not_media', absPath: entry.abs }; // a FIFO, socket or device
   return {
     type: 'file',

@@ -1,13 +1,25 @@
+import { createMemberReader } from './archive/read-member.js';
+import type { MemberTask } from './archive/types.js';
 import { createSidecarFinder, extractFile, HEAD_BYTES } from './extract/index.js';
 import { createFileReader, type FileResult } from './read-file.js';
 
+/** What one read is: a file's path, or an archive member (archive/types.ts). */
+export type ReadItem = string | MemberTask;
+
 /** One worker task: a few files, so small files do not pay a thread round-trip each. */
 export interface WorkerTask {
-  files: string[];
+  files: ReadItem[];
 }
 
 // One reader per worker thread: its hashing buffer and sidecar lookups are reused across tasks.
-let reader: ((absPath: string) => Promise<FileResult>) | null = null;
+let reader: ((item: ReadItem) => Promise<FileResult>) | null = null;
+
+/** A reader of files and archive members sharing nothing but the extractor. */
+export function createItemReader(extract: typeof extractFile): (item: ReadItem) => Promise<FileResult> {
+  const files = createFileReader({ extract, sidecars: createSidecarFinder(), headBytes: HEAD_BYTES });
+  const members = createMemberReader({ extract, headBytes: HEAD_BYTES });
+  return (item) => (typeof item === 'string' ? files(item) : members(item));
+}
 // The pool hands each thread its next task before the current one ends (so the thread never
 // waits for the main thread); tasks still run one after the other, as they share the buffer.
 let previous: Promise<unknown> = Promise.resolve();
@@ -15,7 +27,7 @@ let previous: Promise<unknown> = Promise.resolve();
 /** Piscina entry point: reads, extracts and hashes each file of the task in turn. */
 export default function processFiles(task: WorkerTask): Promise<FileResult[]> {
   const run = previous.then(async () => {
-    reader ??= createFileReader({ extract: extractFile, sidecars: createSidecarFinder(), headBytes: HEAD_BYTES });
+    reader ??= createItemReader(extractFile);
     const results: FileResult[] = [];
     for (const absPath of task.files) results.push(await reader(absPath));
     return results;

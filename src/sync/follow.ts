@@ -38,6 +38,8 @@ export interface StartedWatch {
 export interface FollowScanOptions {
   exclude: string[];
   followSymlinks: boolean;
+  /** Open archives met while walking a folder (`--archives`). */
+  archives?: boolean;
   cache: boolean;
   /** The scan cache's folder (`ctx.paths.cache`). */
   cacheDir: string;

@@ -255,9 +255,9 @@ async function* scanRoots(
   onDone: () => void,
 ): AsyncGenerator<SyncInput[]> {
   const { roots, cwd } = options;
-  const { exclude, followSymlinks, cache, cacheDir, workers } = options.scan;
+  const { exclude, followSymlinks, archives, cache, cacheDir, workers } = options.scan;
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
-  const batches = scanLibraryBatches({ roots, signal, cwd, exclude, followSymlinks, cache, cacheDir, ...listing, ...(workers ? { workers } : {}) });
+  const batches = scanLibraryBatches({ roots, signal, cwd, exclude, followSymlinks, archives, cache, cacheDir, ...listing, ...(workers ? { workers } : {}) });
   for await (const events of batches) {
     await options.pace?.();
     // With one root the scanner's path is already the one shown: no copy of every record.

@@ -5,6 +5,7 @@ import { explainRecord, type ZoneNote } from '../format/explain.js';
 import type { CliContext } from '../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { recordDisplayPath } from '../../scan/display-path.js';
+import { archiveKindOf } from '../../scan/archive/kind.js';
 import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../scan/types.js';
 import { notice, warningLine } from '../output/emit.js';
@@ -39,7 +40,7 @@ export function registerScan(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('scan')
     .description('Walk folders, read capture time, place and device of every photo and video, and hash them. No network.')
-    .argument('<dir...>', 'folders or files to scan (files alone: each value explained)')
+    .argument('<dir...>', 'folders, exports (.zip, .tgz, .tar.gz, .tar: read in place) or files (files alone: each value explained)')
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines');
@@ -77,7 +78,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   ctx.stdout.on('error', onStdoutError);
 
   // Files named on their own (no folder) get an explanation of each value instead of a summary.
-  const explain = !flags.jsonl && !flags.json && roots.every((root) => statSync(root).isFile());
+  const explain = !flags.jsonl && !flags.json && roots.every((root) => statSync(root).isFile() && archiveKindOf(root) === null);
   const explained: ScanRecord[] = [];
 
   const handle = async (event: ScanEvent): Promise<void> => {
@@ -107,6 +108,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       roots,
       exclude: flags.exclude,
       followSymlinks: flags.followSymlinks ?? false,
+      archives: flags.archives,
       cache: flags.cache,
       cacheDir: ctx.paths.cache,
       signal: AbortSignal.any([ctx.signal, local.signal]),
@@ -139,6 +141,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const text = formatScanSummary(result, { elapsedMs, interrupted });
     (flags.jsonl ? ctx.stderr : ctx.stdout).write(`${text}\n`);
   }
+  const unopened = result.skipped.archive ?? 0;
+  if (unopened > 0) ctx.stderr.write(`camroll: ${unopened} ${unopened === 1 ? 'archive was' : 'archives were'} not opened; add --archives to read them in place\n`);
   if (interrupted) throw new InterruptedError('scan interrupted; the summary above is partial');
   if (failureCount(result) > 0) ctx.exitCode = Math.max(ctx.exitCode, 1);
 }

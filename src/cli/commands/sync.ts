@@ -33,6 +33,7 @@ const SyncFlags = z.object({
   debug: z.boolean().optional(),
   exclude: z.array(z.string()).default([]),
   followSymlinks: z.boolean().default(false),
+  archives: z.boolean().default(false),
   cache: z.boolean().default(true),
   workers: z.number().int().optional(),
   quiet: z.boolean().default(false),
@@ -52,7 +53,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('sync')
     .description('Scan folders and send their metadata to the service in batches; resumable. Prints the matched events and stats.')
-    .argument('<dir...>', 'folders to sync')
+    .argument('<dir...>', 'folders or exports (.zip, .tgz, .tar.gz, .tar: read in place) to sync')
     .option('--user <uuid>', 'the service user id to sync for')
     .option('--email <email>', 'create or find the user by e-mail (the id is remembered)')
     .option(

@@ -10,6 +10,7 @@ const TAKEN_AT_WORDS: Record<TakenAtSource, string> = {
   gps_time: 'the local EXIF time, placed by the GPS clock (the offset is local time minus GPS time)',
   timezone_lookup: 'the local EXIF time, placed in the time zone at the coordinates',
   video_mvhd: 'the video header (mvhd creation time, UTC)',
+  icloud_csv: "the iCloud export's Photo Details.csv (originalCreationDate, UTC, to the minute)",
 };
 
 const COORDINATES_WORDS: Record<CoordinatesSource, string> = {

@@ -1,0 +1,444 @@
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import { pipeline } from 'node:stream';
+import * as zlib from 'node:zlib';
+import tar from 'tar-stream';
+import { createExcludeMatcher } from '../exclude.js';
+import { MEDIA_EXTENSIONS } from '../extract/formats.js';
+import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from '../junk.js';
+import type { FileProblem } from '../types.js';
+import type { WalkEvent, WalkFile } from '../walk.js';
+import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveKind } from './kind.js';
+import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
+import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
+import { collect, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
+import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
+import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, NotAZip, type ZipEntry } from './zip-list.js';
+
+/** What a walked file carries when it is an archive member. */
+export interface ArchiveMemberRef {
+  /** The archive file on disk that holds the member. */
+  archive: string;
+  /** How a worker reads it; null when the member is refused without reading (`problem`). */
+  task: MemberTask | null;
+  problem: FileProblem | null;
+  /** Not in the scan cache: a tar member has nothing to key on before it is read. */
+  uncached: boolean;
+  /** A tar member read before any sidecar matched it: one met later still applies. */
+  late: boolean;
+}
+
+export interface ArchiveRoot {
+  absPath: string;
+  kind: ArchiveKind;
+}
+
+export interface ArchiveWalkOptions {
+  archives: ArchiveRoot[];
+  exclude?: string[];
+  signal?: AbortSignal;
+  /** The run's sidecar tree, shared with the archives found later (default: one of its own). */
+  index?: SidecarIndex;
+  /** The run's iCloud photo details, shared the same way. */
+  details?: PhotoDetails;
+}
+
+/** Events handed on in one batch at most (as the folder walk). */
+const BATCH = 64;
+/** Bytes of tar members read ahead of the threads in one batch. */
+const HELD_BYTES = 8 * 1024 * 1024;
+/** Sidecars are small; a larger one is not a sidecar camroll reads. */
+const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+/** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
+const MAX_DETAILS_BYTES = 64 * 1024 * 1024;
+
+/** The listing of a zip, held only when it had to be recovered from local headers (a costly walk). */
+interface Recovered {
+  entries: ZipEntry[];
+  cut: CutArchive | null;
+}
+
+/**
+ * The archives given in one run as walk events: zips first (their central directories list
+ * every member up front), then tar streams. `prepare()` reads the sidecars of every zip into
+ * one index before any member is read, so a Takeout JSON in one part meets its photo in
+ * another; a tar stream adds its sidecars as it goes, and its media read before their
+ * sidecar are held (`isLate`) and given it at the end (`releaseLate`).
+ */
+export function createArchiveWalk(options: ArchiveWalkOptions) {
+  const index = options.index ?? createSidecarIndex();
+  const details = options.details ?? createPhotoDetails();
+  const excluded = createExcludeMatcher(options.exclude ?? []);
+  const recovered = new Map<string, Recovered>();
+  const failed = new Map<string, FileProblem>();
+  const stats = new Map<string, fs.Stats>();
+  const late = new Set<string>();
+
+  /** Why a member is left out on its name, or null when it is kept; a skipped folder is reported once. */
+  const classify = (member: string, skippedFolders: Set<string>): { skip: SkipReason; at: string } | { keep: 'media' | 'sidecar' | 'details' | 'nested' } | null => {
+    const parts = member.split('/');
+    const base = parts.pop()!;
+    let rel = '';
+    for (const part of parts) {
+      rel = rel === '' ? part : `${rel}/${part}`;
+      if (part === '' || part === '.' || part === '..') continue; // only names: nothing is extracted
+      if (excluded?.(rel)) return null;
+      const reason = folderSkipReason(part);
+      if (reason) {
+        if (skippedFolders.has(rel)) return null;
+        skippedFolders.add(rel);
+        return { skip: reason, at: rel };
+      }
+    }
+    if (excluded?.(member)) return null;
+    const reason = fileSkipReason(base);
+    if (reason) return { skip: reason, at: member };
+    if (isSidecarName(base)) return { keep: 'sidecar' };
+    if (isPhotoDetailsName(base)) return { keep: 'details' };
+    if (archiveKindOf(base) === 'zip') return { keep: 'nested' };
+    if (!MEDIA_EXTENSIONS.has(extensionOf(base))) return { skip: 'not_media', at: member };
+    // iCloud's CSV says the photo was in Recently Deleted: the folder's rule.
+    if (details.get(folderKey(member).base)?.deleted) return { skip: 'trashed', at: member };
+    return { keep: 'media' };
+  };
+
+  async function* zipEntries(absPath: string): AsyncGenerator<ZipEntry> {
+    const held = recovered.get(absPath);
+    if (held) {
+      yield* held.entries;
+      if (held.cut) throw held.cut;
+      return;
+    }
+    yield* centralDirectory(absPath);
+  }
+
+  /** Lists a zip once for pass 1; a zip without a central directory is walked by its local headers and held. */
+  async function* firstListing(absPath: string): AsyncGenerator<ZipEntry> {
+    try {
+      yield* centralDirectory(absPath);
+      return;
+    } catch (error) {
+      if (!isMissingDirectory(error)) throw error;
+    }
+    const held: Recovered = { entries: [], cut: null };
+    recovered.set(absPath, held);
+    try {
+      for await (const entry of localHeaders(absPath)) {
+        held.entries.push(entry);
+        yield entry;
+      }
+    } catch (error) {
+      if (!(error instanceof CutArchive)) throw error;
+      held.cut = error;
+    }
+  }
+
+  /** Pass 1: every zip's sidecars into the index. */
+  async function prepare(): Promise<void> {
+    for (const root of options.archives) {
+      if (options.signal?.aborted) return;
+      try {
+        stats.set(root.absPath, await fsp.stat(root.absPath));
+      } catch (error) {
+        failed.set(root.absPath, { code: 'read_error', message: describe(error) });
+        continue;
+      }
+      if (root.kind !== 'zip') continue;
+      let handle: fsp.FileHandle | null = null;
+      try {
+        const skipped = new Set<string>();
+        for await (const entry of firstListing(root.absPath)) {
+          if (entry.folder || entry.encrypted) continue;
+          const kind = classify(entry.name, skipped);
+          if (kind === null || !('keep' in kind) || kind.keep === 'media' || kind.keep === 'nested') continue;
+          const limit = kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES;
+          if (entry.size > limit) continue;
+          handle ??= await fsp.open(root.absPath, 'r');
+          const text = await readSmallMember(handle, entry, limit);
+          if (text === null) continue;
+          if (kind.keep === 'details') details.add(text);
+          else index.add(entry.name, text);
+        }
+      } catch (error) {
+        failed.set(
+          root.absPath,
+          error instanceof NotAZip
+            ? { code: 'unsupported_format', message: describe(error) }
+            : { code: isMissingDirectory(error) ? 'corrupt_file' : 'read_error', message: `the archive cannot be listed: ${describe(error)}` },
+        );
+      } finally {
+        await handle?.close();
+      }
+    }
+  }
+
+  function memberFile(root: ArchiveRoot, name: string, size: number, ino: number, sidecarPrint: string, ref: Omit<ArchiveMemberRef, 'archive'>): WalkFile & { member: ArchiveMemberRef } {
+    const stat = stats.get(root.absPath)!;
+    const absPath = memberPath(root.absPath, name);
+    return {
+      type: 'file',
+      path: absPath, // replaced by the shown path in scan.ts
+      absPath,
+      size,
+      mtimeMs: stat.mtimeMs,
+      ino,
+      // The archive's size joins the sidecars' print: a re-downloaded part is read again.
+      sidecarFingerprint: `${stat.size}:${sidecarPrint}`,
+      member: { archive: root.absPath, ...ref },
+    };
+  }
+
+  function problemFile(root: ArchiveRoot, name: string | null, size: number, problem: FileProblem): WalkFile & { member: ArchiveMemberRef } {
+    const file = memberFile(root, name ?? '', size, 0, '', { task: null, problem, uncached: true, late: false });
+    // The archive itself, when no member is to blame.
+    return name === null ? { ...file, absPath: root.absPath, path: root.absPath } : file;
+  }
+
+  async function* zipBatches(root: ArchiveRoot): AsyncGenerator<WalkEvent[]> {
+    let events: WalkEvent[] = [];
+    const skipped = new Set<string>();
+    try {
+      for await (const entry of zipEntries(root.absPath)) {
+        if (options.signal?.aborted) return;
+        if (entry.folder) continue;
+        const kind = classify(entry.name, skipped);
+        if (kind === null) continue;
+        if ('skip' in kind) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, kind.at) });
+        else if (kind.keep === 'nested') {
+          if (events.length > 0) yield events;
+          events = [];
+          yield* nestedBatches(root, entry);
+        } else if (kind.keep !== 'media') events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, entry.name) });
+        else events.push(zipMember(root, entry));
+        if (events.length >= BATCH) {
+          yield events;
+          events = [];
+        }
+      }
+    } catch (error) {
+      if (error instanceof CutArchive) events.push(problemFile(root, error.member, 0, { code: 'truncated_archive', message: error.message }));
+      else events.push(problemFile(root, null, 0, { code: 'read_error', message: `the archive cannot be listed: ${describe(error)}` }));
+    }
+    if (events.length > 0) yield events;
+  }
+
+  /**
+   * A zip inside a zip, read into memory (bounded) and listed like any zip, one level deep:
+   * its sidecars and CSVs join the run's tree before its members; its members' bytes are
+   * inflated here and handed to the threads. A zip inside it is only counted.
+   */
+  async function* nestedBatches(root: ArchiveRoot, outer: ZipEntry): AsyncGenerator<WalkEvent[]> {
+    const refuse = (problem: FileProblem): WalkEvent[] => [problemFile(root, outer.name, outer.size, problem)];
+    const limit = limitProblem(outer.size, outer.compressedSize);
+    if (outer.encrypted) return yield refuse({ code: 'unsupported_format', message: 'the nested zip is encrypted; camroll does not decrypt archives' });
+    if (limit !== null) return yield refuse({ code: 'archive_limit', message: limit });
+    if (outer.size > ARCHIVE_LIMITS.nestedZipBytes) {
+      return yield refuse({ code: 'archive_limit', message: `a zip inside a zip is read in memory up to ${ARCHIVE_LIMITS.nestedZipBytes} bytes; extract this one first` });
+    }
+    const handle = await fsp.open(root.absPath, 'r');
+    let data: Buffer | null;
+    try {
+      data = await readMemberBytes(handle, outer, ARCHIVE_LIMITS.nestedZipBytes);
+    } finally {
+      await handle.close();
+    }
+    if (data === null) return yield refuse({ code: 'corrupt_file', message: 'the nested zip cannot be read (damaged, or not what its header says)' });
+    const entries: ZipEntry[] = [];
+    try {
+      for await (const entry of centralDirectory(data)) entries.push(entry);
+    } catch (error) {
+      return yield refuse({ code: 'corrupt_file', message: `the nested zip cannot be listed: ${describe(error)}` });
+    }
+    const skipped = new Set<string>();
+    const prefix = `${outer.name}${MEMBER_SEPARATOR}`;
+    // Sidecars and CSVs first, so every member below finds them.
+    for (const entry of entries) {
+      if (entry.folder || entry.encrypted) continue;
+      const kind = classify(entry.name, new Set());
+      if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) continue;
+      const text = inflateFromBuffer(data, entry, kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES);
+      if (text === null) continue;
+      if (kind.keep === 'details') details.add(text.toString('utf8'));
+      else index.add(entry.name, text.toString('utf8'));
+    }
+    let events: WalkEvent[] = [];
+    for (const entry of entries) {
+      if (options.signal?.aborted) return;
+      if (entry.folder) continue;
+      const kind = classify(entry.name, skipped);
+      if (kind === null) continue;
+      const name = prefix + entry.name;
+      if ('skip' in kind) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, prefix + kind.at) });
+      else if (kind.keep === 'nested') events.push({ type: 'skipped', reason: 'archive', absPath: memberPath(root.absPath, name) });
+      else if (kind.keep !== 'media') events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
+      else events.push(nestedMember(root, name, entry, data));
+      if (events.length >= BATCH) {
+        yield events;
+        events = [];
+      }
+    }
+    if (events.length > 0) yield events;
+  }
+
+  function nestedMember(root: ArchiveRoot, name: string, entry: ZipEntry, zip: Buffer): WalkFile {
+    const sidecars = index.find(name.slice(name.indexOf(MEMBER_SEPARATOR) + MEMBER_SEPARATOR.length));
+    const limit = limitProblem(entry.size, entry.compressedSize);
+    const problem: FileProblem | null = entry.encrypted
+      ? { code: 'unsupported_format', message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)' }
+      : limit !== null
+        ? { code: 'archive_limit', message: limit }
+        : entry.size > ARCHIVE_LIMITS.inMemoryBytes
+          ? { code: 'archive_limit', message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes` }
+          : null;
+    const bytes = problem === null ? inflateFromBuffer(zip, entry, entry.size) : null;
+    const readProblem: FileProblem | null = problem ?? (bytes === null ? { code: 'corrupt_file', message: 'the member cannot be inflated, or does not match its size' } : null);
+    const absPath = memberPath(root.absPath, name);
+    // A fresh buffer of its own: it moves to a worker thread.
+    const task: MemberTask | null =
+      readProblem === null ? { absPath, source: { kind: 'bytes', data: new Uint8Array(bytes!) }, sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp } } : null;
+    return memberFile(root, name, entry.size, entry.crc32, sidecars.print, { task, problem: readProblem, uncached: false, late: false });
+  }
+
+  function zipMember(root: ArchiveRoot, entry: ZipEntry): WalkFile {
+    const sidecars = index.find(entry.name);
+    const problem: FileProblem | null = entry.encrypted
+      ? { code: 'unsupported_format', message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)' }
+      : limitProblem(entry.size, entry.compressedSize) === null
+        ? null
+        : { code: 'archive_limit', message: limitProblem(entry.size, entry.compressedSize)! };
+    const absPath = memberPath(root.absPath, entry.name);
+    const task: MemberTask | null =
+      problem === null
+        ? {
+            absPath,
+            source: { kind: 'zip', archive: root.absPath, base: 0, headerOffset: entry.headerOffset, compressedSize: entry.compressedSize, size: entry.size, method: entry.method, crc32: entry.crc32 },
+            sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
+          }
+        : null;
+    // crc32 stands in for the inode: a member is the same when its name, size and CRC are.
+    return memberFile(root, entry.name, entry.size, entry.crc32, sidecars.print, { task, problem, uncached: false, late: false });
+  }
+
+  async function* tarBatches(root: ArchiveRoot): AsyncGenerator<WalkEvent[]> {
+    const extract = tar.extract();
+    const input = fs.createReadStream(root.absPath, { highWaterMark: 1024 * 1024 });
+    // A failure anywhere (a cut gzip stream, a bad header) ends the entries with that error.
+    if (root.kind === 'tgz') pipeline(input, zlib.createGunzip(), extract, () => undefined);
+    else pipeline(input, extract, () => undefined);
+    let events: WalkEvent[] = [];
+    let held = 0; // bytes of the members in `events`
+    const skipped = new Set<string>();
+    let current: string | null = null;
+    try {
+      for await (const entry of extract) {
+        if (options.signal?.aborted) {
+          entry.resume();
+          break;
+        }
+        const name = entry.header.name;
+        current = name;
+        const kind = entry.header.type === 'file' || entry.header.type === 'contiguous-file' ? classify(name, skipped) : null;
+        if (kind === null || 'skip' in kind) {
+          if (kind !== null) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, kind.at) });
+          await drain(entry);
+        } else if (kind.keep !== 'media') {
+          events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
+          const size = entry.header.size ?? 0;
+          const text = size <= (kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES) ? Buffer.from(await collect(entry, size)).toString('utf8') : null;
+          if (text === null) await drain(entry);
+          else if (kind.keep === 'details') details.add(text);
+          else index.add(name, text);
+        } else {
+          const file = await tarMember(root, name, entry);
+          held += file.member?.task?.source.kind === 'bytes' ? file.size : 0;
+          events.push(file);
+        }
+        current = null;
+        // Members' bytes are in memory: a batch is handed on by bytes too.
+        if (events.length >= BATCH || held >= HELD_BYTES) {
+          yield events;
+          events = [];
+          held = 0;
+        }
+      }
+    } catch (error) {
+      events.push(problemFile(root, current, 0, { code: 'truncated_archive', message: `the archive is damaged or cut here; what came before was read (${describe(error)})` }));
+    } finally {
+      extract.destroy();
+      input.destroy();
+    }
+    if (events.length > 0) yield events;
+  }
+
+  async function tarMember(root: ArchiveRoot, name: string, entry: tar.Entry): Promise<WalkFile> {
+    const size = entry.header.size ?? 0;
+    const absPath = memberPath(root.absPath, name);
+    if (size > ARCHIVE_LIMITS.inMemoryBytes) {
+      await drain(entry);
+      return problemFile(root, name, size, { code: 'archive_limit', message: `a .tar member over ${ARCHIVE_LIMITS.inMemoryBytes} bytes is not read in place; extract it, or use a zip export` });
+    }
+    const data = await collect(entry, size);
+    const sidecars = index.find(name);
+    // Held only where a JSON may still come: a Takeout tree, or a run that has met sidecars.
+    // Elsewhere (a tar of plain photos, an iCloud export) records flow as they are read.
+    const pending = sidecars.print === '' && (index.size > 0 || /(^|\/)takeout\//i.test(name));
+    if (pending) late.add(absPath);
+    const task: MemberTask = { absPath, source: { kind: 'bytes', data }, sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp } };
+    return memberFile(root, name, size, 0, sidecars.print, { task, problem: null, uncached: true, late: pending });
+  }
+
+  return {
+    prepare,
+    /** Pass 2: the members of every archive, zips first. */
+    async *batches(): AsyncGenerator<WalkEvent[]> {
+      const ordered = [...options.archives.filter((root) => root.kind === 'zip'), ...options.archives.filter((root) => root.kind !== 'zip')];
+      for (const root of ordered) {
+        if (options.signal?.aborted) return;
+        const problem = failed.get(root.absPath);
+        if (problem) {
+          yield [problemFile(root, null, 0, problem)];
+          continue;
+        }
+        yield* root.kind === 'zip' ? zipBatches(root) : tarBatches(root);
+      }
+    },
+    /** Whether a record's sidecars may still come (a tar member read before its JSON). */
+    isLate: (absPath: string): boolean => late.has(absPath),
+  };
+}
+
+export type ArchiveWalk = ReturnType<typeof createArchiveWalk>;
+
+/**
+ * The media members of a zip by its central directory alone, for progress: a total before
+ * any member is read. Null for a tar stream (no directory: its total is known at its end)
+ * or a zip that cannot be listed so.
+ */
+export async function countZipMedia(root: ArchiveRoot, exclude: readonly string[] = []): Promise<number | null> {
+  if (root.kind !== 'zip') return null;
+  const excluded = createExcludeMatcher(exclude);
+  let count = 0;
+  try {
+    for await (const entry of centralDirectory(root.absPath)) {
+      if (entry.folder || excluded?.(entry.name)) continue;
+      const parts = entry.name.split('/');
+      const base = parts.pop()!;
+      if (parts.some((part) => folderSkipReason(part) !== null && part !== '..' && part !== '.')) continue;
+      if (fileSkipReason(base) === null && MEDIA_EXTENSIONS.has(extensionOf(base))) count += 1;
+    }
+  } catch {
+    return null;
+  }
+  return count;
+}
+
+/** Whether a root names an archive (by its extension). */
+export function archiveRootOf(absPath: string): ArchiveRoot | null {
+  const kind = archiveKindOf(absPath);
+  return kind === null ? null : { absPath, kind };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+

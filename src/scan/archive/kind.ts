@@ -1,0 +1,35 @@
+/** The archive formats a scan reads in place. */
+export type ArchiveKind = 'zip' | 'tar' | 'tgz';
+
+/** The archive kind a file name says, or null for any other file. */
+export function archiveKindOf(name: string): ArchiveKind | null {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.zip')) return 'zip';
+  if (lower.endsWith('.tgz') || lower.endsWith('.tar.gz')) return 'tgz';
+  if (lower.endsWith('.tar')) return 'tar';
+  return null;
+}
+
+/**
+ * Between an archive's path and a member's name in the paths a scan shows (`--jsonl`,
+ * reports): `takeout-001.zip!/Takeout/Google Photos/IMG_1.jpg`, as Java's `jar:` URLs
+ * write it. The member's name follows as it is stored (never normalised: `..` stays a name).
+ */
+export const MEMBER_SEPARATOR = '!/';
+
+/** `archive!/member`: the path of a member (the archive's path as given, the member's name as stored). */
+export function memberPath(archive: string, member: string): string {
+  return `${archive}${MEMBER_SEPARATOR}${member}`;
+}
+
+/**
+ * Splits `…/x.zip!/member` at the first separator that follows an archive name; null for a
+ * path that names no member. Used only for paths the scan built itself.
+ */
+export function splitMemberPath(absPath: string): { archive: string; member: string } | null {
+  for (let at = absPath.indexOf(MEMBER_SEPARATOR); at > 0; at = absPath.indexOf(MEMBER_SEPARATOR, at + 1)) {
+    const archive = absPath.slice(0, at);
+    if (archiveKindOf(archive) !== null) return { archive, member: absPath.slice(at + MEMBER_SEPARATOR.length) };
+  }
+  return null;
+}

@@ -1,0 +1,63 @@
+import type * as fsp from 'node:fs/promises';
+import * as zlib from 'node:zlib';
+import type tar from 'tar-stream';
+import type { ZipEntry } from './zip-list.js';
+
+/**
+ * Member bytes the main thread reads itself: sidecars and CSVs (small), a nested zip (bounded),
+ * and a tar stream's members on their way to a worker. Every inflation is capped.
+ */
+
+/** A member's bytes held whole (bounded by the tar header's size, itself bounded by the caller). */
+export async function collect(entry: tar.Entry, size: number): Promise<Uint8Array> {
+  // A fresh ArrayBuffer of its own: it is transferred to a worker thread, never copied.
+  const data = new Uint8Array(new ArrayBuffer(size));
+  let filled = 0;
+  for await (const part of entry) {
+    const chunk = part as Buffer;
+    data.set(chunk.subarray(0, Math.max(0, size - filled)), filled);
+    filled += chunk.length;
+  }
+  return filled === size ? data : data.subarray(0, Math.min(filled, size));
+}
+
+export async function drain(entry: tar.Entry): Promise<void> {
+  for await (const part of entry) void part;
+}
+
+/** A small member (a sidecar) read and inflated on the main thread; null when it cannot be. */
+export async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<string | null> {
+  return (await readMemberBytes(handle, entry, limit))?.toString('utf8') ?? null;
+}
+
+/** A member's bytes from a zip held in memory, inflated up to `limit`; null when it cannot be. */
+export function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): Buffer | null {
+  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted || entry.headerOffset + 30 > zip.length) return null;
+  if (zip.readUInt32LE(entry.headerOffset) !== 0x04034b50) return null;
+  const start = entry.headerOffset + 30 + zip.readUInt16LE(entry.headerOffset + 26) + zip.readUInt16LE(entry.headerOffset + 28);
+  if (start + entry.compressedSize > zip.length) return null;
+  const compressed = zip.subarray(start, start + entry.compressedSize);
+  try {
+    const data = entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(limit, 1) });
+    return data.length === entry.size ? data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A member read and inflated on the main thread (bounded by `limit`); null when it cannot be. */
+export async function readMemberBytes(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<Buffer | null> {
+  if (entry.method !== 0 && entry.method !== 8) return null;
+  const header = Buffer.alloc(30);
+  await handle.read(header, 0, 30, entry.headerOffset);
+  if (header.readUInt32LE(0) !== 0x04034b50) return null;
+  const start = entry.headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  const compressed = Buffer.alloc(entry.compressedSize);
+  const { bytesRead } = await handle.read(compressed, 0, compressed.length, start);
+  if (bytesRead < compressed.length) return null;
+  try {
+    return entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: limit });
+  } catch {
+    return null;
+  }
+}

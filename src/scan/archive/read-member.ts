@@ -1,0 +1,295 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { once } from 'node:events';
+import * as zlib from 'node:zlib';
+import { CamrollError } from '../../errors.js';
+import { parseTakeout } from '../extract/takeout.js';
+import { parseXmp } from '../extract/xmp.js';
+import type { ExtractFn, FileResult, SidecarFinder } from '../read-file.js';
+import type { ByteSource, Extraction, ScannedMedia } from '../types.js';
+import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
+
+export interface MemberReaderOptions {
+  extract: ExtractFn;
+  /** How much of the member the metadata readers get up front. */
+  headBytes: number;
+  /** Read size for hashing the rest (default 1 MiB). */
+  chunkBytes?: number;
+  /** Deflated members up to this size are inflated in one call, larger ones streamed (default ARCHIVE_LIMITS.inMemoryBytes). */
+  inMemoryBytes?: number;
+}
+
+const LOCAL_HEADER = 0x04034b50;
+
+/** A member that cannot be read: the code of its error line, and whether the answer may be cached. */
+class MemberProblem extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly cacheable = true,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Returns a function that reads one archive member the way read-file.ts reads a file: the
+ * first chunk feeds the metadata readers and the SHA-256, the rest goes to the hash. A
+ * stored member (or a `.tar` member) is read straight from the archive's file, once; a
+ * deflated one is inflated in memory (bounded by its declared size, checked against the
+ * limits first) or, past 64 MiB, streamed. Zip members are checked against their CRC-32.
+ */
+export function createMemberReader(options: MemberReaderOptions): (task: MemberTask) => Promise<FileResult> {
+  const chunk = Buffer.allocUnsafe(Math.max(options.chunkBytes ?? 1024 * 1024, options.headBytes));
+  return async (task) => {
+    const source = task.source;
+    const declared = source.kind === 'bytes' ? source.data.length : source.size;
+    const sidecars: SidecarFinder = {
+      load: async () => ({
+        takeout: task.sidecars.takeout === null ? null : parseTakeout(task.sidecars.takeout),
+        xmp: task.sidecars.xmp === null ? null : parseXmp(task.sidecars.xmp),
+      }),
+    };
+    const extract = (bytes: ByteSource): Promise<Extraction> => options.extract({ absPath: task.absPath, bytes, sidecars });
+    try {
+      if (source.kind === 'bytes') return await fromBuffer(task, Buffer.from(source.data.buffer, source.data.byteOffset, source.data.length), options.headBytes, extract, null);
+      const fd = fs.openSync(source.archive, 'r');
+      try {
+        if (source.kind === 'range') return await fromFile(task, fd, source.offset, source.size, chunk, options.headBytes, extract, null);
+        const problem = limitProblem(source.size, source.compressedSize);
+        if (problem !== null) throw new MemberProblem('archive_limit', problem);
+        const start = dataStart(fd, source.base + source.headerOffset);
+        if (source.method === 0) {
+          if (source.compressedSize !== source.size) throw new MemberProblem('corrupt_file', 'a stored member whose sizes differ');
+          return await fromFile(task, fd, start, source.size, chunk, options.headBytes, extract, source.crc32);
+        }
+        if (source.method !== 8) throw new MemberProblem('unsupported_format', `the member is compressed with method ${source.method}; camroll reads stored and deflated members`);
+        if (source.size <= (options.inMemoryBytes ?? ARCHIVE_LIMITS.inMemoryBytes)) {
+          const compressed = readExactly(fd, Buffer.allocUnsafe(source.compressedSize), start);
+          return await fromBuffer(task, inflate(compressed, source.size), options.headBytes, extract, source.crc32);
+        }
+        return await fromStream(task, { fd, start, compressedSize: source.compressedSize, size: source.size }, options.headBytes, extract, source.crc32);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (error) {
+      if (error instanceof MemberProblem) return failure(task.absPath, declared, error.code, error.message, error.cacheable);
+      if (error instanceof CamrollError) return failure(task.absPath, declared, error.code, error.message, error.code !== 'read_error');
+      return failure(task.absPath, declared, 'read_error', describe(error), false);
+    }
+  };
+}
+
+/** Where a zip member's data starts, from its local header. */
+function dataStart(fd: number, headerOffset: number): number {
+  const header = readExactly(fd, Buffer.alloc(30), headerOffset);
+  if (header.readUInt32LE(0) !== LOCAL_HEADER) throw new MemberProblem('corrupt_file', 'no local header where the central directory says the member starts');
+  return headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+}
+
+/** Inflates a whole member; never grows past its declared size. */
+function inflate(compressed: Buffer, size: number): Buffer {
+  let out: Buffer;
+  try {
+    // One more byte than declared: a member that inflates to more is caught, not grown.
+    out = zlib.inflateRawSync(compressed, { maxOutputLength: size + 1 });
+  } catch (error) {
+    if (error instanceof RangeError) throw new MemberProblem('archive_limit', 'the member inflates past its declared size');
+    throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describe(error)}`);
+  }
+  if (out.length !== size) throw new MemberProblem('corrupt_file', `the member inflates to ${out.length} bytes, not the ${size} declared`);
+  return out;
+}
+
+type Extract = (bytes: ByteSource) => Promise<Extraction>;
+
+/** Extraction errors are answers for these bytes (cached); only a failed read may pass. */
+async function extractOrFail(extract: Extract, bytes: ByteSource): Promise<Extraction> {
+  try {
+    return await extract(bytes);
+  } catch (error) {
+    if (error instanceof CamrollError) throw new MemberProblem(error.code, error.message, error.code !== 'read_error');
+    throw new MemberProblem('internal_error', describe(error));
+  }
+}
+
+async function fromBuffer(task: MemberTask, data: Buffer, headBytes: number, extract: Extract, crc: number | null): Promise<FileResult> {
+  if (crc !== null && zlib.crc32(data) >>> 0 !== crc >>> 0) throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+  const extraction = await extractOrFail(extract, {
+    size: data.length,
+    head: data.subarray(0, Math.min(data.length, headBytes)),
+    read: async (offset, length) => data.subarray(offset, Math.min(offset + length, data.length)),
+  });
+  const id = `sha256:${createHash('sha256').update(data).digest('hex')}`;
+  return done(task.absPath, data.length, id, extraction);
+}
+
+/** A member stored as plain bytes in the archive file: read once, as read-file.ts reads a file. */
+async function fromFile(task: MemberTask, fd: number, start: number, size: number, chunk: Buffer, headBytes: number, extract: Extract, crc: number | null): Promise<FileResult> {
+  const first = readAt(fd, chunk.subarray(0, Math.min(chunk.length, size)), start);
+  if (first.length < Math.min(chunk.length, size)) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+  const extraction = await extractOrFail(extract, {
+    size,
+    head: first.subarray(0, Math.min(headBytes, first.length)),
+    read: async (offset, length) => {
+      const end = Math.min(offset + length, size);
+      if (end <= first.length) return first.subarray(offset, end);
+      return readAt(fd, Buffer.allocUnsafe(Math.max(end - offset, 0)), start + offset);
+    },
+  });
+  const hash = createHash('sha256').update(first);
+  let sum = crc === null ? 0 : zlib.crc32(first);
+  for (let position = first.length; position < size; ) {
+    const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - position), start + position);
+    if (read === 0) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+    const part = chunk.subarray(0, read);
+    hash.update(part);
+    if (crc !== null) sum = zlib.crc32(part, sum);
+    position += read;
+  }
+  if (crc !== null && sum >>> 0 !== crc >>> 0) throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+  return done(task.absPath, size, `sha256:${hash.digest('hex')}`, extraction);
+}
+
+interface Deflated {
+  fd: number;
+  start: number;
+  compressedSize: number;
+  size: number;
+}
+
+/**
+ * A large deflated member, streamed: its head is held for the readers, the rest goes to the
+ * hash as it is inflated. A reader asking past the head (a video's index at its end) gets
+ * the range from a second inflation that stops there: slow, rare, and memory stays flat.
+ */
+async function fromStream(task: MemberTask, member: Deflated, headBytes: number, extract: Extract, crc: number): Promise<FileResult> {
+  const hash = createHash('sha256');
+  let sum = 0;
+  let total = 0;
+  const head: Buffer[] = [];
+  let headLength = 0;
+  let extraction: Extraction;
+  // Pulled by hand: leaving a for-await after the head would end the stream.
+  const stream = inflatedChunks(member);
+  const take = (part: Buffer): void => {
+    hash.update(part);
+    sum = zlib.crc32(part, sum);
+    total += part.length;
+  };
+  try {
+    while (headLength < headBytes) {
+      const next = await stream.next();
+      if (next.done) break;
+      take(next.value);
+      head.push(next.value);
+      headLength += next.value.length;
+    }
+    const first = Buffer.concat(head);
+    extraction = await extractOrFail(extract, {
+      size: member.size,
+      head: first.subarray(0, Math.min(headBytes, first.length)),
+      read: async (offset, length) => (offset + length <= first.length ? first.subarray(offset, offset + length) : inflatedRange(member, offset, length)),
+    });
+    for (let next = await stream.next(); !next.done; next = await stream.next()) take(next.value);
+  } finally {
+    await stream.return(undefined);
+  }
+  if (total !== member.size) throw new MemberProblem('corrupt_file', `the member inflates to ${total} bytes, not the ${member.size} declared`);
+  if (sum >>> 0 !== crc >>> 0) throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+  return done(task.absPath, total, `sha256:${hash.digest('hex')}`, extraction);
+}
+
+/** The member's inflated bytes in chunks; more than the declared size is an error, never memory. */
+async function* inflatedChunks(member: Deflated): AsyncGenerator<Buffer> {
+  const inflater = zlib.createInflateRaw();
+  // Fed by positional reads of the caller's descriptor (a read stream would close it).
+  const feed = async (): Promise<void> => {
+    for (let position = 0; position < member.compressedSize && !inflater.destroyed; ) {
+      const buffer = Buffer.allocUnsafe(Math.min(1024 * 1024, member.compressedSize - position));
+      const read = await new Promise<number>((resolve, reject) =>
+        fs.read(member.fd, buffer, 0, buffer.length, member.start + position, (error, bytes) => (error ? reject(error) : resolve(bytes))),
+      );
+      if (read === 0) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+      position += read;
+      if (!inflater.write(buffer.subarray(0, read))) await Promise.race([once(inflater, 'drain'), once(inflater, 'close')]);
+    }
+    inflater.end();
+  };
+  feed().catch((error: unknown) => inflater.destroy(error as Error));
+  let total = 0;
+  try {
+    for await (const part of inflater as AsyncIterable<Buffer>) {
+      total += part.length;
+      if (total > member.size) throw new MemberProblem('archive_limit', 'the member inflates past its declared size');
+      yield part;
+    }
+  } catch (error) {
+    if (error instanceof MemberProblem) throw error;
+    throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describe(error)}`);
+  } finally {
+    inflater.destroy();
+  }
+}
+
+/** Bytes [offset, offset + length) of a deflated member, inflated again from its start. */
+async function inflatedRange(member: Deflated, offset: number, length: number): Promise<Uint8Array> {
+  const end = Math.min(offset + length, member.size);
+  const out = Buffer.alloc(Math.max(end - offset, 0));
+  let position = 0;
+  for await (const part of inflatedChunks(member)) {
+    const from = Math.max(offset - position, 0);
+    const to = Math.min(end - position, part.length);
+    if (to > from) part.copy(out, position + from - offset, from, to);
+    position += part.length;
+    if (position >= end) break;
+  }
+  return out;
+}
+
+/** Fills `buffer` from `position` (short only at end of file). */
+function readAt(fd: number, buffer: Buffer, position: number): Buffer {
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = fs.readSync(fd, buffer, filled, buffer.length - filled, position + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+}
+
+function readExactly(fd: number, buffer: Buffer, position: number): Buffer {
+  const read = readAt(fd, buffer, position);
+  if (read.length < buffer.length) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+  return read;
+}
+
+/** The wire member order of MediaMetadata (as read-file.ts). */
+function done(absPath: string, size: number, id: string, extraction: Extraction): FileResult {
+  const m = extraction.media;
+  const media: ScannedMedia = {
+    id,
+    taken_at: m.taken_at,
+    latitude: m.latitude,
+    longitude: m.longitude,
+    media_type: m.media_type,
+    filename: m.filename,
+    duration_seconds: m.duration_seconds,
+    device_make: m.device_make,
+    device_model: m.device_model,
+    device_lens_model: m.device_lens_model,
+  };
+  return { absPath, size, media, source: extraction.source, error: null, cacheable: true };
+}
+
+function failure(absPath: string, size: number, code: string, message: string, cacheable: boolean): FileResult {
+  return { absPath, size, media: null, source: null, error: { code, message }, cacheable };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && !error.message.startsWith(code) ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
+
+/** The sidecars matched to one member, and what the scan cache keys them on. */
+export interface MatchedSidecars {
+  takeout: string | null;
+  xmp: string | null;
+  /** Names and content digests of the matched sidecars ('' when none). */
+  print: string;
+}
+
+/**
+ * Every sidecar (Takeout JSON, XMP) of every archive given in one run, in one tree keyed by
+ * the folder inside the archive: the parts of an export are one tree, so a JSON in part 2
+ * finds its photo in part 1. The name rules are the folder scan's (sidecar-names.ts).
+ * Only sidecar texts are held (a Takeout JSON is about 1 KB).
+ */
+export interface SidecarIndex {
+  add(member: string, text: string): void;
+  find(member: string): MatchedSidecars;
+  readonly size: number;
+}
+
+interface Held {
+  name: string;
+  text: string;
+  digest: string;
+}
+
+/** A member's folder inside its archive, as the sidecar tree keys it (`./` and leading `/` dropped). */
+export function folderKey(member: string): { dir: string; base: string } {
+  const clean = member.replace(/^(\.\/|\/)+/, '');
+  const slash = clean.lastIndexOf('/');
+  return slash < 0 ? { dir: '', base: clean } : { dir: clean.slice(0, slash), base: clean.slice(slash + 1) };
+}
+
+/** Creates an empty index. */
+export function createSidecarIndex(): SidecarIndex {
+  const folders = new Map<string, Map<string, Held>>();
+  // Lower-case name -> name per folder: the listing sidecar-names.ts matches against.
+  const listings = new Map<string, Map<string, string>>();
+  let size = 0;
+  return {
+    get size() {
+      return size;
+    },
+    add(member, text) {
+      const { dir, base } = folderKey(member);
+      let held = folders.get(dir);
+      if (!held) {
+        folders.set(dir, (held = new Map()));
+        listings.set(dir, new Map());
+      }
+      if (!held.has(base.toLowerCase())) size += 1;
+      listings.get(dir)!.set(base.toLowerCase(), base);
+      held.set(base.toLowerCase(), { name: base, text, digest: createHash('sha1').update(text).digest('base64url').slice(0, 12) });
+    },
+    find(member) {
+      const { dir, base } = folderKey(member);
+      const held = folders.get(dir);
+      if (!held) return { takeout: null, xmp: null, print: '' };
+      const names = listings.get(dir)!;
+      const jsonName = pickCandidate(takeoutJsonCandidates(base), names);
+      const xmpName = pickCandidate(xmpCandidates(base), names);
+      const json = jsonName === null ? null : held.get(jsonName.toLowerCase())!;
+      const xmp = xmpName === null ? null : held.get(xmpName.toLowerCase())!;
+      const print = [json, xmp].filter((entry): entry is Held => entry !== null && entry !== undefined).map((entry) => `${entry.name}:${entry.digest}`).join('|');
+      return { takeout: json?.text ?? null, xmp: xmp?.text ?? null, print };
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * What a worker thread needs to read one archive member: where its bytes are, and the
+ * text of the sidecars matched to it by name across every part of the export. Plain data:
+ * it crosses to the thread by structured clone (a `bytes` buffer is transferred).
+ */
+export type MemberSource =
+  /** A zip member: its local header at `headerOffset` (plus `base` for a zip stored inside another). */
+  | { kind: 'zip'; archive: string; base: number; headerOffset: number; compressedSize: number; size: number; method: number; crc32: number }
+  /** Plain bytes inside the archive file (a `.tar` member). */
+  | { kind: 'range'; archive: string; offset: number; size: number }
+  /** Bytes already read by the main thread (a `.tgz` member, a member of a deflated nested zip). */
+  | { kind: 'bytes'; data: Uint8Array };
+
+export interface MemberTask {
+  /** `archive!/member`: the record's absPath; its last part is the filename. */
+  absPath: string;
+  source: MemberSource;
+  /** Texts of the matched sidecars (null when none). */
+  sidecars: { takeout: string | null; xmp: string | null };
+}
+
+/**
+ * Limits that keep a zip bomb from growing memory or time: a member's declared size, and
+ * how many times its compressed bytes may expand (photos and videos barely compress; a
+ * ratio above this is highly compressible filler). Small members are exempt from the ratio.
+ */
+export const ARCHIVE_LIMITS = {
+  maxMemberBytes: 64 * 1024 ** 3, // 64 GiB: larger than any single photo or video
+  maxRatio: 100,
+  ratioFloorBytes: 1024 * 1024, // 1 MiB: a small text or blank image may compress well
+  /** Members inflated in memory at most this large; larger ones are streamed. */
+  inMemoryBytes: 64 * 1024 * 1024,
+  /** A zip inside a zip (iCloud's `iCloud Shared Albums.zip`) is read in memory up to this size; one level deep. */
+  nestedZipBytes: 128 * 1024 * 1024,
+} as const;
+
+/** Why a member is refused before any byte of it is inflated, or null. */
+export function limitProblem(size: number, compressedSize: number): string | null {
+  if (size > ARCHIVE_LIMITS.maxMemberBytes) return `the member declares ${size} bytes, more than the ${ARCHIVE_LIMITS.maxMemberBytes}-byte limit`;
+  if (size > ARCHIVE_LIMITS.ratioFloorBytes && size > compressedSize * ARCHIVE_LIMITS.maxRatio) {
+    const ratio = Math.round(size / Math.max(compressedSize, 1));
+    return `the member would expand ${ratio} times (limit ${ARCHIVE_LIMITS.maxRatio}): not a photo or video, possibly a zip bomb`;
+  }
+  return null;
+}

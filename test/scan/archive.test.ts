@@ -1,0 +1,160 @@
+import * as fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { archiveKindOf, memberPath, splitMemberPath } from '../../src/scan/archive/kind.js';
+import { createSidecarIndex } from '../../src/scan/archive/sidecar-index.js';
+import { limitProblem } from '../../src/scan/archive/types.js';
+import { centralDirectory, CutArchive, localHeaders, type ZipEntry } from '../../src/scan/archive/zip-list.js';
+import { extractFile } from '../../src/scan/extract/index.js';
+import { recordDisplayPath } from '../../src/scan/display-path.js';
+import { scanLibrary } from '../../src/scan/scan.js';
+import type { ScanRecord } from '../../src/scan/types.js';
+
+const ARCHIVES = fileURLToPath(new URL('../../fixtures/archives/', import.meta.url));
+let dir: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'camroll-archive-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function list(entries: AsyncIterable<ZipEntry>): Promise<{ names: string[]; cut: CutArchive | null }> {
+  const names: string[] = [];
+  try {
+    for await (const entry of entries) if (!entry.folder) names.push(entry.name);
+  } catch (error) {
+    if (error instanceof CutArchive) return { names, cut: error };
+    throw error;
+  }
+  return { names, cut: null };
+}
+
+describe('archive names and paths', () => {
+  it.each([
+    ['takeout-001.zip', 'zip'],
+    ['Export.TGZ', 'tgz'],
+    ['a.tar.gz', 'tgz'],
+    ['b.tar', 'tar'],
+    ['c.7z', null],
+    ['photo.jpg', null],
+  ])('%s is a %s archive', (name, kind) => {
+    expect(archiveKindOf(name)).toBe(kind);
+  });
+
+  it('splits a member path at the archive, keeping the member name as stored', () => {
+    expect(splitMemberPath(memberPath('/d/x.zip', '../../etc/a.jpg'))).toEqual({ archive: '/d/x.zip', member: '../../etc/a.jpg' });
+    expect(splitMemberPath('/d/x.zip!/inner.zip!/a.jpg')).toEqual({ archive: '/d/x.zip', member: 'inner.zip!/a.jpg' });
+    // A folder whose name ends in '!' is not an archive.
+    expect(splitMemberPath('/d/wow!/a.jpg')).toBeNull();
+  });
+
+  it('shows a member of one of several roots relative to the folder, without normalising its name', () => {
+    const record = { path: 'ignored', absPath: '/work/dl/x.zip!/../evil.jpg', archive: '/work/dl/x.zip' } as ScanRecord;
+    expect(recordDisplayPath(record, { roots: ['/work/dl/x.zip', '/work/other'], cwd: '/work' })).toBe('dl/x.zip!/../evil.jpg');
+  });
+});
+
+describe('zip bomb limits', () => {
+  it.each([
+    [4_000_000, 3_900_000, null],
+    [900_000, 1_000, null], // small: a blank image may compress well
+    [20 * 1024 * 1024, 20_000, 'would expand'],
+    [65 * 1024 ** 3, 65 * 1024 ** 3, 'declares'],
+  ])('%d bytes from %d compressed', (size, compressed, problem) => {
+    const found = limitProblem(size, compressed);
+    if (problem === null) expect(found).toBeNull();
+    else expect(found).toContain(problem);
+  });
+});
+
+describe('zip listing', () => {
+  it('walks the local headers of a zip cut short: the whole members, then where it stops', async () => {
+    await expect(list(centralDirectory(path.join(ARCHIVES, 'cut.zip')))).rejects.toThrow(/central directory/);
+    const cut = await list(localHeaders(path.join(ARCHIVES, 'cut.zip')));
+    expect(cut.names.length).toBe(3);
+    expect(cut.cut?.member).toBe('takeout/Takeout/Google Photos/Photos from 2022/IMG_4003.jpg');
+    // With data descriptors (sizes after each member), found by inflating.
+    const streamed = await list(localHeaders(path.join(ARCHIVES, 'cut-streamed.zip')));
+    expect(streamed).toMatchObject({ names: ['travel/patagonia.jpg', 'travel/india-thar.jpg'], cut: { member: 'travel/nz-lake-taupo.jpg' } });
+  });
+
+  it('walking the local headers of a whole zip lists what its central directory lists', async () => {
+    const file = path.join(ARCHIVES, 'takeout-001.zip');
+    const walked = await list(localHeaders(file));
+    expect(walked.cut).toBeNull();
+    expect(walked.names).toEqual((await list(centralDirectory(file))).names);
+  });
+});
+
+describe('archives that are not what their name says', () => {
+  it('an empty .zip is a download that never started; a text file named .zip is no zip', async () => {
+    fs.writeFileSync(path.join(dir, 'empty.zip'), '');
+    fs.writeFileSync(path.join(dir, 'notes.zip'), 'hello\n');
+    const errors: Record<string, string | undefined> = {};
+    for await (const event of scanLibrary({ roots: [path.join(dir, 'empty.zip'), path.join(dir, 'notes.zip')], cache: false, cacheDir: path.join(dir, 'cache'), extract: extractFile, cwd: dir })) {
+      if (event.type === 'record') errors[event.record.path] = event.record.error?.code;
+    }
+    expect(errors).toEqual({ 'empty.zip': 'truncated_archive', 'notes.zip': 'unsupported_format' });
+  });
+});
+
+describe('the sidecar tree of an export', () => {
+  it("matches Takeout's names across parts, by folder", () => {
+    const index = createSidecarIndex();
+    index.add('Takeout/Google Photos/Trip/IMG_1.jpg.supplemental-metad.json', '{"a":1}');
+    index.add('./Takeout/Google Photos/Trip/IMG_2.jpg(1).json', '{"b":2}');
+    expect(index.find('Takeout/Google Photos/Trip/IMG_1.jpg').takeout).toBe('{"a":1}');
+    expect(index.find('Takeout/Google Photos/Trip/IMG_2(1).jpg').takeout).toBe('{"b":2}');
+    expect(index.find('Takeout/Google Photos/Other/IMG_1.jpg')).toEqual({ takeout: null, xmp: null, print: '' });
+  });
+});
+
+describe('scanLibrary over archives', () => {
+  it('reads an archive named inside a folder also given, once, with or without --archives', async () => {
+    fs.copyFileSync(path.join(ARCHIVES, 'zip64.zip'), path.join(dir, 'zip64.zip'));
+    for (const archives of [false, true]) {
+      const paths: string[] = [];
+      for await (const event of scanLibrary({ roots: [dir, path.join(dir, 'zip64.zip')], archives, cache: false, cacheDir: path.join(dir, 'cache'), extract: extractFile, cwd: dir })) {
+        if (event.type === 'record') paths.push(event.record.path);
+        expect(event.type === 'skipped' && event.reason === 'archive' ? event : null).toBeNull();
+      }
+      expect(paths.sort()).toEqual(['zip64.zip!/travel/india-thar.jpg', 'zip64.zip!/travel/patagonia.jpg']);
+    }
+  });
+
+  it('gives a zip export a final total from its central directory before any member is read', async () => {
+    const totals: [number, boolean][] = [];
+    const records: ScanRecord[] = [];
+    for await (const event of scanLibrary({
+      roots: [path.join(ARCHIVES, 'takeout-001.zip'), path.join(ARCHIVES, 'takeout-002.zip')],
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: ARCHIVES,
+      onListed: (files, final) => totals.push([files, final]),
+    })) {
+      if (event.type === 'record') records.push(event.record);
+    }
+    expect(totals.at(-1)).toEqual([records.length, true]);
+    expect(records.length).toBe(14);
+    expect(records.every((record) => record.archive?.startsWith(ARCHIVES) && record.path.startsWith('takeout-00'))).toBe(true);
+  });
+
+  it('a tgz total stays open until the stream is read', async () => {
+    const totals: [number, boolean][] = [];
+    let done = -1;
+    for await (const event of scanLibrary({
+      roots: [path.join(ARCHIVES, 'takeout-001.tgz')],
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: dir,
+      onListed: (files, final) => totals.push([files, final]),
+      onWalkDone: (files) => (done = files),
+    })) void event;
+    expect(totals.every(([, final]) => !final)).toBe(true);
+    expect(done).toBe(12);
+  });
+});
