@@ -10,15 +10,15 @@ import { defineConfig } from 'vitest/config';
 // The table of stores: every test on SQLite; with a PostgreSQL server at
 // CAMROLL_TEST_DATABASE_URL (.ci/postgres.sh starts one), the service suite and the
 // black-box service acceptance tests run a second time on PostgreSQL. Without it,
-// test/service/store-postgres.test.ts reports itself skipped and says why.
+// test/service/store/postgres.test.ts reports itself skipped and says why.
 const POSTGRES_UNIT = [
   'test/service/app.test.ts',
   'test/service/http.test.ts',
   'test/service/fuzz.test.ts',
-  'test/service/store-*.test.ts',
+  'test/service/store/*.test.ts',
 ];
 const POSTGRES_E2E = ['test/e2e/acceptance-service.test.ts'];
-const POSTGRES_EXCLUDE = ['test/service/store-sqlite*.test.ts', 'test/service/store-postgres*.test.ts'];
+const POSTGRES_EXCLUDE = ['test/service/store/store.lock.test.ts', 'test/service/store/postgres*.test.ts'];
 const withPostgres = Boolean(process.env.CAMROLL_TEST_DATABASE_URL);
 const BUILD = ['test/global-setup.ts'];
 
@@ -30,7 +30,7 @@ export default defineConfig({
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2 } },
     projects: [
-      // Tests written for PostgreSQL itself (store-postgres, serve-postgres) live here and skip without a server.
+      // Tests written for PostgreSQL itself (store/postgres, serve-postgres) live here and skip without a server.
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: BUILD } },
       ...(withPostgres

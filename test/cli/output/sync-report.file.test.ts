@@ -1,11 +1,11 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, useTempHome } from './helpers/run-cli.js';
+import { runCli, useTempHome } from '../helpers/run-cli.js';
 
 // The fixture library holds unreadable files and items the service would reject, so every
 // report below has lines to write.
-const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library');
+const LIBRARY = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'library');
 let home: ReturnType<typeof useTempHome>;
 beforeEach(() => {
   home = useTempHome();

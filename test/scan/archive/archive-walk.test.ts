@@ -3,16 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { archiveKindOf, memberPath, splitMemberPath } from '../../src/scan/archive/kind.js';
-import { createSidecarIndex } from '../../src/scan/archive/sidecar-index.js';
-import { limitProblem } from '../../src/scan/archive/types.js';
-import { centralDirectory, CutArchive, localHeaders, type ZipEntry } from '../../src/scan/archive/zip-list.js';
-import { extractFile } from '../../src/scan/extract/index.js';
-import { recordDisplayPath } from '../../src/scan/display-path.js';
-import { scanLibrary } from '../../src/scan/scan.js';
-import type { ScanRecord } from '../../src/scan/types.js';
+import { archiveKindOf, memberPath, splitMemberPath } from '../../../src/scan/archive/kind.js';
+import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
+import { limitProblem } from '../../../src/scan/archive/types.js';
+import { centralDirectory, CutArchive, localHeaders, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
+import { extractFile } from '../../../src/scan/extract/index.js';
+import { recordDisplayPath } from '../../../src/scan/display-path.js';
+import { scanLibrary } from '../../../src/scan/scan.js';
+import type { ScanRecord } from '../../../src/scan/types.js';
 
-const ARCHIVES = fileURLToPath(new URL('../../fixtures/archives/', import.meta.url));
+const ARCHIVES = fileURLToPath(new URL('../../../fixtures/archives/', import.meta.url));
 let dir: string;
 
 beforeEach(() => {

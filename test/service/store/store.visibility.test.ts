@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { parseCatalog } from '../../src/service/catalog/index.js';
-import { ACME, ANCHOR_CATALOG_JSON, createUser, itemAt, makeApp, tempDir, type TestApp } from './helpers.js';
+import { parseCatalog } from '../../../src/service/catalog/index.js';
+import { ACME, ANCHOR_CATALOG_JSON, createUser, itemAt, makeApp, tempDir, type TestApp } from '../helpers.js';
 
 /** The anchor catalog with some events hidden: what a later catalog file may do to stored matches. */
 function catalogHiding(ids: number[]) {

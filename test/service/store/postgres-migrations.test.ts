@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { openPostgresStore } from '../../src/service/store/postgres.js';
-import { testSchema } from './helpers.js';
+import { openPostgresStore } from '../../../src/service/store/postgres.js';
+import { testSchema } from '../helpers.js';
 
 const url = process.env.CAMROLL_TEST_DATABASE_URL;
 

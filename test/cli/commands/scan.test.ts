@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, useTempHome } from './helpers/run-cli.js';
+import { runCli, useTempHome } from '../helpers/run-cli.js';
 
-const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library');
+const LIBRARY = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'library');
 const PHOTO = join(LIBRARY, 'events', 'cape-town', 'IMG_7001.jpg');
 let home: ReturnType<typeof useTempHome>;
 beforeEach(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextPageCommand } from '../../src/cli/commands/events.js';
+import { nextPageCommand } from '../../../src/cli/commands/events.js';
 
 const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, useTempHome } from './helpers/run-cli.js';
+import { runCli, useTempHome } from '../helpers/run-cli.js';
 
 let home: ReturnType<typeof useTempHome>;
 beforeEach(() => {

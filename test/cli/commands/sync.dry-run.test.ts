@@ -2,10 +2,10 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startService } from '../../src/service/server.js';
-import { runCli, useTempHome } from './helpers/run-cli.js';
+import { startService } from '../../../src/service/server.js';
+import { runCli, useTempHome } from '../helpers/run-cli.js';
 
-const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library', 'events');
+const LIBRARY = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'library', 'events');
 let home: ReturnType<typeof useTempHome>;
 let lib: string;
 beforeEach(() => {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMatchIndex } from '../../src/service/store/match-index.js';
-import { openStore, type IngestWrite, type Store } from '../../src/service/store/store.js';
-import { tempDir } from './helpers.js';
+import { createMatchIndex } from '../../../src/service/store/match-index.js';
+import { openStore, type IngestWrite, type Store } from '../../../src/service/store/store.js';
+import { tempDir } from '../helpers.js';
 
 describe('match index', () => {
   function fake(rows: Record<string, Array<[string, number]>>) {

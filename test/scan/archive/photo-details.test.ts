@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPhotoDetails, isPhotoDetailsName, parseICloudDate } from '../../src/scan/archive/photo-details.js';
+import { createPhotoDetails, isPhotoDetailsName, parseICloudDate } from '../../../src/scan/archive/photo-details.js';
 
 describe('iCloud Photo Details CSV', () => {
   it.each([

@@ -9,7 +9,7 @@ import { createOutageTracker, DEFAULT_MAX_CONNECTION_FAILURES } from '../../src/
  * client (its retry policy and timeout cap) and the real tracker, wired as the sync wires
  * them, against a host that lets every request time out. Time is virtual: each attempt costs
  * the timeout it would wait, each backoff its delay. The real wait, with a silent socket, is
- * test/e2e/silent-host.test.ts.
+ * test/e2e/network-faults.test.ts.
  */
 const ORIGIN = 'https://silent.example';
 const agents: MockAgent[] = [];

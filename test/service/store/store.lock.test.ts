@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ACME, createUser, itemAt, makeApp, tempDir, type TestApp } from './helpers.js';
+import { ACME, createUser, itemAt, makeApp, tempDir, type TestApp } from '../helpers.js';
 
 /** A second process that holds SQLite's write lock (BEGIN IMMEDIATE) until its stdin closes. */
 async function holdWriteLock(dbPath: string): Promise<ChildProcess> {

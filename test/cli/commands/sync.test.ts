@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, useTempHome } from './helpers/run-cli.js';
+import { runCli, useTempHome } from '../helpers/run-cli.js';
 
-const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library');
+const LIBRARY = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'library');
 let home: ReturnType<typeof useTempHome>;
 beforeEach(() => {
   home = useTempHome();

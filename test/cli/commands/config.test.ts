@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, useTempHome } from './helpers/run-cli.js';
+import { runCli, useTempHome } from '../helpers/run-cli.js';
 
 const KEY = 'sk_test_config_cmd_5678';
 const ENV_KEY = 'sk_env_should_not_be_stored_9999';

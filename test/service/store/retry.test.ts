@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/service/service-error.js';
-import { withRetry } from '../../src/service/store/retry.js';
+import { ServiceError } from '../../../src/service/service-error.js';
+import { withRetry } from '../../../src/service/store/retry.js';
 
 /** A fake clock that advances only when the retry sleeps. */
 function fakeTime() {

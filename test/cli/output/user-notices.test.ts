@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { json, startTestServer } from '../client/test-server.js';
-import { runCli, useTempHome } from './helpers/run-cli.js';
-import { createdUserNotice } from '../../src/cli/output/user-notices.js';
+import { json, startTestServer } from '../../client/test-server.js';
+import { runCli, useTempHome } from '../helpers/run-cli.js';
+import { createdUserNotice } from '../../../src/cli/output/user-notices.js';
 
 const KEY = 'sk_test_messages_never_shown_4321';
 const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';

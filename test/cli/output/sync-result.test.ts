@@ -7,10 +7,10 @@ import {
   syncCompleteLine,
   unusableFilesHint,
   watchProblemsHint,
-} from '../../src/cli/output/sync-result.js';
-import { describeBatch } from '../../src/cli/output/sync-events.js';
-import type { SyncResult } from '../../src/sync/run.js';
-import { createSyncTally } from '../../src/sync/summary.js';
+} from '../../../src/cli/output/sync-result.js';
+import { describeBatch } from '../../../src/cli/output/sync-events.js';
+import type { SyncResult } from '../../../src/sync/run.js';
+import { createSyncTally } from '../../../src/sync/summary.js';
 
 const result = (over: Partial<SyncResult>): SyncResult => ({
   user_id: 'u',

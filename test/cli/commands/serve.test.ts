@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { chooseDatabase } from '../../src/cli/commands/serve.js';
-import { UsageError } from '../../src/errors.js';
-import { describeDatabaseUrl, postgresTarget } from '../../src/service/store/open.js';
+import { chooseDatabase } from '../../../src/cli/commands/serve.js';
+import { UsageError } from '../../../src/errors.js';
+import { describeDatabaseUrl, postgresTarget } from '../../../src/service/store/open.js';
 
 const PG = 'postgres://camroll:secret@db.internal:5432/camroll';
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { openPostgresStore } from '../../src/service/store/postgres.js';
-import type { Store, StoredMedia } from '../../src/service/store/types.js';
-import { testSchema } from './helpers.js';
+import { openPostgresStore } from '../../../src/service/store/postgres.js';
+import type { Store, StoredMedia } from '../../../src/service/store/types.js';
+import { testSchema } from '../helpers.js';
 
 const url = process.env.CAMROLL_TEST_DATABASE_URL;
 const scope = { partnerId: 'acme', environment: 'sandbox' as const };
