@@ -14,8 +14,8 @@ export interface AuthThrottleOptions {
   maxWaiting?: number;
   /** Milliseconds (default Date.now). */
   clock?: () => number;
-  /** Runs `fn` after `ms` (default setTimeout); tests pass their own. */
-  setTimer?: (fn: () => void, ms: number) => void;
+  /** Runs `fn` after `ms` (default setTimeout); returns a function that cancels it. Tests pass their own. */
+  setTimer?: (fn: () => void, ms: number) => (() => void) | void;
 }
 
 /**
@@ -76,7 +76,12 @@ interface Entry {
  */
 export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   const clock = options.clock ?? Date.now;
-  const setTimer = options.setTimer ?? ((fn, ms) => void setTimeout(fn, ms));
+  const setTimer =
+    options.setTimer ??
+    ((fn: () => void, ms: number): (() => void) => {
+      const timer = setTimeout(fn, ms);
+      return () => clearTimeout(timer);
+    });
   const forgetMs = options.forgetAfterSeconds * 1000;
   const maxAddresses = options.maxAddresses ?? 10_000;
   const maxWaitingPerAddress = options.maxWaitingPerAddress ?? 8;
@@ -112,15 +117,18 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
       entry.waiting += 1;
       return new Promise<void>((resolve) => {
         let done = false;
+        let cancel: (() => void) | void = undefined;
         const release = (): void => {
           if (done) return;
           done = true;
           waits.delete(release);
           entry.waiting -= 1;
+          // Released early (the service is closing): a pending timer would keep the process up to maxDelayMs longer.
+          cancel?.();
           resolve();
         };
         waits.add(release);
-        setTimer(release, delay);
+        cancel = setTimer(release, delay);
       });
     },
     releaseAll() {

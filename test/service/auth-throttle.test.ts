@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ADMISSION_DEFAULTS } from '../../src/service/admission.js';
 import { addressKey, AUTH_THROTTLE_DEFAULTS, createAuthThrottle, type AuthThrottleOptions } from '../../src/service/auth-throttle.js';
 import { ACME, makeApp, type TestApp } from './helpers.js';
@@ -116,6 +116,25 @@ describe('the wrong-key throttle', () => {
     for (const wait of waits) expect(await settled(wait)).toBe(true);
     timers.fireAll(); // a late timer is harmless
     expect(throttle.fail('a')).not.toBeNull();
+  });
+
+  it('releaseAll clears the wait timers, so a closed service does not stay up until the longest wait is over', async () => {
+    vi.useFakeTimers();
+    try {
+      const throttle = createAuthThrottle(options({ freeFailures: 0, clock: () => 0 }));
+      const waits = [throttle.fail('a'), throttle.fail('a'), throttle.fail('b')];
+      expect(vi.getTimerCount()).toBe(3);
+      throttle.releaseAll();
+      expect(vi.getTimerCount()).toBe(0);
+      await Promise.all(waits);
+      // A wait its timer ends clears nothing twice and leaves nothing behind.
+      const late = throttle.fail('c');
+      await vi.advanceTimersByTimeAsync(100);
+      await late;
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
