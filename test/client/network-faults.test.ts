@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type WaitNotice } from '../../src/client/index.js';
 import { otherSchemeUrl } from '../../src/client/scheme-probe.js';
 import { nextStep } from '../../src/cli/hints.js';
-import { NetworkError } from '../../src/errors.js';
+import { InterruptedError, NetworkError } from '../../src/errors.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TLS = {
@@ -131,6 +131,27 @@ describe('the wrong scheme', () => {
     const error = await clientFor(`http://127.0.0.1:${closing.port}/v1`, { retry: { maxAttempts: 1 } }).ping().catch((e: unknown) => e);
     expect((error as NetworkError).code).not.toBe('server_speaks_tls');
     expect(['UND_ERR_SOCKET', 'ECONNRESET']).toContain((error as NetworkError).code);
+  });
+
+  it('Ctrl-C during the probe ends it at once: an interruption, the probe socket closed, no wait for the probe timeout', async () => {
+    // The first connection is closed (a failure that may mean TLS); the probe's connection then meets silence.
+    let seen = 0;
+    const controller = new AbortController();
+    let probeClosed: Promise<void> = Promise.resolve();
+    const server = createNetServer((socket) => {
+      seen += 1;
+      if (seen === 1) return void socket.destroy();
+      probeClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      controller.abort();
+    });
+    await listen(server);
+    const { port } = server.address() as AddressInfo;
+    const started = performance.now();
+    const error = await clientFor(`http://127.0.0.1:${port}/v1`).ping({ signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InterruptedError);
+    // The probe would wait up to 5 s for a TLS answer that never comes.
+    expect(performance.now() - started).toBeLessThan(2_500);
+    await probeClosed;
   });
 
   it.each([
