@@ -120,6 +120,36 @@ describe('the wrong scheme', () => {
     expect(nextStep(error)).toBe(`the server speaks TLS: did you mean https://127.0.0.1:${front.port}/v1?`);
   });
 
+  it('http:// against a TLS port that answers plain bytes with a TLS alert (not HTTP at all): the https:// URL named', async () => {
+    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
+    const front = await listen(
+      createNetServer((socket) => {
+        socket.once('data', (first: Buffer) => {
+          if (first[0] === 0x16) {
+            socket.pause();
+            socket.unshift(first);
+            tlsServer.emit('connection', socket);
+            process.nextTick(() => socket.resume());
+            return;
+          }
+          // An alert record: fatal, protocol_version.
+          socket.end(Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46]));
+        });
+      }),
+    );
+    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    const error = await clientFor(`http://127.0.0.1:${front.port}/v1`).ping().catch((e: unknown) => e);
+    expect((error as NetworkError).code).toBe('server_speaks_tls');
+    expect(front.connections()).toBe(2);
+  });
+
+  it('a reply that is not HTTP from a port that is not TLS is named as such, not a TLS server', async () => {
+    const banner = await listen(createNetServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n')));
+    const error = await clientFor(`http://127.0.0.1:${banner.port}/v1`, { retry: { maxAttempts: 1 } }).ping().catch((e: unknown) => e);
+    expect((error as NetworkError).code).toBe('HPE_INVALID_RESPONSE');
+    expect((error as NetworkError).message).toMatch(/does not match the HTTP\/1\.1 protocol/);
+  });
+
   it('a plain HTTP 400 without an envelope on a port that is not TLS stays what it is', async () => {
     const plain = await listen(createHttpServer((_req, res) => res.writeHead(400, { 'content-type': 'text/html' }).end('<html>bad</html>')));
     const error = await clientFor(`http://127.0.0.1:${plain.port}/v1`).ping().catch((e: unknown) => e);

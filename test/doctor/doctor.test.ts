@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,6 +187,43 @@ describe('each broken promise fails its own check, with a hint', () => {
       hint: `the server speaks plain HTTP: did you mean http://127.0.0.1:${port}/v1?`,
     });
     expect(JSON.stringify(checks)).not.toMatch(/SSL routines|openssl/i);
+  });
+
+  it('http:// to a TLS port that answers plain bytes with a TLS alert: one line naming the https:// URL', async () => {
+    const tls = {
+      key: readFileSync(new URL('../../fixtures/tls/test-only-key.pem', import.meta.url)),
+      cert: readFileSync(new URL('../../fixtures/tls/test-only-cert.pem', import.meta.url)),
+    };
+    const tlsServer = createHttpsServer(tls, (_req, res) => res.end('{}'));
+    const sockets = new Set<import('node:net').Socket>();
+    const front = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', (first: Buffer) => {
+        if (first[0] === 0x16) {
+          socket.pause();
+          socket.unshift(first);
+          tlsServer.emit('connection', socket);
+          process.nextTick(() => socket.resume());
+          return;
+        }
+        socket.end(Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46])); // a fatal alert record
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (front.address() as { port: number }).port;
+      const checks = await runDoctor({ target: target({ baseUrl: `http://127.0.0.1:${port}/v1` }) });
+      expect(checks.find((c) => c.name === 'reach.ping')).toEqual({
+        name: 'reach.ping',
+        status: 'fail',
+        detail: 'the server speaks TLS, not plain HTTP (HPE_INVALID_RESPONSE)',
+        hint: `the server speaks TLS: did you mean https://127.0.0.1:${port}/v1?`,
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+    }
   });
 });
 
