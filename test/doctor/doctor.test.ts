@@ -176,6 +176,27 @@ describe('each broken promise fails its own check, with a hint', () => {
     }
   });
 
+  it('https:// to a host that takes the connection and never starts TLS: gives up after the timeout, not after 10 s', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = createNetServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const started = performance.now();
+      const checks = await runDoctor({ target: target({ baseUrl: `https://127.0.0.1:${port}/v1` }), timeoutMs: 300 });
+      // undici's default connect timeout is 10 s; 300 ms plus a probe of the same silence is far below it.
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(checks.find((c) => c.name === 'reach.ping')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/^UND_ERR_CONNECT_TIMEOUT/),
+        hint: 'the host took the connection but did not answer (a hung server or proxy?)',
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('https:// to a plain HTTP server: one line naming the http:// URL, no OpenSSL text', async () => {
     const port = new URL(server.origin).port;
     const checks = await runDoctor({ target: target({ baseUrl: `https://127.0.0.1:${port}/v1` }) });
