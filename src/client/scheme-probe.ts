@@ -6,7 +6,8 @@ import { connect as tlsConnect } from 'node:tls';
  * TLS handshake with OpenSSL's "wrong version number"; http:// against a TLS server sees the
  * connection closed (Node), bytes that are not HTTP, or a 400 page (nginx). Each of those has
  * other causes too, so after one of them the port is asked once, with the other scheme's
- * first bytes, before the failure is named a mismatch.
+ * first bytes, before the failure is named a mismatch (and, for https://, once more whether it
+ * completes a TLS handshake: a TLS port may answer a plain request too).
  */
 
 /** camroll's codes for the two mismatches (src/errors.ts, `network`). */
@@ -40,7 +41,14 @@ export async function detectSchemeMismatch(
   const wait = Math.min(timeoutMs, PROBE_TIMEOUT_MS);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  if (url.protocol === 'https:') return (await speaksPlainHttp(host, port, wait, signal)) ? 'server_speaks_plain_http' : null;
+  if (url.protocol === 'https:') {
+    // nginx answers a plain request on its TLS port with an HTTP 400 page: a port that answers
+    // plain HTTP is a plain server only if it also refuses a TLS handshake. Naming a TLS port
+    // plain would send the user to http://, the key in clear text, after a TLS failure of
+    // another kind (an alert, a proxy in the way).
+    if (!(await speaksPlainHttp(host, port, wait, signal))) return null;
+    return (await speaksTls(host, port, wait, signal)) ? null : 'server_speaks_plain_http';
+  }
   return (await speaksTls(host, port, wait, signal)) ? 'server_speaks_tls' : null;
 }
 
