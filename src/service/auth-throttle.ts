@@ -35,7 +35,7 @@ export interface AuthThrottle {
    * when its 401 goes out at once, else a promise that resolves when it may (a timer: the
    * event loop is never held).
    */
-  fail(address: string): Promise<void> | null;
+  fail(address: string | undefined): Promise<void> | null;
   /** Ends every wait now (the service is closing). */
   releaseAll(): void;
 }
@@ -45,7 +45,9 @@ export interface AuthThrottle {
  * (one host or network is usually given a whole /64, so counting each of its addresses apart
  * would let it step around the waits), an IPv4-mapped IPv6 address as its IPv4 address.
  */
-export function addressKey(address: string): string {
+export function addressKey(address: string | undefined): string {
+  // Fastify's request.ip is the socket's remoteAddress, undefined once the client has gone.
+  if (address === undefined) return 'gone';
   if (!address.includes(':')) return address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1] as string;

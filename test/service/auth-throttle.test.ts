@@ -108,6 +108,14 @@ describe('the wrong-key throttle', () => {
     expect(throttle.fail('2001:db8:0:2::5')).toBeNull(); // another one
   });
 
+  it('counts a client already gone (no address: its socket closed) without failing the request', () => {
+    const timers = manualTimers();
+    const throttle = createAuthThrottle(options({ freeFailures: 1, clock: () => 0, setTimer: timers.setTimer }));
+    expect(throttle.fail(undefined)).toBeNull();
+    expect(throttle.fail(undefined)).not.toBeNull();
+    expect(throttle.fail('192.0.2.1')).toBeNull();
+  });
+
   it('releaseAll ends every wait at once (the service is closing)', async () => {
     const timers = manualTimers();
     const throttle = createAuthThrottle(options({ freeFailures: 0, clock: () => 0, setTimer: timers.setTimer }));
