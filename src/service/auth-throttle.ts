@@ -36,7 +36,10 @@ export interface AuthThrottle {
    * event loop is never held).
    */
   fail(address: string | undefined): Promise<void> | null;
-  /** Ends every wait now (the service is closing). */
+  /**
+   * Ends every wait now, and answers every later wrong key at once (the service is closing: a
+   * request still arriving on an open connection must not hold close() for a wait).
+   */
   releaseAll(): void;
 }
 
@@ -91,6 +94,7 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   // Insertion order is last-failure order (each failure re-inserts), so the first is the oldest.
   const entries = new Map<string, Entry>();
   const waits = new Set<() => void>();
+  let closing = false;
 
   const delayAfter = (failures: number): number => {
     const excess = failures - options.freeFailures;
@@ -115,7 +119,7 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
         if (oldest !== undefined) entries.delete(oldest);
       }
       const delay = delayAfter(entry.failures);
-      if (delay === 0 || entry.waiting >= maxWaitingPerAddress || waits.size >= maxWaiting) return null;
+      if (closing || delay === 0 || entry.waiting >= maxWaitingPerAddress || waits.size >= maxWaiting) return null;
       entry.waiting += 1;
       return new Promise<void>((resolve) => {
         let done = false;
@@ -134,6 +138,7 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
       });
     },
     releaseAll() {
+      closing = true;
       for (const release of [...waits]) release();
     },
   };
