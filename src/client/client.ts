@@ -231,7 +231,8 @@ export function createClient(options: ClientOptions): ApiClient {
     } catch (error) {
       silence(false);
       if (call.signal?.aborted) throw new InterruptedError();
-      const failure = await withSchemeChecked(url, networkErrorFrom(error, endpoint, apiKey, requestInfo, timeoutMs), call.signal);
+      const failed = networkErrorFrom(error, endpoint, apiKey, requestInfo, timeoutMs);
+      const failure = await withSchemeChecked(url, failed, call.signal);
       trace(call, url, attempt, started, { status: null, code: failure.code, requestBody: payload });
       throw failure;
     }

@@ -92,7 +92,7 @@ export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts, 
  */
 export const NOT_HTTP_CODE = 'HPE_INVALID_RESPONSE';
 
-/** The code of a transport failure: its own, its cause's, NOT_HTTP_CODE for a reply that is not HTTP, else `network_error`. */
+/** A transport failure's code: its own, its cause's, NOT_HTTP_CODE for a reply not HTTP, else `network_error`. */
 export function transportFailureCode(error: unknown): string {
   const source = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } } | null;
   if (typeof source?.code === 'string') return source.code;

@@ -75,7 +75,12 @@ export function mismatchHint(mismatch: SchemeMismatch, baseUrl: string): string 
 }
 
 /** Whether the port answers a plain HTTP request with an HTTP status line. */
-function speaksPlainHttp(host: string, port: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+function speaksPlainHttp(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   const hostHeader = isIP(host) === 6 ? `[${host}]` : host;
   return firstBytes(netConnect({ host, port }), 'connect', timeoutMs, signal, (socket) => {
     socket.write(`HEAD / HTTP/1.1\r\nHost: ${hostHeader}:${port}\r\nConnection: close\r\n\r\n`);

@@ -58,9 +58,11 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   // undici's global dispatcher waits 10 s for a connection whatever the timeout: a host that
   // takes the connection and never finishes the TLS handshake would outlast `--timeout 2`.
-  const own = options.dispatcher ? null : new Agent({ connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) } });
+  const connect = { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) };
+  const own = options.dispatcher ? null : new Agent({ connect });
+  const now = options.monotonic ?? (() => performance.now());
   try {
-    return await runChecks(options, { timeoutMs, now: options.monotonic ?? (() => performance.now()), dispatcher: options.dispatcher ?? (own as Agent) });
+    return await runChecks(options, { timeoutMs, now, dispatcher: options.dispatcher ?? (own as Agent) });
   } finally {
     await own?.destroy();
   }
