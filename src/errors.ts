@@ -66,9 +66,10 @@ export const CLIENT_ERROR_CODES = {
   outage: ['host_unreachable'],
   /**
    * camroll's own network codes beside the system's and undici's: the base URL's scheme is not
-   * what the server speaks (confirmed by a probe of the port; src/client/scheme-probe.ts).
+   * what the server speaks (confirmed by a probe of the port; src/client/scheme-probe.ts), and
+   * a reply that is not HTTP (llhttp's family, named by camroll: undici 7 sets no code on it).
    */
-  network: ['server_speaks_plain_http', 'server_speaks_tls'],
+  network: ['server_speaks_plain_http', 'server_speaks_tls', 'HPE_INVALID_RESPONSE'],
   /** `camroll serve` cannot listen where it was told (a taken port, a privileged one, an address not on this machine). */
   listen: ['address_in_use', 'address_forbidden', 'address_unavailable'],
   /** The embedded local service could not be used. */

@@ -56,7 +56,13 @@ export function nextStep(error: unknown): string | null {
     if (error.code === 'address_in_use') {
       return `another program listens on port ${port} (another camroll serve?): pick another --port, or --port 0 for a free one`;
     }
-    if (error.code === 'address_forbidden') return 'pick a port from 1024 up (the default is 8787), or --port 0 for a free one';
+    if (error.code === 'address_forbidden') {
+      // From 1024 up the refusal is the system's policy (a reserved range, a security module).
+      if (port >= 1024) {
+        return `the system does not let camroll listen on port ${port}: pick another --port, or --port 0 for a free one`;
+      }
+      return 'pick a port from 1024 up (the default is 8787), or --port 0 for a free one';
+    }
     return '--host must be an address of this machine: 127.0.0.1 for this machine only, 0.0.0.0 for every interface';
   }
   if (error instanceof NetworkError) {

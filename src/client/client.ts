@@ -232,7 +232,8 @@ export function createClient(options: ClientOptions): ApiClient {
     } catch (error) {
       silence(false);
       if (call.signal?.aborted) throw new InterruptedError();
-      const failure = await withSchemeChecked(url, networkErrorFrom(error, endpoint, apiKey, requestInfo, timeoutMs));
+      const failed = networkErrorFrom(error, endpoint, apiKey, requestInfo, timeoutMs);
+      const failure = await withSchemeChecked(url, failed, call.signal);
       trace(call, url, attempt, started, { status: null, code: failure.code, requestBody: payload });
       throw failure;
     }
@@ -240,7 +241,7 @@ export function createClient(options: ClientOptions): ApiClient {
     if (facts.status < 200 || facts.status > 299) {
       const answered = apiErrorFromResponse(facts, apiKey);
       // nginx answers http:// on its TLS port with a 400 page: a wrong scheme, not a bad request.
-      const failure = answered.code === 'http_400' ? await withSchemeChecked(url, answered) : answered;
+      const failure = answered.code === 'http_400' ? await withSchemeChecked(url, answered, call.signal) : answered;
       if (failure instanceof NetworkError) {
         trace(call, url, attempt, started, { status: null, code: failure.code, ...bodies });
         throw failure;
@@ -260,10 +261,15 @@ export function createClient(options: ClientOptions): ApiClient {
 
   /**
    * The failure as it stands, or, when a probe of the port finds it speaks the other scheme,
-   * a NetworkError that says so (never retried: src/client/network-codes.ts).
+   * a NetworkError that says so (never retried: src/client/network-codes.ts). The call's
+   * signal ends the probe: Ctrl-C does not wait for it.
    */
-  async function withSchemeChecked<E extends NetworkError | ApiError>(url: URL, failure: E): Promise<E | NetworkError> {
-    const mismatch = await detectSchemeMismatch(url, failure.code, timeoutMs);
+  async function withSchemeChecked<E extends NetworkError | ApiError>(
+    url: URL,
+    failure: E,
+    signal: AbortSignal | undefined,
+  ): Promise<E | NetworkError> {
+    const mismatch = await detectSchemeMismatch(url, failure.code, timeoutMs, signal);
     if (mismatch === null) return failure;
     return new NetworkError(mismatch, `${failure.request?.method ?? 'GET'} ${url.href} failed: ${describeMismatch(mismatch)}`, {
       cause: failure.cause ?? failure,

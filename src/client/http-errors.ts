@@ -86,6 +86,21 @@ export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts, 
 }
 
 /**
+ * The code of a reply that is not HTTP (a TLS alert, an SSH banner). undici 7 builds its
+ * HTTPParserError without llhttp's `HPE_*` code, which left such a failure `network_error`,
+ * and the scheme probe (which asks after an `HPE_*` failure) never ran for it.
+ */
+export const NOT_HTTP_CODE = 'HPE_INVALID_RESPONSE';
+
+/** A transport failure's code: its own, its cause's, NOT_HTTP_CODE for a reply not HTTP, else `network_error`. */
+export function transportFailureCode(error: unknown): string {
+  const source = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } } | null;
+  if (typeof source?.code === 'string') return source.code;
+  if (typeof source?.cause?.code === 'string') return source.cause.code;
+  return source?.name === 'HTTPParserError' ? NOT_HTTP_CODE : 'network_error';
+}
+
+/**
  * Wraps a transport failure. Only name, code and message of the original are kept: undici
  * errors can carry request options and headers, which hold the key.
  */
@@ -96,13 +111,8 @@ export function networkErrorFrom(
   request?: RequestInfo,
   timeoutMs?: number,
 ): NetworkError {
-  const source = error as { code?: unknown; name?: unknown; message?: unknown; cause?: { code?: unknown } } | null;
-  const code =
-    typeof source?.code === 'string'
-      ? source.code
-      : typeof source?.cause?.code === 'string'
-        ? source.cause.code
-        : 'network_error';
+  const source = error as { name?: unknown; message?: unknown } | null;
+  const code = transportFailureCode(error);
   const rawMessage = typeof source?.message === 'string' && source.message !== '' ? source.message : String(code);
   const message = redact(plainWords(code, rawMessage, timeoutMs), secret);
   const safeCause = new Error(message);

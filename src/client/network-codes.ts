@@ -43,6 +43,10 @@ export const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EHOSTDOWN',
+  // The machine's own network went (macOS and BSD say ENETDOWN for a dropped Wi-Fi, ECONNABORTED
+  // for a connection the stack gave up on); uncounted, a sync went on failing batch after batch.
+  'ENETDOWN',
+  'ECONNABORTED',
   'EAI_AGAIN',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',

@@ -6,7 +6,8 @@ import { connect as tlsConnect } from 'node:tls';
  * TLS handshake with OpenSSL's "wrong version number"; http:// against a TLS server sees the
  * connection closed (Node), bytes that are not HTTP, or a 400 page (nginx). Each of those has
  * other causes too, so after one of them the port is asked once, with the other scheme's
- * first bytes, before the failure is named a mismatch.
+ * first bytes, before the failure is named a mismatch (and, for https://, once more whether it
+ * completes a TLS handshake: a TLS port may answer a plain request too).
  */
 
 /** camroll's codes for the two mismatches (src/errors.ts, `network`). */
@@ -30,13 +31,25 @@ export function mayBeSchemeMismatch(url: URL, code: string): boolean {
  * After a failure of a request to `url` with `code`: the mismatch, when a probe of the same
  * port confirms the server speaks the other scheme; else null (the failure stands).
  */
-export async function detectSchemeMismatch(url: URL, code: string, timeoutMs: number = PROBE_TIMEOUT_MS): Promise<SchemeMismatch | null> {
-  if (!mayBeSchemeMismatch(url, code)) return null;
+export async function detectSchemeMismatch(
+  url: URL,
+  code: string,
+  timeoutMs: number = PROBE_TIMEOUT_MS,
+  signal?: AbortSignal,
+): Promise<SchemeMismatch | null> {
+  if (!mayBeSchemeMismatch(url, code) || signal?.aborted) return null;
   const wait = Math.min(timeoutMs, PROBE_TIMEOUT_MS);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  if (url.protocol === 'https:') return (await speaksPlainHttp(host, port, wait)) ? 'server_speaks_plain_http' : null;
-  return (await speaksTls(host, port, wait)) ? 'server_speaks_tls' : null;
+  if (url.protocol === 'https:') {
+    // nginx answers a plain request on its TLS port with an HTTP 400 page: a port that answers
+    // plain HTTP is a plain server only if it also refuses a TLS handshake. Naming a TLS port
+    // plain would send the user to http://, the key in clear text, after a TLS failure of
+    // another kind (an alert, a proxy in the way).
+    if (!(await speaksPlainHttp(host, port, wait, signal))) return null;
+    return (await speaksTls(host, port, wait, signal)) ? null : 'server_speaks_plain_http';
+  }
+  return (await speaksTls(host, port, wait, signal)) ? 'server_speaks_tls' : null;
 }
 
 /** `http://host:443/v1` for `https://host/v1`, and the reverse: the base URL with the other scheme, same port. */
@@ -62,22 +75,31 @@ export function mismatchHint(mismatch: SchemeMismatch, baseUrl: string): string 
 }
 
 /** Whether the port answers a plain HTTP request with an HTTP status line. */
-function speaksPlainHttp(host: string, port: number, timeoutMs: number): Promise<boolean> {
+function speaksPlainHttp(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   const hostHeader = isIP(host) === 6 ? `[${host}]` : host;
-  return firstBytes(netConnect({ host, port }), 'connect', timeoutMs, (socket) => {
+  return firstBytes(netConnect({ host, port }), 'connect', timeoutMs, signal, (socket) => {
     socket.write(`HEAD / HTTP/1.1\r\nHost: ${hostHeader}:${port}\r\nConnection: close\r\n\r\n`);
   }).then((bytes) => bytes !== null && bytes.toString('latin1').startsWith('HTTP/'));
 }
 
 /** Whether the port completes a TLS handshake (any certificate: only the protocol is asked). */
-function speaksTls(host: string, port: number, timeoutMs: number): Promise<boolean> {
+function speaksTls(host: string, port: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = tlsConnect({ host, port, rejectUnauthorized: false, ...(isIP(host) === 0 ? { servername: host } : {}) });
     const done = (answer: boolean): void => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
       socket.destroy();
       resolve(answer);
     };
+    // Ctrl-C ends the probe at once: the question no longer matters.
+    const stop = (): void => done(false);
+    signal?.addEventListener('abort', stop, { once: true });
     const timer = setTimeout(() => done(false), timeoutMs);
     socket.once('secureConnect', () => done(true));
     // A TLS alert from the server (it wants a client certificate, say) is TLS all the same.
@@ -86,15 +108,24 @@ function speaksTls(host: string, port: number, timeoutMs: number): Promise<boole
   });
 }
 
-/** The first bytes a socket receives after `start`, or null on an error, a close or the timeout. */
-function firstBytes(socket: Socket, ready: 'connect', timeoutMs: number, start: (socket: Socket) => void): Promise<Buffer | null> {
+/** The first bytes a socket receives after `start`, or null on an error, a close, the timeout or an abort. */
+function firstBytes(
+  socket: Socket,
+  ready: 'connect',
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  start: (socket: Socket) => void,
+): Promise<Buffer | null> {
   return new Promise((resolve) => {
     let received = Buffer.alloc(0);
     const done = (answer: Buffer | null): void => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
       socket.destroy();
       resolve(answer);
     };
+    const stop = (): void => done(null);
+    signal?.addEventListener('abort', stop, { once: true });
     const timer = setTimeout(() => done(received.length > 0 ? received : null), timeoutMs);
     socket.once(ready, () => start(socket));
     socket.on('data', (chunk: Buffer) => {

@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { transportFailureCode } from '../client/http-errors.js';
 import { API_KEY_HEADER } from '../contract/index.js';
 
 /** What a raw request gave: the facts the API client hides (content type, Date, timing). */
@@ -46,8 +47,8 @@ export async function probe(
     }
     return { kind: 'answer', status: response.statusCode, contentType: header('content-type'), date: header('date'), body: text, json, ms: options.now() - started };
   } catch (error) {
-    const source = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
-    const code = typeof source.code === 'string' ? source.code : typeof source.cause?.code === 'string' ? source.cause.code : 'network_error';
+    const source = error as { message?: unknown };
+    const code = transportFailureCode(error);
     // Only the code and message: undici errors can carry the request's headers.
     const raw = typeof source.message === 'string' ? source.message.split(apiKey ?? '\0').join('[redacted]') : code;
     // OpenSSL's own text (`80AC…:error:0A00010B:SSL routines:…`) is noise in a check's line.

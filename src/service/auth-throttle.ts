@@ -14,8 +14,8 @@ export interface AuthThrottleOptions {
   maxWaiting?: number;
   /** Milliseconds (default Date.now). */
   clock?: () => number;
-  /** Runs `fn` after `ms` (default setTimeout); tests pass their own. */
-  setTimer?: (fn: () => void, ms: number) => void;
+  /** Runs `fn` after `ms` (default setTimeout); returns a function that cancels it. Tests pass their own. */
+  setTimer?: (fn: () => void, ms: number) => (() => void) | void;
 }
 
 /**
@@ -35,8 +35,11 @@ export interface AuthThrottle {
    * when its 401 goes out at once, else a promise that resolves when it may (a timer: the
    * event loop is never held).
    */
-  fail(address: string): Promise<void> | null;
-  /** Ends every wait now (the service is closing). */
+  fail(address: string | undefined): Promise<void> | null;
+  /**
+   * Ends every wait now, and answers every later wrong key at once (the service is closing: a
+   * request still arriving on an open connection must not hold close() for a wait).
+   */
   releaseAll(): void;
 }
 
@@ -45,7 +48,9 @@ export interface AuthThrottle {
  * (one host or network is usually given a whole /64, so counting each of its addresses apart
  * would let it step around the waits), an IPv4-mapped IPv6 address as its IPv4 address.
  */
-export function addressKey(address: string): string {
+export function addressKey(address: string | undefined): string {
+  // Fastify's request.ip is the socket's remoteAddress, undefined once the client has gone.
+  if (address === undefined) return 'gone';
   if (!address.includes(':')) return address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1] as string;
@@ -76,7 +81,12 @@ interface Entry {
  */
 export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   const clock = options.clock ?? Date.now;
-  const setTimer = options.setTimer ?? ((fn, ms) => void setTimeout(fn, ms));
+  const setTimer =
+    options.setTimer ??
+    ((fn: () => void, ms: number): (() => void) => {
+      const timer = setTimeout(fn, ms);
+      return () => clearTimeout(timer);
+    });
   const forgetMs = options.forgetAfterSeconds * 1000;
   const maxAddresses = options.maxAddresses ?? 10_000;
   const maxWaitingPerAddress = options.maxWaitingPerAddress ?? 8;
@@ -84,6 +94,7 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   // Insertion order is last-failure order (each failure re-inserts), so the first is the oldest.
   const entries = new Map<string, Entry>();
   const waits = new Set<() => void>();
+  let closing = false;
 
   const delayAfter = (failures: number): number => {
     const excess = failures - options.freeFailures;
@@ -108,22 +119,26 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
         if (oldest !== undefined) entries.delete(oldest);
       }
       const delay = delayAfter(entry.failures);
-      if (delay === 0 || entry.waiting >= maxWaitingPerAddress || waits.size >= maxWaiting) return null;
+      if (closing || delay === 0 || entry.waiting >= maxWaitingPerAddress || waits.size >= maxWaiting) return null;
       entry.waiting += 1;
       return new Promise<void>((resolve) => {
         let done = false;
+        let cancel: (() => void) | void = undefined;
         const release = (): void => {
           if (done) return;
           done = true;
           waits.delete(release);
           entry.waiting -= 1;
+          // Released early (the service is closing): a pending timer would keep the process up to maxDelayMs longer.
+          cancel?.();
           resolve();
         };
         waits.add(release);
-        setTimer(release, delay);
+        cancel = setTimer(release, delay);
       });
     },
     releaseAll() {
+      closing = true;
       for (const release of [...waits]) release();
     },
   };

@@ -17,7 +17,9 @@ export type DryRunFinding =
   | { type: 'plan_unknown_email'; email: string; target: string }
   | { type: 'plan_pass'; pass: 'full' | 'incremental'; hasSynced: boolean }
   | { type: 'plan_unchecked'; error: unknown }
-  | { type: 'plan_no_journal' };
+  | { type: 'plan_no_journal' }
+  /** The service has received nothing for the user, so a real run starts the journal over (see runSync). */
+  | { type: 'plan_journal_reset' };
 
 export interface DryRunJournalOptions {
   identity: SyncIdentity | null;
@@ -45,10 +47,13 @@ export async function findDryRunJournal(options: DryRunJournalOptions): Promise<
     return null;
   }
   let partnerId: string | null = null;
+  // Null when the service said it has received nothing for the user; undefined when not asked.
+  let lastSyncAt: string | null | undefined;
   try {
     await lookups.read(async (client) => {
       partnerId = (await client.health({ signal })).partner_id;
-      const { has_synced: hasSynced } = await client.stats(userId, { signal });
+      const { has_synced: hasSynced, last_sync_at: last } = await client.stats(userId, { signal });
+      lastSyncAt = last;
       onFinding({ type: 'plan_pass', pass: options.full || !hasSynced ? 'full' : 'incremental', hasSynced });
     });
   } catch (error) {
@@ -60,5 +65,12 @@ export async function findDryRunJournal(options: DryRunJournalOptions): Promise<
     onFinding({ type: 'plan_no_journal' });
     return null;
   }
-  return openJournalReader(path);
+  const reader = openJournalReader(path);
+  // A real run finds the journal wrong and starts it over, sending every item: the plan must say the same.
+  if (lastSyncAt === null && reader.hasAccepted()) {
+    reader.close();
+    onFinding({ type: 'plan_journal_reset' });
+    return null;
+  }
+  return reader;
 }

@@ -11,6 +11,8 @@ export type ItemPlan = 'answered' | 'changed' | 'pending' | 'new';
 export interface JournalReader {
   readonly path: string;
   plan(id: string, fingerprint: Buffer): ItemPlan;
+  /** Whether the journal holds any accepted item (a real run clears such a journal when the service has none). */
+  hasAccepted(): boolean;
   close(): void;
 }
 
@@ -69,6 +71,7 @@ export function openJournalReader(path: string): JournalReader {
   const db = openReadOnly(path);
   const outcome = db.prepare<[string], Buffer>('SELECT fingerprint FROM outcomes WHERE id = ?').pluck();
   const pending = db.prepare<[string], number>('SELECT 1 FROM pending WHERE id = ?').pluck();
+  const anyAccepted = db.prepare<[], number>('SELECT 1 FROM outcomes WHERE outcome = 0 LIMIT 1').pluck();
   return {
     path,
     plan(id, fingerprint) {
@@ -76,6 +79,7 @@ export function openJournalReader(path: string): JournalReader {
       if (stored !== undefined) return Buffer.from(stored).equals(fingerprint) ? 'answered' : 'changed';
       return pending.get(id) === undefined ? 'new' : 'pending';
     },
+    hasAccepted: () => anyAccepted.get() !== undefined,
     close: () => db.close(),
   };
 }

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type WaitNotice } from '../../src/client/index.js';
-import { otherSchemeUrl } from '../../src/client/scheme-probe.js';
+import { detectSchemeMismatch, otherSchemeUrl } from '../../src/client/scheme-probe.js';
 import { nextStep } from '../../src/cli/hints.js';
-import { NetworkError } from '../../src/errors.js';
+import { InterruptedError, NetworkError } from '../../src/errors.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TLS = {
@@ -82,8 +82,8 @@ describe('the wrong scheme', () => {
     expect((error as NetworkError).message).toBe(`GET ${baseUrl}/ping failed: the server speaks plain HTTP, not TLS`);
     expect(String((error as Error).message)).not.toMatch(/SSL routines|openssl/i);
     expect(nextStep(error)).toBe(`the server speaks plain HTTP: did you mean http://127.0.0.1:${plain.port}/v1?`);
-    // The request and the probe: no retry.
-    expect(plain.connections()).toBe(2);
+    // The request and the probe (a plain request answered, a TLS handshake refused): no retry.
+    expect(plain.connections()).toBe(3);
   });
 
   it('http:// against a TLS server: one attempt, the https:// URL named', async () => {
@@ -120,6 +120,64 @@ describe('the wrong scheme', () => {
     expect(nextStep(error)).toBe(`the server speaks TLS: did you mean https://127.0.0.1:${front.port}/v1?`);
   });
 
+  it('http:// against a TLS port that answers plain bytes with a TLS alert (not HTTP at all): the https:// URL named', async () => {
+    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
+    const front = await listen(
+      createNetServer((socket) => {
+        socket.once('data', (first: Buffer) => {
+          if (first[0] === 0x16) {
+            socket.pause();
+            socket.unshift(first);
+            tlsServer.emit('connection', socket);
+            process.nextTick(() => socket.resume());
+            return;
+          }
+          // An alert record: fatal, protocol_version.
+          socket.end(Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46]));
+        });
+      }),
+    );
+    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    const error = await clientFor(`http://127.0.0.1:${front.port}/v1`).ping().catch((e: unknown) => e);
+    expect((error as NetworkError).code).toBe('server_speaks_tls');
+    expect(front.connections()).toBe(2);
+  });
+
+  it('a reply that is not HTTP from a port that is not TLS is named as such, not a TLS server', async () => {
+    const banner = await listen(createNetServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n')));
+    const error = await clientFor(`http://127.0.0.1:${banner.port}/v1`, { retry: { maxAttempts: 1 } }).ping().catch((e: unknown) => e);
+    expect((error as NetworkError).code).toBe('HPE_INVALID_RESPONSE');
+    expect((error as NetworkError).message).toMatch(/does not match the HTTP\/1\.1 protocol/);
+  });
+
+  it("a TLS failure on a port that answers plain requests with a 400 page (nginx's TLS port) is not called plain HTTP", async () => {
+    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
+    const page = '<html><body>400 The plain HTTP request was sent to HTTPS port</body></html>';
+    const front = await listen(
+      createNetServer((socket) => {
+        socket.once('data', (first: Buffer) => {
+          if (first[0] === 0x16) {
+            socket.pause();
+            socket.unshift(first);
+            tlsServer.emit('connection', socket);
+            process.nextTick(() => socket.resume());
+            return;
+          }
+          socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`);
+        });
+      }),
+    );
+    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    // The failure codes after which the probe asks (an alert, or a proxy in the way): the port
+    // speaks TLS, so the hint must not send the key to http:// in clear text.
+    for (const code of ['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER']) {
+      expect(await detectSchemeMismatch(new URL(`https://127.0.0.1:${front.port}/v1/ping`), code), code).toBeNull();
+    }
+    // A plain HTTP server is still named as such.
+    const plain = await listen(createHttpServer((_req, res) => res.end('{}')));
+    expect(await detectSchemeMismatch(new URL(`https://127.0.0.1:${plain.port}/v1/ping`), 'EPROTO')).toBe('server_speaks_plain_http');
+  });
+
   it('a plain HTTP 400 without an envelope on a port that is not TLS stays what it is', async () => {
     const plain = await listen(createHttpServer((_req, res) => res.writeHead(400, { 'content-type': 'text/html' }).end('<html>bad</html>')));
     const error = await clientFor(`http://127.0.0.1:${plain.port}/v1`).ping().catch((e: unknown) => e);
@@ -131,6 +189,27 @@ describe('the wrong scheme', () => {
     const error = await clientFor(`http://127.0.0.1:${closing.port}/v1`, { retry: { maxAttempts: 1 } }).ping().catch((e: unknown) => e);
     expect((error as NetworkError).code).not.toBe('server_speaks_tls');
     expect(['UND_ERR_SOCKET', 'ECONNRESET']).toContain((error as NetworkError).code);
+  });
+
+  it('Ctrl-C during the probe ends it at once: an interruption, the probe socket closed, no wait for the probe timeout', async () => {
+    // The first connection is closed (a failure that may mean TLS); the probe's connection then meets silence.
+    let seen = 0;
+    const controller = new AbortController();
+    let probeClosed: Promise<void> = Promise.resolve();
+    const server = createNetServer((socket) => {
+      seen += 1;
+      if (seen === 1) return void socket.destroy();
+      probeClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      controller.abort();
+    });
+    await listen(server);
+    const { port } = server.address() as AddressInfo;
+    const started = performance.now();
+    const error = await clientFor(`http://127.0.0.1:${port}/v1`).ping({ signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InterruptedError);
+    // The probe would wait up to 5 s for a TLS answer that never comes.
+    expect(performance.now() - started).toBeLessThan(2_500);
+    await probeClosed;
   });
 
   it.each([

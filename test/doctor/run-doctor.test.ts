@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -221,6 +223,27 @@ describe('each broken promise fails its own check, with a hint', () => {
     }
   });
 
+  it('https:// to a host that takes the connection and never starts TLS: gives up after the timeout, not after 10 s', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = createNetServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const started = performance.now();
+      const checks = await runDoctor({ target: target({ baseUrl: `https://127.0.0.1:${port}/v1` }), timeoutMs: 300 });
+      // undici's default connect timeout is 10 s; 300 ms plus a probe of the same silence is far below it.
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(checks.find((c) => c.name === 'reach.ping')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/^UND_ERR_CONNECT_TIMEOUT/),
+        hint: 'the host took the connection but did not answer (a hung server or proxy?)',
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('https:// to a plain HTTP server: one line naming the http:// URL, no OpenSSL text', async () => {
     const port = new URL(server.origin).port;
     const checks = await runDoctor({ target: target({ baseUrl: `https://127.0.0.1:${port}/v1` }) });
@@ -232,6 +255,43 @@ describe('each broken promise fails its own check, with a hint', () => {
       hint: `the server speaks plain HTTP: did you mean http://127.0.0.1:${port}/v1?`,
     });
     expect(JSON.stringify(checks)).not.toMatch(/SSL routines|openssl/i);
+  });
+
+  it('http:// to a TLS port that answers plain bytes with a TLS alert: one line naming the https:// URL', async () => {
+    const tls = {
+      key: readFileSync(new URL('../../fixtures/tls/test-only-key.pem', import.meta.url)),
+      cert: readFileSync(new URL('../../fixtures/tls/test-only-cert.pem', import.meta.url)),
+    };
+    const tlsServer = createHttpsServer(tls, (_req, res) => res.end('{}'));
+    const sockets = new Set<import('node:net').Socket>();
+    const front = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', (first: Buffer) => {
+        if (first[0] === 0x16) {
+          socket.pause();
+          socket.unshift(first);
+          tlsServer.emit('connection', socket);
+          process.nextTick(() => socket.resume());
+          return;
+        }
+        socket.end(Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46])); // a fatal alert record
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (front.address() as { port: number }).port;
+      const checks = await runDoctor({ target: target({ baseUrl: `http://127.0.0.1:${port}/v1` }) });
+      expect(checks.find((c) => c.name === 'reach.ping')).toEqual({
+        name: 'reach.ping',
+        status: 'fail',
+        detail: 'the server speaks TLS, not plain HTTP (HPE_INVALID_RESPONSE)',
+        hint: `the server speaks TLS: did you mean https://127.0.0.1:${port}/v1?`,
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+    }
   });
 });
 

@@ -58,5 +58,20 @@ describe('camroll sync: the same bytes at two paths', () => {
       const again = await sync(roots);
       expect(again, name).toMatchObject({ outcome: 'ok', files: 3, duplicates: 1, sent: 0, skipped_already_sent: 2 });
     }
+
+    // The dry run's plan counts what the real run did: nothing to send, both ids answered.
+    for (const roots of [folders, [...folders].reverse()]) {
+      const dry = await runCamroll(['sync', ...roots, '--email', 'dupes@example.com', '--json', '--no-events', '--dry-run'], {
+        env: env.clientEnv(env.serve.baseUrl),
+      });
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(JSON.parse(dry.stdout)).toMatchObject({
+        dry_run: true,
+        files: 3,
+        duplicates: 1,
+        skipped_already_sent: 2,
+        plan: { new: 0, changed: 0, pending: 0, already_answered: 2 },
+      });
+    }
   }, 180_000);
 });

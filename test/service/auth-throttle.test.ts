@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ADMISSION_DEFAULTS } from '../../src/service/admission.js';
 import { addressKey, AUTH_THROTTLE_DEFAULTS, createAuthThrottle, type AuthThrottleOptions } from '../../src/service/auth-throttle.js';
 import { ACME, makeApp, type TestApp } from './helpers.js';
@@ -108,14 +108,43 @@ describe('the wrong-key throttle', () => {
     expect(throttle.fail('2001:db8:0:2::5')).toBeNull(); // another one
   });
 
-  it('releaseAll ends every wait at once (the service is closing)', async () => {
+  it('counts a client already gone (no address: its socket closed) without failing the request', () => {
+    const timers = manualTimers();
+    const throttle = createAuthThrottle(options({ freeFailures: 1, clock: () => 0, setTimer: timers.setTimer }));
+    expect(throttle.fail(undefined)).toBeNull();
+    expect(throttle.fail(undefined)).not.toBeNull();
+    expect(throttle.fail('192.0.2.1')).toBeNull();
+  });
+
+  it('releaseAll ends every wait at once, and later wrong keys do not wait (the service is closing)', async () => {
     const timers = manualTimers();
     const throttle = createAuthThrottle(options({ freeFailures: 0, clock: () => 0, setTimer: timers.setTimer }));
     const waits = [throttle.fail('a'), throttle.fail('b')];
     throttle.releaseAll();
     for (const wait of waits) expect(await settled(wait)).toBe(true);
     timers.fireAll(); // a late timer is harmless
-    expect(throttle.fail('a')).not.toBeNull();
+    // A wrong key still arriving on an open connection while the service closes: no wait to hold close().
+    expect(throttle.fail('a')).toBeNull();
+    expect(timers.pending).toEqual([]);
+  });
+
+  it('releaseAll clears the wait timers, so a closed service does not stay up until the longest wait is over', async () => {
+    vi.useFakeTimers();
+    try {
+      const throttle = createAuthThrottle(options({ freeFailures: 0, clock: () => 0 }));
+      const waits = [throttle.fail('a'), throttle.fail('a'), throttle.fail('b')];
+      expect(vi.getTimerCount()).toBe(3);
+      throttle.releaseAll();
+      expect(vi.getTimerCount()).toBe(0);
+      await Promise.all(waits);
+      // A wait its timer ends clears nothing twice and leaves nothing behind.
+      const late = throttle.fail('c');
+      await vi.advanceTimersByTimeAsync(100);
+      await late;
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -11,7 +11,15 @@ const USER = '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11';
 const TARGET = 'https://api.example.com/v1';
 
 /** Lookups answering from fixed values; `reads` counts the connections a dry run opened. */
-function lookups(answer: { known?: string; hasSynced?: boolean; failure?: Error }): DryRunLookups & { reads: number } {
+interface Answers {
+  known?: string;
+  hasSynced?: boolean;
+  /** Null: the service has received nothing for the user. */
+  lastSyncAt?: string | null;
+  failure?: Error;
+}
+
+function lookups(answer: Answers): DryRunLookups & { reads: number } {
   const fake = {
     reads: 0,
     target: async () => TARGET,
@@ -21,7 +29,10 @@ function lookups(answer: { known?: string; hasSynced?: boolean; failure?: Error 
       if (answer.failure) throw answer.failure;
       const client = {
         health: async () => ({ status: 'ok', partner_id: 'partner-1', environment: 'sandbox', rate_limit: null }),
-        stats: async () => ({ has_synced: answer.hasSynced ?? false }),
+        stats: async () => ({
+          has_synced: answer.hasSynced ?? false,
+          last_sync_at: 'lastSyncAt' in answer ? answer.lastSyncAt : '2024-07-13T00:00:00Z',
+        }),
       };
       return use(client as never);
     },
@@ -80,6 +91,27 @@ describe('findDryRunJournal', () => {
       expect(reader).not.toBeNull();
       reader?.close();
       expect(found.map((f) => f.type)).not.toContain('plan_no_journal');
+    }
+  });
+
+  it('a journal with accepted items for a user the service has received nothing for: a real run starts it over, so no plan', async () => {
+    const journal = openJournal({ dir, key: { baseUrl: TARGET, partnerId: 'partner-1', userId: USER } });
+    const item = { id: 'sha256:' + 'a'.repeat(64), fingerprint: Buffer.from('fp') };
+    const pass = journal.beginPass('full');
+    journal.completeBatch(journal.beginBatch(pass, [item]), { accepted: [item], rejected: [] });
+    journal.close();
+
+    const reset: DryRunFinding[] = [];
+    expect(await find({ userId: USER }, reset, lookups({ hasSynced: false, lastSyncAt: null }))).toBeNull();
+    expect(reset.map((f) => f.type)).toEqual(['plan_pass', 'plan_journal_reset']);
+
+    // The service has the user's items, or could not be asked: the journal is what a real run uses.
+    for (const lookup of [lookups({ hasSynced: true }), lookups({ failure: new Error('down') })]) {
+      const found: DryRunFinding[] = [];
+      const reader = await find({ userId: USER }, found, lookup);
+      expect(reader?.plan(item.id, item.fingerprint)).toBe('answered');
+      reader?.close();
+      expect(found.map((f) => f.type)).not.toContain('plan_journal_reset');
     }
   });
 });

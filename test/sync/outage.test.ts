@@ -26,6 +26,15 @@ describe('the outage tracker', () => {
     expect(createOutageTracker(5).observe(attempt)).toEqual({ stop: true, reason });
   });
 
+  it.each(['ENETDOWN', 'ECONNABORTED', 'EHOSTUNREACH', 'UND_ERR_SOCKET'])('counts %s (the network or the connection went) toward the limit', (code) => {
+    const tracker = createOutageTracker(2);
+    expect(tracker.observe({ status: null, code }).stop).toBe(false);
+    expect(tracker.observe({ status: null, code })).toEqual({
+      stop: true,
+      reason: `the host stopped answering: 2 connection failures in a row (last: ${code})`,
+    });
+  });
+
   it('ignores what is not a connection failure (a contract violation, an unknown code)', () => {
     const tracker = createOutageTracker(1);
     expect(tracker.observe({ status: 200, code: 'contract_violation' }).stop).toBe(false);

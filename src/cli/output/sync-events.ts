@@ -131,6 +131,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       case 'plan_pass':
       case 'plan_unchecked':
       case 'plan_no_journal':
+      case 'plan_journal_reset':
         return note(noticeLine(describeFinding(event)));
       case 'watching':
         return watchNote(
@@ -179,6 +180,11 @@ export function describeFinding(finding: DryRunFinding): string {
       return `dry run: could not check with the service (${describeError(finding.error)}); counting from the local journal alone`;
     case 'plan_no_journal':
       return 'dry run: no sync journal for this user and target on this machine: a real run would send every item';
+    case 'plan_journal_reset':
+      return (
+        'dry run: the sync journal does not match the service (it has received nothing for this user): ' +
+        'a real run would start it over and send every item'
+      );
   }
 }
 
