@@ -84,7 +84,7 @@ describe('findDryRunJournal', () => {
     }
   });
 
-  it('a journal of a newer camroll is refused by name, with the service or without, never counted as none', async () => {
+  it('a journal of a newer camroll is refused by name, with or without the service, never taken for none', async () => {
     const journal = openJournal({ dir, key: { baseUrl: TARGET, partnerId: 'partner-1', userId: USER } });
     const path = journal.path;
     journal.close();
@@ -93,7 +93,8 @@ describe('findDryRunJournal', () => {
     db.close();
     for (const lookup of [lookups({ hasSynced: true }), lookups({ failure: new Error('down') })]) {
       const found: DryRunFinding[] = [];
-      const refused = { code: 'journal_error', message: expect.stringContaining(`${path} was written by a newer camroll`) };
+      const message = expect.stringContaining(`${path} was written by a newer camroll`);
+      const refused = { code: 'journal_error', message };
       await expect(find({ userId: USER }, found, lookup)).rejects.toMatchObject(refused);
       expect(found.map((f) => f.type)).not.toContain('plan_no_journal');
     }
