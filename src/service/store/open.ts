@@ -49,7 +49,9 @@ export async function openStoreAt(target: StoreTarget, retry?: StoreRetryOptions
   } catch (error) {
     const where = `the PostgreSQL database at ${describeDatabaseUrl(target.url)}`;
     // A schema of a newer camroll is not an outage: upgrading is the fix, as for a SQLite file.
-    if (error instanceof LocalStateError) throw new LocalStateError(error.code, `${where} ${error.message}`, { cause: error });
+    if (error instanceof LocalStateError) {
+      throw new LocalStateError(error.code, `${where} ${error.message}`, { cause: error });
+    }
     const reason = error instanceof Error ? error.message : String(error);
     throw new StartupError('database_unavailable', `cannot open ${where}: ${reason}`, {
       cause: error,
