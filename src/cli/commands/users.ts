@@ -61,7 +61,6 @@ const ENTRY_COLUMNS = [
   { header: 'SOURCE', value: (e: DirectoryEntry) => e.source },
 ];
 
-/** Runs `use` with the user directory open, and always closes it. */
 /**
  * `camroll users`: create a user on the service, and the directory of users known on this
  * machine (list, show, import, forget), which `events`, `stats` and `sync` read for `--email`.
