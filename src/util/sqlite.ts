@@ -62,7 +62,8 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
   try {
     if (!readonly) {
       db.pragma('journal_mode = WAL');
-      restrictToOwner(path, `${path}-wal`, `${path}-shm`);
+      // `:memory:` names no file: one of that name in the working folder is not ours to chmod.
+      if (path !== ':memory:') restrictToOwner(path, `${path}-wal`, `${path}-shm`);
       db.pragma('synchronous = NORMAL');
     }
     const tooNew = (found: number): LocalStateError =>
