@@ -54,10 +54,10 @@ export const INGEST_STEPS: readonly IngestStep[] = [
     name: 'key',
     stage: 'onRequest',
     where: 'app.ts (the v1 onRequest hook), keys.ts, auth-throttle.ts',
-    refuses: ['invalid_api_key', 'rate_limited'],
+    refuses: ['invalid_api_key'],
     why:
-      'before the body is read: a stranger cannot make the service read 8 MiB, and a wrong key gets 401 (429 once ' +
-      'an address guesses too often)',
+      'before the body is read: a stranger cannot make the service read 8 MiB; a wrong key always gets 401, later ' +
+      'and later once an address guesses too often (never 429, which a client would retry)',
   },
   {
     name: 'body',

@@ -35,9 +35,11 @@ export function findJournal(dir: string, key: Omit<JournalKey, 'partnerId'> & { 
   for (const name of names) {
     let db: Database.Database;
     try {
-      db = openReadOnly(join(dir, name));
+      // A newer camroll's journal is still told by its meta: when it is this user's, the
+      // reader refuses it by name (upgrade camroll) rather than the dry run counting without it.
+      db = openReadOnly(join(dir, name), { acceptNewer: true });
     } catch {
-      continue; // Not a journal this camroll can read (damaged, or newer): not the one.
+      continue; // Not a journal (damaged, or not a database): not the one.
     }
     try {
       const meta = Object.fromEntries(db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
@@ -52,14 +54,14 @@ export function findJournal(dir: string, key: Omit<JournalKey, 'partnerId'> & { 
 }
 
 /** A journal through the versioned open, read-only: no lock, no schema change, the file must exist. */
-function openReadOnly(path: string): Database.Database {
+function openReadOnly(path: string, options: { acceptNewer?: boolean } = {}): Database.Database {
   return openVersionedDatabase({
     path,
     what: 'the sync journal',
     migrations: JOURNAL_MIGRATIONS,
     codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
     readonly: true,
-    probe: 'SELECT 1 FROM outcomes LIMIT 1',
+    ...(options.acceptNewer === true ? { acceptNewer: true } : { probe: 'SELECT 1 FROM outcomes LIMIT 1' }),
   });
 }
 

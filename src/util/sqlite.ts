@@ -27,6 +27,11 @@ export interface VersionedDatabaseOptions {
   codes: { unreadable: LocalStateErrorCode; tooNew: LocalStateErrorCode };
   /** Read only: no schema change, no WAL switch, the file must exist. */
   readonly?: boolean;
+  /**
+   * With `readonly`: a file written by a newer camroll is opened as it is, not refused, for a
+   * read of what every version keeps alike (a journal's `meta`, to tell whose it is).
+   */
+  acceptNewer?: boolean;
   busyTimeoutMs?: number;
   /** A read that surfaces a damaged file at open rather than mid-run (e.g. `SELECT 1 FROM t LIMIT 1`). */
   probe?: string;
@@ -57,14 +62,15 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
   try {
     if (!readonly) {
       db.pragma('journal_mode = WAL');
-      restrictToOwner(path, `${path}-wal`, `${path}-shm`);
+      // `:memory:` names no file: one of that name in the working folder is not ours to chmod.
+      if (path !== ':memory:') restrictToOwner(path, `${path}-wal`, `${path}-shm`);
       db.pragma('synchronous = NORMAL');
     }
     const tooNew = (found: number): LocalStateError =>
       new LocalStateError(codes.tooNew, `${what} ${path} was written by a newer camroll (schema ${found} is newer than this camroll's ${version}); upgrade camroll`);
     const current = (): number => db.pragma('user_version', { simple: true }) as number;
     const found = current();
-    if (found > version) throw tooNew(found);
+    if (found > version && !(readonly && options.acceptNewer === true)) throw tooNew(found);
     if (found < version && !readonly) {
       // IMMEDIATE: the write lock is taken before the version is read again, so a second
       // process that got here too waits, then finds the schema made.

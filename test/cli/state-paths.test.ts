@@ -36,8 +36,22 @@ describe('state paths come from the context (ctx.paths), resolved once by main',
     expect(existsSync(join(paths.data, 'users.sqlite3'))).toBe(true);
     const listed = await runCli(['users', 'list', '--json'], { paths });
     expect(JSON.parse(listed.stdout)).toMatchObject([{ email: 'ana@example.com' }]);
-    // Nothing was written under the XDG folders of the process.
+    // Nothing was written under the temp home (runCli's default folders).
     expect(readdirSync(home.home)).toEqual([]);
+  });
+
+  it("tests use the temp home's folders as given: the process's XDG_* (macOS ignores them) play no part", async () => {
+    const saved = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = join(own, 'elsewhere');
+    try {
+      expect((await runCli(['config', 'path'])).stdout).toBe(`${join(home.paths.config, 'config.json')}\n`);
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = saved;
+    }
+    // Without a temp home, a test cannot run the CLI at all: never against the real home.
+    home.cleanup();
+    await expect(runCli(['config', 'path'])).rejects.toThrow(/useTempHome/);
   });
 
   it('nothing below main reads the process environment or resolves the folders itself', () => {

@@ -186,6 +186,15 @@ describe('the ingest request order (INGEST_STEPS)', () => {
     expect(await scenario.run()).toBe(scenario.answer);
   });
 
+  it("the key step's codes are the ones it answers: a wrong key past the free guesses is 401, never 429", async () => {
+    // Waits run at once: the codes are under test here, not the delays.
+    const throttle = { freeFailures: 2, baseDelayMs: 1, maxDelayMs: 1, forgetAfterSeconds: 60 };
+    t = await makeApp({ authThrottle: { ...throttle, setTimer: (fn) => fn() } });
+    const codes = new Set<string>();
+    for (let i = 0; i < 6; i += 1) codes.add(await codeOf(t.app, 'sk_wrong', media(UNKNOWN_USER), batch));
+    expect([...codes]).toEqual(INGEST_STEPS.find((step) => step.name === 'key')!.refuses);
+  });
+
   it('a request no step refuses is stored and answered', async () => {
     t = await makeApp();
     expect(await codeOf(t.app, ACME, media(await createUser(t.app, ACME, 'ok@example.com')), batch)).toBe('ok');

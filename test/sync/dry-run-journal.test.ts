@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
 import { findDryRunJournal, type DryRunFinding, type DryRunLookups } from '../../src/sync/dry-run-journal.js';
-import { openJournal } from '../../src/sync/journal.js';
+import { JOURNAL_SCHEMA_VERSION, openJournal } from '../../src/sync/journal.js';
 import type { SyncIdentity } from '../../src/sync/run.js';
 
 const USER = '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11';
@@ -112,6 +113,22 @@ describe('findDryRunJournal', () => {
       expect(reader?.plan(item.id, item.fingerprint)).toBe('answered');
       reader?.close();
       expect(found.map((f) => f.type)).not.toContain('plan_journal_reset');
+      }
+    });
+
+  it('a journal of a newer camroll is refused by name, with or without the service, never taken for none', async () => {
+    const journal = openJournal({ dir, key: { baseUrl: TARGET, partnerId: 'partner-1', userId: USER } });
+    const path = journal.path;
+    journal.close();
+    const db = new Database(path);
+    db.pragma(`user_version = ${JOURNAL_SCHEMA_VERSION + 1}`);
+    db.close();
+    for (const lookup of [lookups({ hasSynced: true }), lookups({ failure: new Error('down') })]) {
+      const found: DryRunFinding[] = [];
+      const message = expect.stringContaining(`${path} was written by a newer camroll`);
+      const refused = { code: 'journal_error', message };
+      await expect(find({ userId: USER }, found, lookup)).rejects.toMatchObject(refused);
+      expect(found.map((f) => f.type)).not.toContain('plan_no_journal');
     }
   });
 });

@@ -225,5 +225,18 @@ describe('journal', () => {
     db.close();
     expect(() => openJournalReader(path)).toThrow(expect.objectContaining({ code: 'journal_error', message: expect.stringContaining(`${path} was written by a newer camroll`) }));
   });
+
+  it("without the host, a newer camroll's journal is found by its meta, then refused by name", () => {
+    openJournal({ dir, key }).close();
+    const path = join(dir, journalFileName(key));
+    const db = new Database(path);
+    db.pragma(`user_version = ${JOURNAL_SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(findJournal(dir, { ...key, partnerId: null })).toBe(path);
+    expect(findJournal(dir, { ...key, userId: 'someone-else', partnerId: null })).toBeNull();
+    const message = expect.stringContaining('newer camroll');
+    const refused = expect.objectContaining({ code: 'journal_error', message });
+    expect(() => openJournalReader(path)).toThrow(refused);
+  });
 });
 

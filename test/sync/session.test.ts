@@ -6,6 +6,7 @@ import type { HealthResult, SyncCompleteResult } from '../../src/client/index.js
 import type { MediaMetadata, Stats } from '../../src/contract/index.js';
 import { InterruptedError, OutageError } from '../../src/errors.js';
 import type { SyncClient } from '../../src/sync/run.js';
+import { INTERRUPTED } from '../../src/sync/ending.js';
 import { runSyncSession, type SyncEvent, type SyncService, type SyncSessionOptions } from '../../src/sync/session.js';
 import { FRESH_STATS } from '../cli/helpers/stats.js';
 
@@ -137,6 +138,45 @@ describe('runSyncSession', () => {
       message: 'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the host is back',
     });
     expect(closed).toBe(true);
+  });
+
+  it('a failure opening the service passes unchanged, and nothing is left open', async () => {
+    const refused = new Error('no base URL configured');
+    const service: SyncService = {
+      ...noLookups,
+      open: async () => {
+        throw refused;
+      },
+    };
+    expect(await runSyncSession(options(service, [])).catch((error: unknown) => error)).toBe(refused);
+  });
+
+  it('Ctrl-C while the watches are set: an interruption before anything was sent; the service closed', async () => {
+    const controller = new AbortController();
+    const sent: MediaMetadata[] = [];
+    let closed = false;
+    const service: SyncService = {
+      ...noLookups,
+      open: async () => {
+        // The user presses Ctrl-C once the connection is up, while the watches are being set.
+        controller.abort();
+        return {
+          client: acceptingClient(sent),
+          target: TARGET,
+          users: { recall: () => null, remember: () => undefined },
+          close: async () => {
+            closed = true;
+          },
+        };
+      },
+    };
+    const pass = { dryRun: false as const, identity: { userId: USER }, watch: { poll: false } };
+    const session = runSyncSession(options(service, [], { pass, signal: controller.signal }));
+    const failure = await session.catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InterruptedError);
+    expect(failure).toMatchObject({ message: INTERRUPTED });
+    expect(closed).toBe(true);
+    expect(sent).toEqual([]);
   });
 
   it('a dry run reads the journal without opening the service to send, and counts every file', async () => {

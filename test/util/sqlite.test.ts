@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -147,6 +147,24 @@ describe('openVersionedDatabase', () => {
     expect(() => db.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1')).toThrow(/readonly/);
     db.close();
     expect(calls).toEqual([]);
+  });
+});
+
+describe('an in-memory database', () => {
+  it('touches no file, not even one named `:memory:` in the working folder', () => {
+    const before = process.cwd();
+    writeFileSync(join(dir, ':memory:'), 'a file of the user\'s');
+    chmodSync(join(dir, ':memory:'), 0o644); // whatever the umask
+    process.chdir(dir);
+    try {
+      const db = openVersionedDatabase(options(':memory:', 1));
+      db.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1');
+      db.close();
+    } finally {
+      process.chdir(before);
+    }
+    expect(statSync(join(dir, ':memory:')).mode & 0o777).toBe(0o644);
+    expect(readFileSync(join(dir, ':memory:'), 'utf8')).toBe("a file of the user's");
   });
 });
 

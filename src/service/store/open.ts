@@ -1,4 +1,4 @@
-import { StartupError } from '../../errors.js';
+import { LocalStateError, StartupError } from '../../errors.js';
 import type { StoreRetryOptions } from './retry.js';
 import type { Store } from './types.js';
 
@@ -47,8 +47,13 @@ export async function openStoreAt(target: StoreTarget, retry?: StoreRetryOptions
   try {
     return await openPostgresStore({ url: target.url, ...(target.schema ? { schema: target.schema } : {}), ...(retry ? { retry } : {}) });
   } catch (error) {
+    const where = `the PostgreSQL database at ${describeDatabaseUrl(target.url)}`;
+    // A schema of a newer camroll is not an outage: upgrading is the fix, as for a SQLite file.
+    if (error instanceof LocalStateError) {
+      throw new LocalStateError(error.code, `${where} ${error.message}`, { cause: error });
+    }
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StartupError('database_unavailable', `cannot open the PostgreSQL database at ${describeDatabaseUrl(target.url)}: ${reason}`, {
+    throw new StartupError('database_unavailable', `cannot open ${where}: ${reason}`, {
       cause: error,
     });
   }

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { LocalStateError } from '../../errors.js';
 import { latestVersion, migrationsAfter, type Migration } from '../../util/migrations.js';
 
 /**
@@ -78,7 +79,10 @@ export async function migratePostgres(pool: Pool, schema: string | null): Promis
       const current = row?.version ?? 0;
       const latest = latestVersion(PG_MIGRATIONS);
       if (current > latest) {
-        throw new Error(`database schema version ${current} is newer than this camroll (${latest})`);
+        throw new LocalStateError(
+          'database_too_new',
+          `was written by a newer camroll (schema ${current} is newer than this camroll's ${latest}); upgrade camroll`,
+        );
       }
       if (current < latest) {
         await client.query('BEGIN');

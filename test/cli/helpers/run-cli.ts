@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import type { CliContext } from '../../../src/cli/context.js';
 import { run } from '../../../src/cli/main.js';
-import { appPaths, type AppPaths } from '../../../src/paths.js';
+import type { AppPaths } from '../../../src/paths.js';
 
 export interface CliRun {
   code: number;
@@ -14,17 +14,20 @@ export interface CliRun {
 
 export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;
-  /** State folders; default: resolved now from this process's XDG variables (see `useTempHome`). */
+  /** State folders; default: the current `useTempHome`'s (never the real home's). */
   paths?: AppPaths;
   /** Standard input: a string is piped and closed; a stream is used as is (a fake terminal). */
   stdin?: string | (Readable & { isTTY?: boolean });
   signal?: AbortSignal;
 }
 
+/** The state folders of the temp home in use (see `useTempHome`): runCli's default. */
+let tempPaths: AppPaths | null = null;
+
 /**
  * Runs one camroll invocation in this process, as `bin/camroll.js` would, with captured
- * output. Each test file runs in its own process (vitest forks), so `useTempHome` may point
- * the XDG folders of this process at a temp folder.
+ * output. Its state folders are `paths`, or the current `useTempHome`'s: without either it
+ * refuses to run, rather than resolve the real home's folders from the environment.
  */
 export async function runCli(args: string[], options: RunCliOptions = {}): Promise<CliRun> {
   const stdout = new PassThrough();
@@ -44,7 +47,7 @@ export async function runCli(args: string[], options: RunCliOptions = {}): Promi
     stdout,
     stderr,
     env: options.env ?? {},
-    paths: options.paths ?? appPaths(),
+    paths: options.paths ?? tempPaths ?? noHome(),
     cwd: process.cwd(),
     signal: options.signal ?? new AbortController().signal,
     stderrIsTTY: false,
@@ -54,24 +57,28 @@ export async function runCli(args: string[], options: RunCliOptions = {}): Promi
   return { code, stdout: out, stderr: err };
 }
 
-/** Points this process's XDG folders (config, data, cache) at a fresh temp folder; returns a cleanup. */
-export function useTempHome(): { home: string; cleanup: () => void } {
+function noHome(): never {
+  throw new Error('runCli needs useTempHome() (or paths): a test never writes to the real home');
+}
+
+/**
+ * A fresh temp folder as camroll's home: its state folders (laid out as on Linux:
+ * `config/camroll`, `data/camroll`, `cache/camroll`) become runCli's default until the cleanup.
+ * Set explicitly, not through XDG_* (which env-paths ignores on macOS and Windows).
+ */
+export function useTempHome(): { home: string; paths: AppPaths; cleanup: () => void } {
   const home = mkdtempSync(join(tmpdir(), 'camroll-cli-'));
-  const saved = { config: process.env.XDG_CONFIG_HOME, data: process.env.XDG_DATA_HOME, cache: process.env.XDG_CACHE_HOME };
-  process.env.XDG_CONFIG_HOME = join(home, 'config');
-  process.env.XDG_DATA_HOME = join(home, 'data');
-  process.env.XDG_CACHE_HOME = join(home, 'cache');
+  const paths: AppPaths = {
+    config: join(home, 'config', 'camroll'),
+    data: join(home, 'data', 'camroll'),
+    cache: join(home, 'cache', 'camroll'),
+  };
+  tempPaths = paths;
   return {
     home,
+    paths,
     cleanup: () => {
-      for (const [name, value] of [
-        ['XDG_CONFIG_HOME', saved.config],
-        ['XDG_DATA_HOME', saved.data],
-        ['XDG_CACHE_HOME', saved.cache],
-      ] as const) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
+      if (tempPaths === paths) tempPaths = null;
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { openStoreAt, postgresTarget } from '../../../src/service/store/open.js';
 import { openPostgresStore } from '../../../src/service/store/postgres.js';
 import { testSchema } from '../helpers.js';
 
@@ -93,7 +94,14 @@ describe.skipIf(!url)(
 
     it('a database of a newer camroll is refused and left as it was', async () => {
       const schema = await previous(99);
-      await expect(openPostgresStore({ url: url!, schema, poolSize: 2 })).rejects.toThrow('database schema version 99 is newer than this camroll (1)');
+      await expect(openPostgresStore({ url: url!, schema, poolSize: 2 })).rejects.toThrow('newer camroll (schema 99');
+      // As serve opens it: database_too_new and the fix, as for a SQLite file, not an outage.
+      const target = postgresTarget(`${url!}${url!.includes('?') ? '&' : '?'}schema=${schema}`);
+      const tooNew = /^the PostgreSQL database at .* was written by a newer camroll .*; upgrade camroll$/;
+      await expect(openStoreAt(target)).rejects.toMatchObject({
+        code: 'database_too_new',
+        message: expect.stringMatching(tooNew),
+      });
       expect((await client.query(`SELECT version FROM "${schema}".camroll_schema`)).rows).toEqual([{ version: 99 }]);
     });
 
