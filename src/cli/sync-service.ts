@@ -60,9 +60,10 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
       return (await connection()).targetIdentity(ctx, readFlags);
     },
     async recall(target, email) {
-      const directory = await (await connection()).openDirectory(ctx.paths);
+      // A dry run's lookup reads only: no directory file created, no last-seen bump.
+      const directory = await (await connection()).readDirectory(ctx.paths);
       try {
-        return directory.lookup(target, email)?.userId ?? null;
+        return directory.get(target, email)?.userId ?? null;
       } finally {
         directory.close();
       }

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -30,6 +30,8 @@ describe('sync --dry-run plans from the journal, with read-only calls', () => {
     expect(code).toBe(0);
     expect(summary.plan).toBeUndefined();
     expect(stderr).toContain('plan@example.com is not known on this machine');
+    // The lookup only read the directory: no file was made for it.
+    expect(existsSync(join(home.paths.data, 'users.sqlite3'))).toBe(false);
     expect((await runCli(['users', 'list', '--json'])).stdout).toBe('[]\n');
   });
 
