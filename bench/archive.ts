@@ -38,7 +38,8 @@ const repeat = positive('--repeat', flags.repeat ?? '3');
 
 function positive(name: string, text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1, not ${text}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a whole number of at least 1, not ${text}`);
   return value;
 }
 
@@ -49,16 +50,26 @@ interface Timed {
   code: number | null;
 }
 
-function timed(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Timed> {
+function timed(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<Timed> {
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      env: options.env ?? env,
+      cwd: options.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, stdout, stderr, code }));
+    child.on('close', (code) =>
+      resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, stdout, stderr, code }),
+    );
   });
 }
 
@@ -77,28 +88,44 @@ interface ScanRun {
 async function scanRun(archive: string, scanEnv: NodeJS.ProcessEnv, cache: boolean): Promise<ScanRun> {
   const args = [BIN, 'scan', archive, '--json', ...(cache ? [] : ['--no-cache'])];
   const hasTime = fs.existsSync('/usr/bin/time');
-  const run = hasTime ? await timed('/usr/bin/time', ['-v', process.execPath, ...args], { env: scanEnv }) : await timed(process.execPath, args, { env: scanEnv });
+  const run = hasTime
+    ? await timed('/usr/bin/time', ['-v', process.execPath, ...args], { env: scanEnv })
+    : await timed(process.execPath, args, { env: scanEnv });
   if (run.code !== 0) throw new Error(`scan failed (${run.code}): ${run.stderr}`);
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr);
-  return { seconds: run.seconds, peakRssMb: rss ? Number(rss[1]) / 1024 : null, summary: JSON.parse(run.stdout) as ScanRun['summary'] };
+  return {
+    seconds: run.seconds,
+    peakRssMb: rss ? Number(rss[1]) / 1024 : null,
+    summary: JSON.parse(run.stdout) as ScanRun['summary'],
+  };
 }
 
 const best = (a: ScanRun | null, b: ScanRun): ScanRun =>
-  a === null ? b : { ...(a.seconds <= b.seconds ? a : b), peakRssMb: Math.max(a.peakRssMb ?? 0, b.peakRssMb ?? 0) || null };
+  a === null
+    ? b
+    : { ...(a.seconds <= b.seconds ? a : b), peakRssMb: Math.max(a.peakRssMb ?? 0, b.peakRssMb ?? 0) || null };
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
 const loadText = (load: number[]): string => load.map((n) => n.toFixed(2)).join(' ');
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(path.dirname(BIN), '..', 'dist', 'cli', 'main.js'))) throw new Error('run `npm run build` first');
+  if (!fs.existsSync(path.join(path.dirname(BIN), '..', 'dist', 'cli', 'main.js')))
+    throw new Error('run `npm run build` first');
   const work = flags.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'camroll-bench-archive-'));
   const lib = path.join(work, 'library');
   const zip = path.join(work, 'export.zip');
   const tgz = path.join(work, 'export.tgz');
   try {
     if (!fs.existsSync(zip) || !fs.existsSync(tgz)) {
-      process.stderr.write(`writing ${files} photos (1-4 MB), then export.zip (half stored, half deflated) and export.tgz in ${work} ...\n`);
+      process.stderr.write(
+        `writing ${files} photos (1-4 MB), then export.zip (half stored, half deflated) and export.tgz in ${work} ...\n`,
+      );
       fs.rmSync(lib, { recursive: true, force: true });
-      writePhotoLibrary(lib, { count: files, minBytes: 1024 * 1024, maxBytes: 4 * 1024 * 1024, perFolder: Math.ceil(files / 2) });
+      writePhotoLibrary(lib, {
+        count: files,
+        minBytes: 1024 * 1024,
+        maxBytes: 4 * 1024 * 1024,
+        perFolder: Math.ceil(files / 2),
+      });
       const folders = fs.readdirSync(lib).sort();
       // The first roll stored (-0), the rest deflated: both kinds of member in one archive.
       await shell(`zip -q -r -0 '${zip}' '${folders[0]}'`, lib);
@@ -123,7 +150,8 @@ async function main(): Promise<void> {
       tgzScan = best(tgzScan, await scanRun(tgz, scanEnv, false));
     }
     if (!zipScan || !rescan || !tgzScan) throw new Error('no rounds ran');
-    const cpu = /model name\s*:\s*(.+)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
+    const cpu =
+      /model name\s*:\s*(.+)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
     const bytes = zipScan.summary.bytes;
     const peak = Math.max(zipScan.peakRssMb ?? 0, rescan.peakRssMb ?? 0, tgzScan.peakRssMb ?? 0);
     const lines = [

@@ -22,14 +22,29 @@ import { readPng } from '../src/scan/extract/png-webp.js';
 const { values: flags } = parseArgs({ options: { ms: { type: 'string', default: '1500' } } });
 const BUDGET_MS = Number(flags.ms);
 const SLICES = 8;
-const lib = (p: string): Uint8Array => readFileSync(fileURLToPath(new URL(`../fixtures/library/${p}`, import.meta.url)));
+const lib = (p: string): Uint8Array =>
+  readFileSync(fileURLToPath(new URL(`../fixtures/library/${p}`, import.meta.url)));
 const exifr = createRequire(import.meta.url)('exifr') as typeof import('exifr');
 
 const ids = Object.values(TAG);
 const EXIFR_OPTIONS = {
-  translateKeys: false, translateValues: false, reviveValues: false, sanitize: true, mergeOutput: false,
-  ifd0: { pick: ids }, exif: { pick: ids }, gps: { pick: ids.filter((id) => id < 0x20) },
-  ifd1: false, interop: false, makerNote: false, userComment: false, xmp: true, icc: false, iptc: false, jfif: false, ihdr: false,
+  translateKeys: false,
+  translateValues: false,
+  reviveValues: false,
+  sanitize: true,
+  mergeOutput: false,
+  ifd0: { pick: ids },
+  exif: { pick: ids },
+  gps: { pick: ids.filter((id) => id < 0x20) },
+  ifd1: false,
+  interop: false,
+  makerNote: false,
+  userComment: false,
+  xmp: true,
+  icc: false,
+  iptc: false,
+  jfif: false,
+  ihdr: false,
 };
 
 /** A JPEG as phones write them: a large APP2 (ICC) between the EXIF and the image data. */
@@ -92,6 +107,9 @@ console.log(`load ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
 console.log('file                          camroll/s     exifr/s   camroll : exifr');
 for (const [name, kind, data] of cases) {
   const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.length, 256 * 1024));
-  const [a, b] = await compare(() => ours(kind, data), () => exifr.parse(head, EXIFR_OPTIONS));
+  const [a, b] = await compare(
+    () => ours(kind, data),
+    () => exifr.parse(head, EXIFR_OPTIONS),
+  );
   console.log(`${name.padEnd(28)} ${a.toFixed(0).padStart(10)} ${b.toFixed(0).padStart(11)}   ${(a / b).toFixed(2)}`);
 }

@@ -11,7 +11,12 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseCatalog } from '../src/service/catalog/index.js';
-import { createMatcher, createReferenceMatcher, destinationPoint, type MatchQuery } from '../src/service/matching/index.js';
+import {
+  createMatcher,
+  createReferenceMatcher,
+  destinationPoint,
+  type MatchQuery,
+} from '../src/service/matching/index.js';
 import { seededRandom as random } from '../src/util/seeded-random.js';
 
 export interface MatcherBenchOptions {
@@ -41,11 +46,28 @@ export interface MatcherBenchResult {
 
 // Zones by the longitude they roughly serve, so a venue's zone is plausible for its place.
 const ZONES: [number, string][] = [
-  [-157, 'Pacific/Honolulu'], [-122, 'America/Los_Angeles'], [-105, 'America/Denver'], [-90, 'America/Chicago'],
-  [-75, 'America/New_York'], [-58, 'America/Argentina/Buenos_Aires'], [-46, 'America/Sao_Paulo'], [-22, 'Atlantic/Reykjavik'],
-  [0, 'Europe/London'], [10, 'Europe/Paris'], [20, 'Europe/Warsaw'], [30, 'Africa/Johannesburg'], [37, 'Europe/Moscow'],
-  [55, 'Asia/Dubai'], [77, 'Asia/Kolkata'], [85, 'Asia/Kathmandu'], [100, 'Asia/Bangkok'], [116, 'Asia/Shanghai'],
-  [139, 'Asia/Tokyo'], [151, 'Australia/Sydney'], [175, 'Pacific/Auckland'], [179, 'Pacific/Fiji'],
+  [-157, 'Pacific/Honolulu'],
+  [-122, 'America/Los_Angeles'],
+  [-105, 'America/Denver'],
+  [-90, 'America/Chicago'],
+  [-75, 'America/New_York'],
+  [-58, 'America/Argentina/Buenos_Aires'],
+  [-46, 'America/Sao_Paulo'],
+  [-22, 'Atlantic/Reykjavik'],
+  [0, 'Europe/London'],
+  [10, 'Europe/Paris'],
+  [20, 'Europe/Warsaw'],
+  [30, 'Africa/Johannesburg'],
+  [37, 'Europe/Moscow'],
+  [55, 'Asia/Dubai'],
+  [77, 'Asia/Kolkata'],
+  [85, 'Asia/Kathmandu'],
+  [100, 'Asia/Bangkok'],
+  [116, 'Asia/Shanghai'],
+  [139, 'Asia/Tokyo'],
+  [151, 'Australia/Sydney'],
+  [175, 'Pacific/Auckland'],
+  [179, 'Pacific/Fiji'],
 ];
 
 const pad = (n: number): string => String(n).padStart(2, '0');
@@ -60,11 +82,14 @@ export function syntheticCatalogText(venueCount: number, eventCount: number, see
     let zone = ZONES[0] as [number, string];
     for (const z of ZONES) if (Math.abs(z[0] - longitude) < Math.abs(zone[0] - longitude)) zone = z;
     const radius = 150 + Math.floor(next() * 650);
-    parts.push(`${i ? ',' : ''}{"id":${i + 1},"name":"V${i + 1}","latitude":${latitude},"longitude":${longitude},"radius_m":${radius},"timezone":"${zone[1]}"}`);
+    parts.push(
+      `${i ? ',' : ''}{"id":${i + 1},"name":"V${i + 1}","latitude":${latitude},"longitude":${longitude},"radius_m":${radius},"timezone":"${zone[1]}"}`,
+    );
   }
   parts.push('],"performers":[');
   const performerCount = Math.max(1, Math.floor(venueCount / 2));
-  for (let i = 0; i < performerCount; i += 1) parts.push(`${i ? ',' : ''}{"id":${i + 1},"name":"P${i + 1}","category":"rock"}`);
+  for (let i = 0; i < performerCount; i += 1)
+    parts.push(`${i ? ',' : ''}{"id":${i + 1},"name":"P${i + 1}","category":"rock"}`);
   parts.push('],"events":[');
   for (let i = 0; i < eventCount; i += 1) {
     const venue = 1 + Math.floor(next() * venueCount);
@@ -100,7 +125,9 @@ export function runMatcherBench(options: MatcherBenchOptions = {}): MatcherBench
   const loadMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const loadCpuMs = (cpu.user + cpu.system) / 1000;
-  log(`catalog: ${venueCount} venues, ${eventCount} events, ${jsonMB.toFixed(1)} MB JSON; load ${loadMs.toFixed(0)} ms wall, ${loadCpuMs.toFixed(0)} ms CPU`);
+  log(
+    `catalog: ${venueCount} venues, ${eventCount} events, ${jsonMB.toFixed(1)} MB JSON; load ${loadMs.toFixed(0)} ms wall, ${loadCpuMs.toFixed(0)} ms CPU`,
+  );
 
   // Queries: 3% inside a random event's window at its venue, 7% at a venue at a random
   // time, 90% anywhere on Earth at a random time.
@@ -115,7 +142,9 @@ export function runMatcherBench(options: MatcherBenchOptions = {}): MatcherBench
     const roll = next();
     if (roll < 0.1) {
       const e = roll < 0.03 ? (events[Math.floor(next() * events.length)] as (typeof events)[number]) : undefined;
-      const v = e ? catalog.venues.get(e.venue_id)! : (venues[Math.floor(next() * venues.length)] as (typeof venues)[number]);
+      const v = e
+        ? catalog.venues.get(e.venue_id)!
+        : (venues[Math.floor(next() * venues.length)] as (typeof venues)[number]);
       const p = destinationPoint(v.latitude, v.longitude, next() * v.radius_m * 0.9, next() * 360);
       lat[i] = p.latitude;
       lon[i] = p.longitude;
@@ -143,7 +172,9 @@ export function runMatcherBench(options: MatcherBenchOptions = {}): MatcherBench
   run(lookupCount);
   const lookupMs = performance.now() - t1;
   const lookupsPerSecond = lookupCount / (lookupMs / 1000);
-  log(`lookups: ${lookupCount} in ${lookupMs.toFixed(0)} ms = ${Math.round(lookupsPerSecond).toLocaleString('en-US')} /s; ${((matched / lookupCount) * 100).toFixed(2)}% on an event`);
+  log(
+    `lookups: ${lookupCount} in ${lookupMs.toFixed(0)} ms = ${Math.round(lookupsPerSecond).toLocaleString('en-US')} /s; ${((matched / lookupCount) * 100).toFixed(2)}% on an event`,
+  );
 
   const reference = createReferenceMatcher(catalog);
   let mismatches = 0;
@@ -154,16 +185,32 @@ export function runMatcherBench(options: MatcherBenchOptions = {}): MatcherBench
   }
   const referenceLookupsPerSecond = referenceCount / ((performance.now() - t2) / 1000);
   const speedup = lookupsPerSecond / referenceLookupsPerSecond;
-  log(`baseline (linear scan, ${referenceCount} lookups): ${Math.round(referenceLookupsPerSecond).toLocaleString('en-US')} /s; index is ${Math.round(speedup).toLocaleString('en-US')}x faster; mismatches ${mismatches}`);
-  log(`targets: lookups >= 1,000,000 /s ${lookupsPerSecond >= 1e6 ? 'met' : 'NOT met'}; load <= 3 s ${loadMs <= 3000 ? 'met' : 'NOT met'}`);
+  log(
+    `baseline (linear scan, ${referenceCount} lookups): ${Math.round(referenceLookupsPerSecond).toLocaleString('en-US')} /s; index is ${Math.round(speedup).toLocaleString('en-US')}x faster; mismatches ${mismatches}`,
+  );
+  log(
+    `targets: lookups >= 1,000,000 /s ${lookupsPerSecond >= 1e6 ? 'met' : 'NOT met'}; load <= 3 s ${loadMs <= 3000 ? 'met' : 'NOT met'}`,
+  );
   return {
-    venues: venueCount, events: eventCount, jsonMB, loadMs, loadCpuMs, lookups: lookupCount, lookupsPerSecond,
-    matchedShare: matched / lookupCount, referenceLookupsPerSecond, speedup, mismatches, machine,
+    venues: venueCount,
+    events: eventCount,
+    jsonMB,
+    loadMs,
+    loadCpuMs,
+    lookups: lookupCount,
+    lookupsPerSecond,
+    matchedShare: matched / lookupCount,
+    referenceLookupsPerSecond,
+    speedup,
+    mismatches,
+    machine,
   };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { venues: { type: 'string' }, events: { type: 'string' }, lookups: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { venues: { type: 'string' }, events: { type: 'string' }, lookups: { type: 'string' } },
+  });
   const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
   runMatcherBench({ venues: num(values.venues), events: num(values.events), lookups: num(values.lookups) });
 }

@@ -154,7 +154,8 @@ export function writeMp4(file: string, options: { mediaBytes: number; created: D
     header.write('mdat', 4, 'latin1');
     fs.writeSync(fd, header);
     const chunk = randomBytes(4 * 1024 * 1024);
-    for (let left = options.mediaBytes; left > 0; left -= chunk.length) fs.writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+    for (let left = options.mediaBytes; left > 0; left -= chunk.length)
+      fs.writeSync(fd, chunk, 0, Math.min(left, chunk.length));
     fs.writeSync(fd, moov);
   } finally {
     fs.closeSync(fd);
@@ -207,7 +208,11 @@ export function writePhotoLibrary(
     const size = options.minBytes + Math.floor(random() * (options.maxBytes - options.minBytes + 1));
     // A rotating window into one random buffer: distinct contents without generating each file.
     const start = Math.floor(random() * Math.max(1, filler.length - size));
-    const bytes = jpegBytes(exifFor(n, random), size, Buffer.concat([Buffer.from(`#${n}#`), filler.subarray(start, start + size)]));
+    const bytes = jpegBytes(
+      exifFor(n, random),
+      size,
+      Buffer.concat([Buffer.from(`#${n}#`), filler.subarray(start, start + size)]),
+    );
     fs.writeFileSync(path.join(folder, `IMG_${String(n).padStart(6, '0')}.JPG`), bytes);
     total += bytes.length;
   }

@@ -66,7 +66,9 @@ function timed(command: string, args: string[], options: { env?: NodeJS.ProcessE
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, stdout, stderr, code }));
+    child.on('close', (code) =>
+      resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, stdout, stderr, code }),
+    );
   });
 }
 
@@ -90,7 +92,10 @@ function listMedia(dir: string): { paths: string[]; bytes: number } {
 /** Two openssl processes, each over half the bytes (greedy by size), through xargs. */
 async function opensslBaseline(paths: string[], work: string): Promise<number> {
   const sized = paths.map((p) => ({ p, size: fs.statSync(p).size })).sort((a, b) => b.size - a.size);
-  const halves: { list: string[]; bytes: number }[] = [{ list: [], bytes: 0 }, { list: [], bytes: 0 }];
+  const halves: { list: string[]; bytes: number }[] = [
+    { list: [], bytes: 0 },
+    { list: [], bytes: 0 },
+  ];
   for (const file of sized) {
     const target = halves[0]!.bytes <= halves[1]!.bytes ? halves[0]! : halves[1]!;
     target.list.push(file.p);
@@ -150,16 +155,23 @@ const loadText = (load: number[]): string => load.map((n) => n.toFixed(2)).join(
 const rate = (n: number, seconds: number): string => (n / seconds).toFixed(n / seconds < 100 ? 1 : 0);
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(path.dirname(BIN), '..', 'dist', 'cli', 'main.js'))) throw new Error('run `npm run build` first');
+  if (!fs.existsSync(path.join(path.dirname(BIN), '..', 'dist', 'cli', 'main.js')))
+    throw new Error('run `npm run build` first');
   const work = flags.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'camroll-bench-scan-'));
   const lib = path.join(work, 'library');
   try {
     if (!fs.existsSync(lib)) {
-      process.stderr.write(`writing ${files} photos (${minKb}-${maxKb} KB) and ${videos} videos of ${videoMb} MB to ${lib} ...\n`);
+      process.stderr.write(
+        `writing ${files} photos (${minKb}-${maxKb} KB) and ${videos} videos of ${videoMb} MB to ${lib} ...\n`,
+      );
       writePhotoLibrary(lib, { count: files, minBytes: minKb * 1024, maxBytes: maxKb * 1024, perFolder: 500 });
       for (let i = 0; i < videos; i++) {
         fs.mkdirSync(path.join(lib, 'videos'), { recursive: true });
-        writeMp4(path.join(lib, 'videos', `VID_${i}.MP4`), { mediaBytes: videoMb * 1024 * 1024, created: new Date(Date.UTC(2023, 5, 1 + i)), durationSeconds: 60 + i });
+        writeMp4(path.join(lib, 'videos', `VID_${i}.MP4`), {
+          mediaBytes: videoMb * 1024 * 1024,
+          created: new Date(Date.UTC(2023, 5, 1 + i)),
+          durationSeconds: 60 + i,
+        });
       }
     }
     const { paths, bytes } = listMedia(lib);
@@ -176,7 +188,9 @@ async function main(): Promise<void> {
     let full: ScanRun | null = null;
     let again: ScanRun | null = null;
     const best = (a: ScanRun | null, b: ScanRun): ScanRun =>
-      a === null ? b : { ...(a.seconds <= b.seconds ? a : b), peakRssMb: Math.max(a.peakRssMb ?? 0, b.peakRssMb ?? 0) || null };
+      a === null
+        ? b
+        : { ...(a.seconds <= b.seconds ? a : b), peakRssMb: Math.max(a.peakRssMb ?? 0, b.peakRssMb ?? 0) || null };
     for (let round = 0; round < repeat; round++) {
       openssl = Math.min(openssl, await opensslBaseline(paths, work));
       listing = Math.min(listing, await listingBaseline(lib, work));
@@ -187,7 +201,8 @@ async function main(): Promise<void> {
     }
     if (!full || !again) throw new Error('no rounds ran');
 
-    const cpu = /model name\s*:\s*(.+)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
+    const cpu =
+      /model name\s*:\s*(.+)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
     const lines = [
       `machine: ${os.availableParallelism()} cores, ${cpu}, node ${process.version}, ${os.platform()} ${os.release()}`,
       `load average (1/5/15 min): ${loadText(loadAtStart)} at the start, ${loadText(os.loadavg())} at the end (other work on the machine slows every pass)`,

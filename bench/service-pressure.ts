@@ -25,7 +25,16 @@ export interface PressureResult {
   ping: { p50: number; p99: number; max: number; requests: number; timeouts: number; errors: number };
   /** The event loop's delay while loaded (ms): what any request waits before it is read. */
   loopDelay: { p50: number; p99: number; max: number };
-  load: { requests: number; ok: number; shed: number; other: number; timeouts: number; errors: number; p99: number; shedWithEnvelope: boolean };
+  load: {
+    requests: number;
+    ok: number;
+    shed: number;
+    other: number;
+    timeouts: number;
+    errors: number;
+    p99: number;
+    shedWithEnvelope: boolean;
+  };
 }
 
 /** Runs one load for `seconds` with the probe alongside; the service must be listening at `origin`. */
@@ -38,10 +47,22 @@ export async function runPressure(
 ): Promise<PressureResult> {
   const before = served.shedWithCode();
   const headers = { 'x-partner-api-key': key, 'content-type': 'application/json' };
-  const requests = (load.bodies ?? [undefined]).map((body) => ({ method: load.method, path: load.path, headers, body }));
+  const requests = (load.bodies ?? [undefined]).map((body) => ({
+    method: load.method,
+    path: load.path,
+    headers,
+    body,
+  }));
   // The load runs in a worker thread, so its client work does not share the service's event
   // loop; the probe runs here, beside the service, and measures what a client would see.
-  const loadRun = autocannon({ url: origin, connections: PRESSURE_CONNECTIONS, duration: seconds, timeout: 10, requests, workers: 1 });
+  const loadRun = autocannon({
+    url: origin,
+    connections: PRESSURE_CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+    requests,
+    workers: 1,
+  });
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   const [l, p] = await Promise.all([loadRun, probePing(origin, seconds)]);
@@ -91,7 +112,14 @@ async function probePing(origin: string, seconds: number): Promise<PressureResul
   await pool.close();
   times.sort((a, b) => a - b);
   const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN);
-  return { p50: at(0.5), p99: at(0.99), max: Math.round(times[times.length - 1] ?? Number.NaN), requests: times.length, timeouts, errors };
+  return {
+    p50: at(0.5),
+    p99: at(0.99),
+    max: Math.round(times[times.length - 1] ?? Number.NaN),
+    requests: times.length,
+    timeouts,
+    errors,
+  };
 }
 
 /** One line per result. */

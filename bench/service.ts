@@ -40,14 +40,30 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Which parts run (BENCH_PARTS=ingest,events,pressure,matcher; default all). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'ingest,events,pressure,matcher').split(','));
 /** Ingest threads, as `serve` picks them on this machine (BENCH_INGEST_THREADS overrides); the ingest part also measures the other setting (0 or 1). */
-const INGEST_THREADS = process.env.BENCH_INGEST_THREADS === undefined ? defaultIngestThreads() : Number(process.env.BENCH_INGEST_THREADS);
-if (!Number.isInteger(INGEST_THREADS) || INGEST_THREADS < 0) throw new Error(`BENCH_INGEST_THREADS takes a whole number >= 0, got ${process.env.BENCH_INGEST_THREADS}`);
+const INGEST_THREADS =
+  process.env.BENCH_INGEST_THREADS === undefined ? defaultIngestThreads() : Number(process.env.BENCH_INGEST_THREADS);
+if (!Number.isInteger(INGEST_THREADS) || INGEST_THREADS < 0)
+  throw new Error(`BENCH_INGEST_THREADS takes a whole number >= 0, got ${process.env.BENCH_INGEST_THREADS}`);
 /** Seconds of each pressure load. */
 const PRESSURE_SECONDS = Number(process.env.BENCH_PRESSURE_SECONDS ?? 6);
 
 /** The service as `serve` runs it, on a file database in `dir`, with the bench key. */
-function start(dir: string, limits?: Partial<LoadLimits>, onResponse?: (served: ServedRequest) => void, ingestThreads = INGEST_THREADS): Promise<RunningService> {
-  return startService({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'service.db'), dataDir: dir, env: { CAMROLL_API_KEY: KEY }, limits, onResponse, ingestThreads });
+function start(
+  dir: string,
+  limits?: Partial<LoadLimits>,
+  onResponse?: (served: ServedRequest) => void,
+  ingestThreads = INGEST_THREADS,
+): Promise<RunningService> {
+  return startService({
+    host: '127.0.0.1',
+    port: 0,
+    dbPath: join(dir, 'service.db'),
+    dataDir: dir,
+    env: { CAMROLL_API_KEY: KEY },
+    limits,
+    onResponse,
+    ingestThreads,
+  });
 }
 
 /** The same store, except that ingest keeps nothing (no match is written or read back). */
@@ -82,7 +98,11 @@ async function startKeepingNothing(dir: string, catalog: Catalog, ingestThreads:
 }
 
 async function post(url: string, body: unknown): Promise<any> {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY }, body: JSON.stringify(body) });
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY },
+    body: JSON.stringify(body),
+  });
   const json = await res.body.json();
   if (res.statusCode >= 300) throw new Error(`status ${res.statusCode}: ${JSON.stringify(json).slice(0, 200)}`);
   return json;
@@ -104,9 +124,31 @@ function makeBatches(catalog: Catalog, count: number, prefix: string): string[] 
       if (rand() < 0.03) {
         const event = events[Math.floor(rand() * events.length)]!;
         const venue = catalog.venues.get(event.venue_id)!;
-        media.push({ id, taken_at: new Date(event.startsAtMs + Math.floor(rand() * 120) * 60_000).toISOString(), latitude: venue.latitude, longitude: venue.longitude, media_type: 'photo', filename: `IMG_${i}.JPG`, duration_seconds: null, device_make: 'Apple', device_model: 'iPhone 15', device_lens_model: null });
+        media.push({
+          id,
+          taken_at: new Date(event.startsAtMs + Math.floor(rand() * 120) * 60_000).toISOString(),
+          latitude: venue.latitude,
+          longitude: venue.longitude,
+          media_type: 'photo',
+          filename: `IMG_${i}.JPG`,
+          duration_seconds: null,
+          device_make: 'Apple',
+          device_model: 'iPhone 15',
+          device_lens_model: null,
+        });
       } else {
-        media.push({ id, taken_at: new Date(Date.UTC(2018, 0, 1) + Math.floor(rand() * 2e11)).toISOString(), latitude: -60 + rand() * 10, longitude: -170 + rand() * 10, media_type: 'photo', filename: `IMG_${i}.JPG`, duration_seconds: null, device_make: 'Apple', device_model: 'iPhone 15', device_lens_model: null });
+        media.push({
+          id,
+          taken_at: new Date(Date.UTC(2018, 0, 1) + Math.floor(rand() * 2e11)).toISOString(),
+          latitude: -60 + rand() * 10,
+          longitude: -170 + rand() * 10,
+          media_type: 'photo',
+          filename: `IMG_${i}.JPG`,
+          duration_seconds: null,
+          device_make: 'Apple',
+          device_model: 'iPhone 15',
+          device_lens_model: null,
+        });
       }
     }
     bodies.push(JSON.stringify({ media }));
@@ -115,7 +157,11 @@ function makeBatches(catalog: Catalog, count: number, prefix: string): string[] 
 }
 
 /** Sends every body from CLIENTS concurrent clients; returns items/s, CPU ms per batch (this process: server and clients) and the reply sizes. */
-async function drive(origin: string, path: string, bodies: string[]): Promise<{ itemsPerSecond: number; cpuMsPerBatch: number; replyBytes: number[] }> {
+async function drive(
+  origin: string,
+  path: string,
+  bodies: string[],
+): Promise<{ itemsPerSecond: number; cpuMsPerBatch: number; replyBytes: number[] }> {
   const pool = new Pool(origin, { connections: CLIENTS, pipelining: 1 });
   const replyBytes: number[] = new Array(bodies.length);
   let next = 0;
@@ -126,7 +172,12 @@ async function drive(origin: string, path: string, bodies: string[]): Promise<{ 
       for (;;) {
         const index = next++;
         if (index >= bodies.length) return;
-        const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY }, body: bodies[index] });
+        const res = await pool.request({
+          method: 'POST',
+          path,
+          headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY },
+          body: bodies[index],
+        });
         const text = await res.body.text();
         if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 200)}`);
         replyBytes[index] = Buffer.byteLength(text);
@@ -136,10 +187,17 @@ async function drive(origin: string, path: string, bodies: string[]): Promise<{ 
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   await pool.close();
-  return { itemsPerSecond: (bodies.length * BATCH) / seconds, cpuMsPerBatch: (cpu.user + cpu.system) / 1000 / bodies.length, replyBytes };
+  return {
+    itemsPerSecond: (bodies.length * BATCH) / seconds,
+    cpuMsPerBatch: (cpu.user + cpu.system) / 1000 / bodies.length,
+    replyBytes,
+  };
 }
 
-async function listen(app: { listen(o: { host: string; port: number }): Promise<string>; server: { address(): unknown } }): Promise<string> {
+async function listen(app: {
+  listen(o: { host: string; port: number }): Promise<string>;
+  server: { address(): unknown };
+}): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address() as { port: number };
   return `http://127.0.0.1:${address.port}`;
@@ -152,7 +210,11 @@ function percentile(sorted: number[], p: number): number {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'camroll-bench-'));
   try {
-    console.log(`machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, Node ${process.version}, ${process.platform}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+    console.log(
+      `machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, Node ${process.version}, ${process.platform}, load average ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    );
     const catalog = await loadCatalog();
 
     // --- 1. ingest vs the bare route ceiling --------------------------------------------
@@ -168,16 +230,22 @@ async function main(): Promise<void> {
       const otherDir = mkdtempSync(join(tmpdir(), 'camroll-bench-'));
       const other = await start(otherDir, undefined, undefined, otherThreads);
       // The service without persistence, with each thread setting, also on their own databases.
-      const bare = await Promise.all([INGEST_THREADS, otherThreads].map(async (threads) => {
-        const bareDir = mkdtempSync(join(tmpdir(), 'camroll-bench-'));
-        return { threads, dir: bareDir, running: await startKeepingNothing(bareDir, catalog, threads) };
-      }));
+      const bare = await Promise.all(
+        [INGEST_THREADS, otherThreads].map(async (threads) => {
+          const bareDir = mkdtempSync(join(tmpdir(), 'camroll-bench-'));
+          return { threads, dir: bareDir, running: await startKeepingNothing(bareDir, catalog, threads) };
+        }),
+      );
       const services: Array<{ label: string; origin: string; path: string; ceiling?: true }> = [
         { label: `${INGEST_THREADS} ingest thread(s), as serve runs here`, origin, path: `/v1/users/${user}/media` },
       ];
       const others = [
         { label: `${otherThreads} ingest thread(s)`, running: other },
-        ...bare.map((b) => ({ label: `${b.threads} ingest thread(s), ceiling: a store that keeps nothing (answers carry no media)`, running: b.running, ceiling: true as const })),
+        ...bare.map((b) => ({
+          label: `${b.threads} ingest thread(s), ceiling: a store that keeps nothing (answers carry no media)`,
+          running: b.running,
+          ceiling: true as const,
+        })),
       ];
       for (const { running, ...described } of others) {
         const userId = (await post(`${running.baseUrl}/users`, { email: 'bench@example.com' })).user_id as string;
@@ -206,7 +274,10 @@ async function main(): Promise<void> {
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
           const reply = replyTo(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-          response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(reply) });
+          response.writeHead(200, {
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': Buffer.byteLength(reply),
+          });
           response.end(reply);
         });
       });
@@ -244,13 +315,19 @@ async function main(): Promise<void> {
       });
       const bestCeilings = Object.entries(ceiling).map(([name, runs]) => [name, best(runs)] as const);
       for (const [name, c] of bestCeilings) {
-        console.log(`ceiling, bare ${name} route (same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`);
+        console.log(
+          `ceiling, bare ${name} route (same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`,
+        );
       }
       for (const [index, service] of services.entries()) {
         const s = best(measured[index]!);
-        console.log(`ingest, ${service.label}: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`);
+        console.log(
+          `ingest, ${service.label}: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`,
+        );
         for (const [name, c] of bestCeilings) {
-          console.log(`  ratio to bare ${name}: ${(s.itemsPerSecond / c.itemsPerSecond).toFixed(2)} by throughput, ${(c.cpuMsPerBatch / s.cpuMsPerBatch).toFixed(2)} by CPU per batch${service.ceiling ? '' : ' (target >= 0.5)'}`);
+          console.log(
+            `  ratio to bare ${name}: ${(s.itemsPerSecond / c.itemsPerSecond).toFixed(2)} by throughput, ${(c.cpuMsPerBatch / s.cpuMsPerBatch).toFixed(2)} by CPU per batch${service.ceiling ? '' : ' (target >= 0.5)'}`,
+          );
         }
       }
     }
@@ -260,9 +337,16 @@ async function main(): Promise<void> {
     const chosen = visibleEvents(catalog).slice(0, 1000);
     const items = chosen.flatMap((event, e) => {
       const venue = catalog.venues.get(event.venue_id)!;
-      return Array.from({ length: 30 }, (_, k) => ({ id: `rich-${e}-${k}`, taken_at: new Date(event.startsAtMs + k * 60_000).toISOString(), latitude: venue.latitude, longitude: venue.longitude, thumbnail_url: `https://cdn.example.com/t/${e}/${k}.jpg` }));
+      return Array.from({ length: 30 }, (_, k) => ({
+        id: `rich-${e}-${k}`,
+        taken_at: new Date(event.startsAtMs + k * 60_000).toISOString(),
+        latitude: venue.latitude,
+        longitude: venue.longitude,
+        thumbnail_url: `https://cdn.example.com/t/${e}/${k}.jpg`,
+      }));
     });
-    for (let i = 0; i < items.length; i += BATCH) await post(`${svc.baseUrl}/users/${rich}/media`, { media: items.slice(i, i + BATCH) });
+    for (let i = 0; i < items.length; i += BATCH)
+      await post(`${svc.baseUrl}/users/${rich}/media`, { media: items.slice(i, i + BATCH) });
     if (PARTS.has('events')) {
       const pool = new Pool(origin, { connections: 1 });
       const timings: number[] = [];
@@ -280,12 +364,14 @@ async function main(): Promise<void> {
           cursor = page.next_cursor;
           total = page.total;
         } while (cursor);
-    }
-    const pageCpuUsed = process.cpuUsage(pageCpu);
-    await pool.close();
-    const measured = timings.slice(50).sort((a, b) => a - b); // first pass warms up
-    const cpuPerPage = (pageCpuUsed.user + pageCpuUsed.system) / 1000 / measured.length;
-    console.log(`events page (limit 20, media included; ${total} events, ${items.length} media): p50 ${percentile(measured, 50).toFixed(2)} ms, p99 ${percentile(measured, 99).toFixed(2)} ms over ${measured.length} pages, ${cpuPerPage.toFixed(2)} ms CPU per page with its client (target p99 <= 10 ms)`);
+      }
+      const pageCpuUsed = process.cpuUsage(pageCpu);
+      await pool.close();
+      const measured = timings.slice(50).sort((a, b) => a - b); // first pass warms up
+      const cpuPerPage = (pageCpuUsed.user + pageCpuUsed.system) / 1000 / measured.length;
+      console.log(
+        `events page (limit 20, media included; ${total} events, ${items.length} media): p50 ${percentile(measured, 50).toFixed(2)} ms, p99 ${percentile(measured, 99).toFixed(2)} ms over ${measured.length} pages, ${cpuPerPage.toFixed(2)} ms CPU per page with its client (target p99 <= 10 ms)`,
+      );
     }
     await svc.close();
 
@@ -306,17 +392,21 @@ async function main(): Promise<void> {
         });
         const pressureOrigin = new URL(svc.baseUrl).origin;
         for (const load of loads) {
-          const result = await runPressure(pressureOrigin, KEY, load, PRESSURE_SECONDS, { shedWithCode: () => shedWithCode });
+          const result = await runPressure(pressureOrigin, KEY, load, PRESSURE_SECONDS, {
+            shedWithCode: () => shedWithCode,
+          });
           console.log(formatPressure(config, result));
         }
         await svc.close();
-    }
+      }
     }
 
     // --- 4. matcher, from the catalog side's benchmark ----------------------------------
     if (PARTS.has('matcher')) {
       const m = runMatcherBench({ log: (line) => console.log(`  matcher bench: ${line}`) });
-      console.log(`matcher: ${Math.round(m.lookupsPerSecond).toLocaleString('en-US')} lookups/s (target >= 1,000,000); catalog load ${(m.loadMs / 1000).toFixed(2)} s wall, ${(m.loadCpuMs / 1000).toFixed(2)} s CPU (target <= 3 s) [${m.venues} venues, ${m.events} events]`);
+      console.log(
+        `matcher: ${Math.round(m.lookupsPerSecond).toLocaleString('en-US')} lookups/s (target >= 1,000,000); catalog load ${(m.loadMs / 1000).toFixed(2)} s wall, ${(m.loadCpuMs / 1000).toFixed(2)} s CPU (target <= 3 s) [${m.venues} venues, ${m.events} events]`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

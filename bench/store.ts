@@ -37,9 +37,19 @@ function makeBatches(catalog: Catalog, count: number, prefix: string): string[] 
       if (rand() < MATCHED) {
         const event = events[Math.floor(rand() * events.length)]!;
         const venue = catalog.venues.get(event.venue_id)!;
-        return { id, taken_at: new Date(event.startsAtMs + Math.floor(rand() * 120) * 60_000).toISOString(), latitude: venue.latitude, longitude: venue.longitude };
+        return {
+          id,
+          taken_at: new Date(event.startsAtMs + Math.floor(rand() * 120) * 60_000).toISOString(),
+          latitude: venue.latitude,
+          longitude: venue.longitude,
+        };
       }
-      return { id, taken_at: new Date(Date.UTC(2018, 0, 1) + Math.floor(rand() * 2e11)).toISOString(), latitude: -60 + rand() * 10, longitude: -170 + rand() * 10 };
+      return {
+        id,
+        taken_at: new Date(Date.UTC(2018, 0, 1) + Math.floor(rand() * 2e11)).toISOString(),
+        latitude: -60 + rand() * 10,
+        longitude: -170 + rand() * 10,
+      };
     });
     return JSON.stringify({ media });
   });
@@ -52,8 +62,19 @@ interface Serve {
 
 /** Starts `camroll serve` with these store flags and waits for its listening line. */
 function serve(storeArgs: string[], home: string): Promise<Serve> {
-  const env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home, CAMROLL_API_KEY: KEY };
-  const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...storeArgs, ...SERVE_ARGS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_DATA_HOME: home,
+    XDG_CONFIG_HOME: home,
+    XDG_CACHE_HOME: home,
+    CAMROLL_API_KEY: KEY,
+  };
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...storeArgs, ...SERVE_ARGS],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
@@ -76,7 +97,12 @@ async function stop(s: Serve): Promise<void> {
 }
 
 async function post(pool: Pool, path: string, body: string): Promise<{ status: number; text: string }> {
-  const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY }, body });
+  const res = await pool.request({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY },
+    body,
+  });
   return { status: res.statusCode, text: await res.body.text() };
 }
 
@@ -85,7 +111,11 @@ async function ingest(instances: Serve[], bodies: string[]): Promise<number> {
   const pools = instances.map((s) => new Pool(s.origin, { connections: CLIENTS, pipelining: 1 }));
   const users: string[] = [];
   for (let k = 0; k < CLIENTS; k += 1) {
-    const reply = await post(pools[k % pools.length]!, '/v1/users', JSON.stringify({ email: `bench-${k}@example.com` }));
+    const reply = await post(
+      pools[k % pools.length]!,
+      '/v1/users',
+      JSON.stringify({ email: `bench-${k}@example.com` }),
+    );
     users.push((JSON.parse(reply.text) as { user_id: string }).user_id);
   }
   let next = 0;
@@ -116,7 +146,8 @@ async function lockTest(home: string, catalog: Catalog): Promise<string> {
   const s = await serve(['--db', file], home);
   try {
     const pool = new Pool(s.origin, { connections: 4 });
-    const user = JSON.parse((await post(pool, '/v1/users', JSON.stringify({ email: 'lock@example.com' }))).text).user_id as string;
+    const user = JSON.parse((await post(pool, '/v1/users', JSON.stringify({ email: 'lock@example.com' }))).text)
+      .user_id as string;
     const body = makeBatches(catalog, 1, 'lock')[0]!;
     const holder = new Database(file);
     holder.exec('BEGIN IMMEDIATE');
@@ -125,7 +156,12 @@ async function lockTest(home: string, catalog: Catalog): Promise<string> {
     let writeStatus = 0;
     let retryAfter = '';
     const write = pool
-      .request({ method: 'POST', path: `/v1/users/${user}/media`, headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY }, body })
+      .request({
+        method: 'POST',
+        path: `/v1/users/${user}/media`,
+        headers: { 'content-type': 'application/json', 'x-partner-api-key': KEY },
+        body,
+      })
       .then(async (res) => {
         writeMs = performance.now() - started;
         writeStatus = res.statusCode;
@@ -159,8 +195,14 @@ async function main(): Promise<void> {
     url.searchParams.set('schema', schema);
     return url.toString();
   };
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`${BATCHES} batches of ${BATCH} items (${MATCHED * 100}% matched), ${CLIENTS} clients, one user each; real serve processes`);
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `${BATCHES} batches of ${BATCH} items (${MATCHED * 100}% matched), ${CLIENTS} clients, one user each; real serve processes`,
+  );
   const figures: { name: string; ips: number }[] = [];
   try {
     const run = async (name: string, storeArgs: string[][], prefix: string): Promise<void> => {
@@ -169,7 +211,9 @@ async function main(): Promise<void> {
         const ips = await ingest(instances, makeBatches(catalog, BATCHES, prefix));
         figures.push({ name, ips });
         const base = figures[0]!.ips;
-        console.log(`${name}: ${Math.round(ips).toLocaleString('en-US')} items/s (${(ips / base).toFixed(2)} × SQLite)`);
+        console.log(
+          `${name}: ${Math.round(ips).toLocaleString('en-US')} items/s (${(ips / base).toFixed(2)} × SQLite)`,
+        );
       } finally {
         await Promise.all(instances.map(stop));
       }
@@ -179,12 +223,23 @@ async function main(): Promise<void> {
       const one = withSchema(`bench_${randomUUID().slice(0, 8)}`);
       await run('PostgreSQL, 1 instance', [['--database', one]], 'b');
       const two = withSchema(`bench_${randomUUID().slice(0, 8)}`);
-      await run('PostgreSQL, 2 instances', [['--database', two], ['--database', two]], 'c');
+      await run(
+        'PostgreSQL, 2 instances',
+        [
+          ['--database', two],
+          ['--database', two],
+        ],
+        'c',
+      );
     } else {
       console.log('PostgreSQL figures skipped: set CAMROLL_TEST_DATABASE_URL (.ci/postgres.sh start prints one)');
     }
     console.log(await lockTest(home, catalog));
-    console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -159,7 +159,9 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg();
   const homes: string[] = [];
   const builds = [{ name: 'this build', bin: BIN }, ...(BASELINE ? [{ name: 'baseline', bin: BASELINE }] : [])];
-  const results = builds.map((): Results => ({ scan: null, sync: null, 'scan --no-cache': null, 'sync --no-cache': null }));
+  const results = builds.map(
+    (): Results => ({ scan: null, sync: null, 'scan --no-cache': null, 'sync --no-cache': null }),
+  );
 
   for (let round = 0; round < rounds; round++) {
     for (const run of RUNS) {
@@ -198,7 +200,8 @@ async function main(): Promise<void> {
       `first batch sent:     ${Number.isFinite(first) ? `${first.toFixed(2)} s after launch` : 'not seen'} (target <= 1 s at 5,000 files)`,
       `sync peak RSS:        ${peak.toFixed(0)} MB (target <= 300 MB at 100k files)`,
     );
-    if (summary.matched !== expectedMatched) warnings.push(`warning: ${build.name}: matched ${summary.matched}, expected ${expectedMatched}`);
+    if (summary.matched !== expectedMatched)
+      warnings.push(`warning: ${build.name}: matched ${summary.matched}, expected ${expectedMatched}`);
   }
   process.stdout.write(`${[...lines, ...warnings].join('\n')}\n`);
   if (!flags.keep) {

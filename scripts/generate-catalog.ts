@@ -39,7 +39,10 @@ export interface SourceVenue {
 
 /** An anchor venue: catalog fields plus what the generator needs to add events there. */
 interface AnchorVenue extends Omit<SourceVenue, 'latitude' | 'longitude'> {
-  id: number; latitude: number; longitude: number; radius_m: number;
+  id: number;
+  latitude: number;
+  longitude: number;
+  radius_m: number;
 }
 /** The hand-placed anchors (fixtures/venues/anchors.json): fixed ids and values. */
 export interface Anchors {
@@ -47,15 +50,29 @@ export interface Anchors {
   performers: OutPerformer[];
   events: OutEvent[];
 }
-interface LeagueStyle { patterns: string[]; mascots: string[]; times: string[]; cities: string[] }
+interface LeagueStyle {
+  patterns: string[];
+  mascots: string[];
+  times: string[];
+  cities: string[];
+}
 /** Word lists for fictional names (fixtures/venues/words.json). */
 export interface Words {
-  genres: string[]; bandAdjectives: string[]; bandNouns: string[]; artistFirst: string[];
-  artistLast: string[]; tourWords: string[]; otherShows: string[];
+  genres: string[];
+  bandAdjectives: string[];
+  bandNouns: string[];
+  artistFirst: string[];
+  artistLast: string[];
+  tourWords: string[];
+  otherShows: string[];
   leagues: Record<string, LeagueStyle>;
 }
 /** Everything the generator reads: real venues, anchors, word lists. */
-export interface SourceData { venues: SourceVenue[]; anchors: Anchors; words: Words }
+export interface SourceData {
+  venues: SourceVenue[];
+  anchors: Anchors;
+  words: Words;
+}
 
 /** Reads the source data from fixtures/venues/. */
 export function readSourceData(root: string = packageRoot()): SourceData {
@@ -68,16 +85,38 @@ export function readSourceData(root: string = packageRoot()): SourceData {
 }
 
 interface OutVenue {
-  id: number; name: string; city: string; region: string; country: string;
-  latitude: number; longitude: number; radius_m: number; timezone: string;
+  id: number;
+  name: string;
+  city: string;
+  region: string;
+  country: string;
+  latitude: number;
+  longitude: number;
+  radius_m: number;
+  timezone: string;
 }
-interface OutPerformer { id: number; name: string; category: string | null; image_url: null }
+interface OutPerformer {
+  id: number;
+  name: string;
+  category: string | null;
+  image_url: null;
+}
 interface OutEvent {
-  id: number; name: string; kind: 'concert' | 'sport' | 'other'; venue_id: number; starts_at_local: string;
-  performers: { id: number; is_headliner: boolean | null }[]; licensed: boolean; hidden: boolean;
+  id: number;
+  name: string;
+  kind: 'concert' | 'sport' | 'other';
+  venue_id: number;
+  starts_at_local: string;
+  performers: { id: number; is_headliner: boolean | null }[];
+  licensed: boolean;
+  hidden: boolean;
 }
 /** The catalog as written to JSON. */
-export interface DemoCatalog { venues: OutVenue[]; performers: OutPerformer[]; events: OutEvent[] }
+export interface DemoCatalog {
+  venues: OutVenue[];
+  performers: OutPerformer[];
+  events: OutEvent[];
+}
 
 /** Seeded helpers over mulberry32, deterministic across platforms. */
 function createRandom(seed: number) {
@@ -86,11 +125,14 @@ function createRandom(seed: number) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   return { next, int, pick, chance: (p: number): boolean => next() < p };
 }
-type Random = ReturnType<typeof createRandom>;
 
 const RADIUS: Record<VenueKind, [number, number]> = {
-  arena: [150, 250], theatre: [100, 150], amphitheatre: [200, 300],
-  ballpark: [300, 400], stadium: [350, 500], festival: [700, 1000],
+  arena: [150, 250],
+  theatre: [100, 150],
+  amphitheatre: [200, 300],
+  ballpark: [300, 400],
+  stadium: [350, 500],
+  festival: [700, 1000],
 };
 /** Events per venue before scaling: share of concerts, sport, other shows. */
 const MIX: Record<VenueKind, { count: number; concert: number; sport: number }> = {
@@ -114,14 +156,23 @@ function dayOf(localDateTime: string): number {
   return Math.round((Date.parse(`${localDateTime.slice(0, 10)}T00:00:00Z`) - FIRST_DAY) / DAY_MS);
 }
 
-interface Place { id: number; source: SourceVenue | AnchorVenue; blockedDays: Set<number> }
+interface Place {
+  id: number;
+  source: SourceVenue | AnchorVenue;
+  blockedDays: Set<number>;
+}
 
 /** Builds the whole demo catalog in memory from the seed. */
 export function generateDemoCatalog(data: SourceData, seed = DEFAULT_SEED): DemoCatalog {
   const random = createRandom(seed);
   const sources = data.venues;
   const { venues: ANCHOR_VENUES, performers: ANCHOR_PERFORMERS, events: ANCHOR_EVENTS } = data.anchors;
-  const { genres: GENRES, bandAdjectives: BAND_ADJECTIVES, bandNouns: BAND_NOUNS, artistFirst: ARTIST_FIRST } = data.words;
+  const {
+    genres: GENRES,
+    bandAdjectives: BAND_ADJECTIVES,
+    bandNouns: BAND_NOUNS,
+    artistFirst: ARTIST_FIRST,
+  } = data.words;
   const { artistLast: ARTIST_LAST, tourWords: TOUR_WORDS, otherShows: OTHER_SHOWS, leagues: LEAGUES } = data.words;
   const venues: OutVenue[] = ANCHOR_VENUES.map(({ kind: _k, league: _l, ...venue }) => ({ ...venue }));
   const places: Place[] = ANCHOR_VENUES.map((venue) => ({
@@ -140,9 +191,15 @@ export function generateDemoCatalog(data: SourceData, seed = DEFAULT_SEED): Demo
     const id = 100 + index;
     const [lo, hi] = RADIUS[source.kind];
     venues.push({
-      id, name: source.name, city: source.city, region: source.region, country: source.country,
-      latitude: source.latitude, longitude: source.longitude,
-      radius_m: random.int(lo / 10, hi / 10) * 10, timezone: source.timezone,
+      id,
+      name: source.name,
+      city: source.city,
+      region: source.region,
+      country: source.country,
+      latitude: source.latitude,
+      longitude: source.longitude,
+      radius_m: random.int(lo / 10, hi / 10) * 10,
+      timezone: source.timezone,
     });
     places.push({ id, source, blockedDays: new Set() });
   });
@@ -178,7 +235,10 @@ export function generateDemoCatalog(data: SourceData, seed = DEFAULT_SEED): Demo
   const teamName = (league: string, city: string): string => {
     const style = LEAGUES[league] ?? LEAGUES.default;
     for (;;) {
-      const name = random.pick(style!.patterns).replace('{city}', city).replace('{mascot}', random.pick(style!.mascots));
+      const name = random
+        .pick(style!.patterns)
+        .replace('{city}', city)
+        .replace('{mascot}', random.pick(style!.mascots));
       if (!teamNames.has(name)) {
         teamNames.add(name);
         return name;
@@ -200,9 +260,23 @@ export function generateDemoCatalog(data: SourceData, seed = DEFAULT_SEED): Demo
   }
 
   const drafts: (Omit<OutEvent, 'id' | 'licensed' | 'hidden'> & { sortKey: string })[] = [];
-  const add = (place: Place, day: number, time: string, kind: OutEvent['kind'], name: string, list: OutEvent['performers']): void => {
+  const add = (
+    place: Place,
+    day: number,
+    time: string,
+    kind: OutEvent['kind'],
+    name: string,
+    list: OutEvent['performers'],
+  ): void => {
     const starts_at_local = `${localDate(day)}T${time}:00`;
-    drafts.push({ name, kind, venue_id: place.id, starts_at_local, performers: list, sortKey: `${starts_at_local}|${String(place.id).padStart(6, '0')}` });
+    drafts.push({
+      name,
+      kind,
+      venue_id: place.id,
+      starts_at_local,
+      performers: list,
+      sortKey: `${starts_at_local}|${String(place.id).padStart(6, '0')}`,
+    });
   };
   const freeDay = (place: Place, used: Set<number>): number => {
     for (;;) {
@@ -215,15 +289,19 @@ export function generateDemoCatalog(data: SourceData, seed = DEFAULT_SEED): Demo
   };
   const concert = (place: Place, day: number, time: string, prefix?: string): void => {
     const headliner = random.pick(artists);
-    const support = Array.from({ length: prefix === undefined ? random.int(0, 2) : 0 }, () => random.pick(artists))
-      .filter((p, i, all) => p.id !== headliner.id && all.findIndex((q) => q.id === p.id) === i);
-    const name = prefix !== undefined
-      ? `${prefix}: ${headliner.name}`
-      : random.pick([
-          `${headliner.name} live`,
-          `${headliner.name}: ${random.pick(TOUR_WORDS)} Tour`,
-          support[0] !== undefined ? `${headliner.name} with ${support[0].name}` : `An evening with ${headliner.name}`,
-        ]);
+    const support = Array.from({ length: prefix === undefined ? random.int(0, 2) : 0 }, () =>
+      random.pick(artists),
+    ).filter((p, i, all) => p.id !== headliner.id && all.findIndex((q) => q.id === p.id) === i);
+    const name =
+      prefix !== undefined
+        ? `${prefix}: ${headliner.name}`
+        : random.pick([
+            `${headliner.name} live`,
+            `${headliner.name}: ${random.pick(TOUR_WORDS)} Tour`,
+            support[0] !== undefined
+              ? `${headliner.name} with ${support[0].name}`
+              : `An evening with ${headliner.name}`,
+          ]);
     add(place, day, time, 'concert', name, [
       { id: headliner.id, is_headliner: true },
       ...support.map((p) => ({ id: p.id, is_headliner: false })),
@@ -269,8 +347,14 @@ export function generateDemoCatalog(data: SourceData, seed = DEFAULT_SEED): Demo
       } else {
         const show = random.pick(OTHER_SHOWS);
         const comic = show.includes('Comedy') ? random.pick(comedians) : undefined;
-        add(place, day, random.pick(OTHER_TIMES), 'other', comic === undefined ? show : `${show}: ${comic.name}`,
-          comic === undefined ? [] : [{ id: comic.id, is_headliner: true }]);
+        add(
+          place,
+          day,
+          random.pick(OTHER_TIMES),
+          'other',
+          comic === undefined ? show : `${show}: ${comic.name}`,
+          comic === undefined ? [] : [{ id: comic.id, is_headliner: true }],
+        );
       }
     }
   }
@@ -286,7 +370,8 @@ export function generateDemoCatalog(data: SourceData, seed = DEFAULT_SEED): Demo
 
 /** Compact JSON: one entry per line, so diffs stay readable and the file small. */
 export function serializeCatalog(catalog: DemoCatalog): string {
-  const section = (items: readonly unknown[]): string => `[\n${items.map((item) => JSON.stringify(item)).join(',\n')}\n]`;
+  const section = (items: readonly unknown[]): string =>
+    `[\n${items.map((item) => JSON.stringify(item)).join(',\n')}\n]`;
   return `{"venues":${section(catalog.venues)},\n"performers":${section(catalog.performers)},\n"events":${section(catalog.events)}}\n`;
 }
 

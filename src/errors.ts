@@ -55,7 +55,16 @@ export const CLIENT_ERROR_CODES = {
    * For an archive member also `truncated_archive`, a download cut short before it, and
    * `archive_limit`, a member past the zip-bomb limits.
    */
-  scan: ['unsupported_format', 'corrupt_file', 'truncated_file', 'empty_file', 'read_error', 'internal_error', 'truncated_archive', 'archive_limit'],
+  scan: [
+    'unsupported_format',
+    'corrupt_file',
+    'truncated_file',
+    'empty_file',
+    'read_error',
+    'internal_error',
+    'truncated_archive',
+    'archive_limit',
+  ],
   /** A call the client refuses before sending anything. */
   request: ['invalid_request', 'invalid_batch_size'],
   /** The service answered outside the contract. */

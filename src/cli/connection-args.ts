@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { EVENTS_PAGE_MAX, UserId } from '../contract/index.js';
 import { UsageError } from '../errors.js';
 import { isValidEmail, normalizeEmail } from '../rules/email.js';
@@ -57,4 +57,3 @@ export function flagsError(error: z.ZodError): UsageError {
   if (issue?.code === 'too_small' && issue.origin === 'string') return new UsageError(`${flag} must not be empty`);
   return new UsageError(`${flag} has a value camroll cannot use; see --help`);
 }
-

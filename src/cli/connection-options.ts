@@ -28,7 +28,11 @@ export function addConnectionOptions(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', 'service base URL, used whole with its version prefix (e.g. https://host/v1)')
     .option('--profile <name>', 'stored profile to use (see `camroll config list`)')
-    .option('--retries <n>', `retries of a failed request, 0 to ${MAX_RETRIES} (default 5)`, wholeNumber('--retries', 0, MAX_RETRIES))
+    .option(
+      '--retries <n>',
+      `retries of a failed request, 0 to ${MAX_RETRIES} (default 5)`,
+      wholeNumber('--retries', 0, MAX_RETRIES),
+    )
     .option(
       '--timeout <seconds>',
       `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30); a request met by silence is tried twice at most`,

@@ -1,10 +1,22 @@
 import { dirname, join } from 'node:path';
-import { createClient, type ApiClient, type ClientOptions, type RequestTrace, type RetryNotice, type WaitNotice } from '../client/index.js';
+import {
+  createClient,
+  type ApiClient,
+  type ClientOptions,
+  type RequestTrace,
+  type RetryNotice,
+  type WaitNotice,
+} from '../client/index.js';
 // Not the config barrel: it loads conf, which only a write needs (src/config/reader.ts).
 import { createConfigReader, type ConfigReader } from '../config/reader.js';
 import { decideTarget, resolveSettings } from '../config/resolve.js';
 import { validateBaseUrl, validateProfileName } from '../config/schema.js';
-import { openUserDirectory, readUserDirectory, type UserDirectory, type UserDirectoryReader } from '../config/user-directory.js';
+import {
+  openUserDirectory,
+  readUserDirectory,
+  type UserDirectory,
+  type UserDirectoryReader,
+} from '../config/user-directory.js';
 import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import type { AppPaths } from '../paths.js';
 import type { CliContext } from './context.js';
@@ -56,7 +68,11 @@ function embeddedDbPath(paths: AppPaths): string {
  * Where a command's requests would go, named as things kept between runs are keyed (journals,
  * the user directory), without starting anything: the base URL, or `embedded:<database>`.
  */
-export function targetIdentity(ctx: CliContext, flags: ConnectionFlags, store: ConfigReader = createConfigReader({ cwd: ctx.paths.config })): string {
+export function targetIdentity(
+  ctx: CliContext,
+  flags: ConnectionFlags,
+  store: ConfigReader = createConfigReader({ cwd: ctx.paths.config }),
+): string {
   if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
   if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
   const decision = decideTarget(resolveSettings({ flags, env: ctx.env, store }), { requireKey: false });
@@ -86,11 +102,16 @@ export async function readDirectory(
 }
 
 /** Opens the directory of users known on this machine (taking over ids an older camroll kept in config.json). */
-export async function openDirectory(paths: AppPaths, reader: ConfigReader = createConfigReader({ cwd: paths.config })): Promise<UserDirectory> {
+export async function openDirectory(
+  paths: AppPaths,
+  reader: ConfigReader = createConfigReader({ cwd: paths.config }),
+): Promise<UserDirectory> {
   // Writing the file back needs conf: loaded only when there are ids to take over (a file of an
   // older camroll).
   const legacyFound = hasLegacyUsers(reader);
-  const writer = legacyFound ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path) }) : null;
+  const writer = legacyFound
+    ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path) })
+    : null;
   return openUserDirectory({
     path: join(paths.data, 'users.sqlite3'),
     legacy: () => reader.legacyUsers(),
@@ -172,7 +193,10 @@ async function openEmbedded(
 }
 
 /** Runs `use` on an open connection and always closes it. */
-export async function withConnection<T>(options: OpenConnectionOptions, use: (connection: Connection) => Promise<T>): Promise<T> {
+export async function withConnection<T>(
+  options: OpenConnectionOptions,
+  use: (connection: Connection) => Promise<T>,
+): Promise<T> {
   const connection = await openConnection(options);
   try {
     return await use(connection);
@@ -185,7 +209,9 @@ export async function withConnection<T>(options: OpenConnectionOptions, use: (co
 export function describeTrace(trace: RequestTrace): string {
   const outcome = trace.status === null ? 'no answer' : String(trace.status);
   const code = trace.code === null ? '' : ` ${trace.code}`;
-  const lines = [`camroll: ${trace.method} ${trace.url} -> ${outcome}${code} (${Math.round(trace.durationMs)} ms, attempt ${trace.attempt})`];
+  const lines = [
+    `camroll: ${trace.method} ${trace.url} -> ${outcome}${code} (${Math.round(trace.durationMs)} ms, attempt ${trace.attempt})`,
+  ];
   if (trace.requestBody !== undefined) lines.push(`  request body: ${trace.requestBody}`);
   if (trace.responseBody !== undefined) lines.push(`  response body: ${trace.responseBody}`);
   return `${lines.join('\n')}\n`;

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { CamrollError, InterruptedError, toCamrollError, UsageError } from '../errors.js';
+import { InterruptedError, toCamrollError, UsageError } from '../errors.js';
 import { nextStep } from './hints.js';
 
 export const EXIT_OK = 0;
@@ -47,9 +47,17 @@ function isQuietCommanderExit(error: CommanderError): boolean {
 export function describeFailure(error: unknown, command: string | undefined): string | null {
   if (error instanceof CommanderError) {
     if (isQuietCommanderExit(error)) return null;
-    const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n').filter((line) => line.trim() !== '');
-    const help = command === undefined || error.code === 'commander.unknownCommand' ? 'camroll --help' : `camroll ${command} --help`;
-    return [`camroll: ${first} [usage_error]`, ...rest.map((line) => `  ${line}`), `  see \`${help}\``].join('\n') + '\n';
+    const [first = '', ...rest] = error.message
+      .replace(/^error: /, '')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    const help =
+      command === undefined || error.code === 'commander.unknownCommand'
+        ? 'camroll --help'
+        : `camroll ${command} --help`;
+    return (
+      [`camroll: ${first} [usage_error]`, ...rest.map((line) => `  ${line}`), `  see \`${help}\``].join('\n') + '\n'
+    );
   }
   const lines = [`camroll: ${describeError(error)}`];
   const step = nextStep(error) ?? (toCamrollError(error).code === 'internal_error' ? REPORT_HINT : null);

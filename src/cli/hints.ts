@@ -1,6 +1,13 @@
 import { CERTIFICATE_CODES, SCHEME_MISMATCH_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
 import { mismatchHint, type SchemeMismatch } from '../client/scheme-probe.js';
-import { ApiError, CamrollError, ContractViolationError, ListenError, NetworkError, type RequestInfo } from '../errors.js';
+import {
+  ApiError,
+  CamrollError,
+  ContractViolationError,
+  ListenError,
+  NetworkError,
+  type RequestInfo,
+} from '../errors.js';
 
 /** A version segment such as `/v1` or `/v2beta` anywhere in a base URL's path. */
 const VERSION_SEGMENT = /\/v\d+[a-z0-9]*(\/|$)/i;
@@ -41,7 +48,8 @@ export function nextStep(error: unknown): string | null {
       return 'no such user under this key: users belong to the partner and environment (sandbox or production) of the key that created them';
     }
     if (error.status === 429) return 'the service is throttling this key; wait and run the command again';
-    if (error.status >= 500) return 'the service failed; run the command again later, and report the time and URL if it persists';
+    if (error.status >= 500)
+      return 'the service failed; run the command again later, and report the time and URL if it persists';
     return null;
   }
   if (error instanceof ContractViolationError) {
@@ -67,16 +75,20 @@ export function nextStep(error: unknown): string | null {
   }
   if (error instanceof NetworkError) {
     const origin = forRequest(error.request, (r) => new URL(r.url).origin) ?? 'the host';
-    if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `the host name of ${origin} does not resolve: check the base URL`;
-    if (error.code === 'ECONNREFUSED') return `nothing accepts connections at ${origin}: is the service running, and is the base URL right?`;
-    if (SCHEME_MISMATCH_CODES.has(error.code) && error.request !== null) return mismatchHint(error.code as SchemeMismatch, error.request.baseUrl);
+    if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN')
+      return `the host name of ${origin} does not resolve: check the base URL`;
+    if (error.code === 'ECONNREFUSED')
+      return `nothing accepts connections at ${origin}: is the service running, and is the base URL right?`;
+    if (SCHEME_MISMATCH_CODES.has(error.code) && error.request !== null)
+      return mismatchHint(error.code as SchemeMismatch, error.request.baseUrl);
     if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') {
       return `${origin} took the connection but did not answer (a hung server or proxy?): check the service, or raise --timeout if it is only slow`;
     }
     if (CERTIFICATE_CODES.has(error.code)) {
       return `the TLS certificate of ${origin} was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS`;
     }
-    if (TIMEOUT_CODES.has(error.code) || /TIMEOUT/i.test(error.code)) return `${origin} did not answer in time: check the network, or try again later`;
+    if (TIMEOUT_CODES.has(error.code) || /TIMEOUT/i.test(error.code))
+      return `${origin} did not answer in time: check the network, or try again later`;
     return `the connection to ${origin} failed: check the network and the base URL`;
   }
   return null;

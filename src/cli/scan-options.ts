@@ -27,7 +27,10 @@ export function addScanOptions(cmd: Command): Command {
   return cmd
     .option('--exclude <glob>', 'leave out files or folders matching this glob (repeatable)', collect, [])
     .option('--follow-symlinks', 'walk into symlinked folders (each real folder once)')
-    .option('--archives', 'also read .zip, .tgz/.tar.gz and .tar files met in the folders in place (named ones are always read)')
+    .option(
+      '--archives',
+      'also read .zip, .tgz/.tar.gz and .tar files met in the folders in place (named ones are always read)',
+    )
     .option('--no-cache', 'read every file again instead of using the scan cache')
     .addOption(
       new Option('--workers <n>', `hashing threads, 1 to ${MAX_WORKERS} (default: one per core, at most 4)`).argParser(

@@ -53,11 +53,13 @@ function fromJson(line: string): DirectoryLine {
   } catch {
     return { kind: 'bad', reason: 'not a JSON object' };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'bad', reason: 'not a JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { kind: 'bad', reason: 'not a JSON object' };
   const record = value as Record<string, unknown>;
   const email = record.email;
   const userId = record.user_id ?? record.userId;
-  if (typeof email !== 'string' || typeof userId !== 'string') return { kind: 'bad', reason: 'needs string members "email" and "user_id"' };
+  if (typeof email !== 'string' || typeof userId !== 'string')
+    return { kind: 'bad', reason: 'needs string members "email" and "user_id"' };
   return { kind: 'entry', email: email.trim(), userId: userId.trim() };
 }
 
@@ -65,7 +67,10 @@ function fromJson(line: string): DirectoryLine {
  * Reads one line. `header` is the header seen on the first line, if any; pass null for the
  * first line itself, which may be one.
  */
-export function parseDirectoryLine(line: string, header: Extract<DirectoryLine, { kind: 'header' }> | null): DirectoryLine {
+export function parseDirectoryLine(
+  line: string,
+  header: Extract<DirectoryLine, { kind: 'header' }> | null,
+): DirectoryLine {
   const text = line.replace(/^\uFEFF/, '').trim();
   if (text === '') return { kind: 'blank' };
   if (text.startsWith('{')) return fromJson(text);
@@ -75,7 +80,8 @@ export function parseDirectoryLine(line: string, header: Extract<DirectoryLine, 
     const emailIndex = names.findIndex((n) => EMAIL_NAMES.has(n));
     const idIndex = names.findIndex((n) => ID_NAMES.has(n));
     if (emailIndex >= 0 && idIndex >= 0) return { kind: 'header', emailIndex, idIndex };
-    if (emailIndex >= 0 || idIndex >= 0) return { kind: 'bad', reason: 'a header needs both an e-mail and a user_id column' };
+    if (emailIndex >= 0 || idIndex >= 0)
+      return { kind: 'bad', reason: 'a header needs both an e-mail and a user_id column' };
   }
   const emailIndex = header?.emailIndex ?? 0;
   const idIndex = header?.idIndex ?? 1;
@@ -137,12 +143,15 @@ export function createJsonSplitter(): { push(chunk: string): JsonPiece[]; end():
 }
 
 /** The entry of one JSON object of an import file; its own `target` (from `users list --json`) wins. */
-export function jsonEntry(text: string): DirectoryLine | { kind: 'entry'; email: string; userId: string; target: string } {
+export function jsonEntry(
+  text: string,
+): DirectoryLine | { kind: 'entry'; email: string; userId: string; target: string } {
   const parsed = fromJson(text);
   if (parsed.kind !== 'entry') return parsed;
   const target = (JSON.parse(text) as { target?: unknown }).target;
   if (target === undefined || target === null) return parsed;
-  if (typeof target !== 'string' || !isTarget(target)) return { kind: 'bad', reason: `not a target (a base URL, or embedded:<database file>): ${String(target)}` };
+  if (typeof target !== 'string' || !isTarget(target))
+    return { kind: 'bad', reason: `not a target (a base URL, or embedded:<database file>): ${String(target)}` };
   return { ...parsed, target };
 }
 
@@ -179,8 +188,15 @@ export async function readImportFile(file: string, target: string, problem: Impo
     if (parsed.kind === 'blank' || parsed.kind === 'header') return;
     if (parsed.kind === 'bad') problem(`${file}:${where}: ${parsed.reason}`);
     else if (!isEmail(parsed.email)) problem(`${file}:${where}: not a valid e-mail address: ${parsed.email}`);
-    else if (!UserId.safeParse(parsed.userId).success) problem(`${file}:${where}: not a user id (a UUID): ${parsed.userId}`);
-    else entries.push({ target: 'target' in parsed ? parsed.target : target, email: parsed.email, userId: parsed.userId.toLowerCase(), source: 'import' });
+    else if (!UserId.safeParse(parsed.userId).success)
+      problem(`${file}:${where}: not a user id (a UUID): ${parsed.userId}`);
+    else
+      entries.push({
+        target: 'target' in parsed ? parsed.target : target,
+        email: parsed.email,
+        userId: parsed.userId.toLowerCase(),
+        source: 'import',
+      });
   };
 
   let format: 'json' | 'csv' | null = null;
@@ -207,7 +223,11 @@ export async function readImportFile(file: string, target: string, problem: Impo
       const text = pending + chunk;
       if (format === 'json') {
         pending = '';
-        for (const piece of splitter.push(text)) add(piece.line, piece.kind === 'object' ? jsonEntry(piece.text) : { kind: 'bad', reason: 'not a JSON object' });
+        for (const piece of splitter.push(text))
+          add(
+            piece.line,
+            piece.kind === 'object' ? jsonEntry(piece.text) : { kind: 'bad', reason: 'not a JSON object' },
+          );
         continue;
       }
       const lines = text.split(/\r?\n/);
@@ -218,6 +238,7 @@ export async function readImportFile(file: string, target: string, problem: Impo
     throw new UsageError(`cannot read ${file}: ${describeFsError(error as NodeJS.ErrnoException)}`);
   }
   if (format === 'csv' && pending !== '') csvLine(pending);
-  for (const piece of splitter.end()) add(piece.line, { kind: 'bad', reason: 'a JSON object not closed before the end of the file' });
+  for (const piece of splitter.end())
+    add(piece.line, { kind: 'bad', reason: 'a JSON object not closed before the end of the file' });
   return entries;
 }

@@ -16,7 +16,10 @@ export async function withDirectory<T>(paths: AppPaths, use: (directory: UserDir
 }
 
 /** Runs `use` with the user directory open to read only (nothing created or changed), and always closes it. */
-export async function withReader<T>(paths: AppPaths, use: (directory: UserDirectoryReader) => T | Promise<T>): Promise<T> {
+export async function withReader<T>(
+  paths: AppPaths,
+  use: (directory: UserDirectoryReader) => T | Promise<T>,
+): Promise<T> {
   const directory = await readDirectory(paths);
   return Promise.resolve()
     .then(() => use(directory))
@@ -44,7 +47,8 @@ export function unknownEmail({ email, target, directory, takesUser, paths }: Unk
   const elsewhere = directory.find(email).filter((entry) => entry.target !== target);
   if (elsewhere.length > 0) {
     const profiles = storedProfilesByUrl(paths);
-    for (const entry of elsewhere.slice(0, 3)) hints.push(`it is known for ${entry.target} (user ${entry.userId}): ${reachTarget(entry.target, profiles)}`);
+    for (const entry of elsewhere.slice(0, 3))
+      hints.push(`it is known for ${entry.target} (user ${entry.userId}): ${reachTarget(entry.target, profiles)}`);
   } else {
     const near = nearEmails(email, directory.emailsAt(target));
     if (near.length > 0) hints.push(`did you mean ${near.join(' or ')}? (known on this machine for this target)`);
@@ -73,7 +77,8 @@ function storedProfilesByUrl(paths: AppPaths): Map<string, string> {
 
 /** How a command reaches a target: the flag to add. */
 function reachTarget(target: string, profiles: Map<string, string>): string {
-  if (target.startsWith('embedded:')) return 'that is the embedded local service: run with no --base-url or --profile (and no CAMROLL_BASE_URL)';
+  if (target.startsWith('embedded:'))
+    return 'that is the embedded local service: run with no --base-url or --profile (and no CAMROLL_BASE_URL)';
   const profile = profiles.get(target);
   return profile === undefined ? `add --base-url ${target}` : `add --profile ${profile} (or --base-url ${target})`;
 }
@@ -97,10 +102,15 @@ export interface ResolvedUser {
  * The user a read command is about: `--user` as given, or `--email` looked up in the
  * directory for the command's target (read-only: never POST /users). Exactly one is needed.
  */
-export async function userFromFlags(ctx: CliContext, flags: ConnectionFlags & { user?: string; email?: string }): Promise<ResolvedUser> {
-  if (flags.user !== undefined && flags.email !== undefined) throw new UsageError('give either --user or --email, not both');
+export async function userFromFlags(
+  ctx: CliContext,
+  flags: ConnectionFlags & { user?: string; email?: string },
+): Promise<ResolvedUser> {
+  if (flags.user !== undefined && flags.email !== undefined)
+    throw new UsageError('give either --user or --email, not both');
   if (flags.user !== undefined) return { userId: parseUserId(flags.user), entry: null };
-  if (flags.email === undefined) throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');
+  if (flags.email === undefined)
+    throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');
   const email = parseEmail(flags.email);
   const target = targetIdentity(ctx, flags);
   return { userId: await userIdForEmail(ctx.paths, email, target), entry: { email, target } };
@@ -116,15 +126,19 @@ export function staleEntryError(error: unknown, user: ResolvedUser, flags: Conne
   const words = ['camroll', 'users', 'forget', '--email', user.entry.email];
   if (flags.baseUrl !== undefined) words.push('--base-url', flags.baseUrl);
   if (flags.profile !== undefined) words.push('--profile', flags.profile);
-  return new ApiError(error.status, error.code, `${error.message} (user ${user.userId}, this machine's entry for ${user.entry.email})`, {
-    request: error.request,
-    cause: error,
-    details: {
-      ...error.details,
-      hint:
-        `this machine's directory holds a user id the service does not know under this key: ` +
-        `drop the entry with \`${words.join(' ')}\`, then add the right one (\`camroll users import FILE\` or --user <uuid>)`,
+  return new ApiError(
+    error.status,
+    error.code,
+    `${error.message} (user ${user.userId}, this machine's entry for ${user.entry.email})`,
+    {
+      request: error.request,
+      cause: error,
+      details: {
+        ...error.details,
+        hint:
+          `this machine's directory holds a user id the service does not know under this key: ` +
+          `drop the entry with \`${words.join(' ')}\`, then add the right one (\`camroll users import FILE\` or --user <uuid>)`,
+      },
     },
-  });
+  );
 }
-

@@ -13,12 +13,26 @@ import {
   type Event,
   type MediaMetadata,
 } from '../contract/index.js';
-import { ApiError, ConfigError, ContractViolationError, InterruptedError, NetworkError, RequestError, type CamrollError } from '../errors.js';
+import {
+  type ApiError,
+  ConfigError,
+  ContractViolationError,
+  InterruptedError,
+  NetworkError,
+  RequestError,
+  type CamrollError,
+} from '../errors.js';
 import { checkBaseUrl } from '../rules/base-url.js';
 import { VERSION } from '../version.js';
 import { apiErrorFromResponse, networkErrorFrom, parseBody, redact, type ResponseFacts } from './http-errors.js';
 import { isWellFormedIngestResponse } from './ingest-check.js';
-import { decideRetry, isTimeoutCode, isTransientNetworkCode, resolveRetryPolicy, type RequestRetryPolicy } from './retry.js';
+import {
+  decideRetry,
+  isTimeoutCode,
+  isTransientNetworkCode,
+  resolveRetryPolicy,
+  type RequestRetryPolicy,
+} from './retry.js';
 import { describeMismatch, detectSchemeMismatch } from './scheme-probe.js';
 import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
@@ -157,14 +171,26 @@ export function createClient(options: ClientOptions): ApiClient {
   const waitNoticeMs = options.waitNoticeMs ?? Math.min(DEFAULT_WAIT_NOTICE_MS, timeoutMs / 2);
   const ownDispatcher = options.dispatcher
     ? null
-    : new Agent({ keepAliveTimeout: 10 * 1000, connections: 16, connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) } });
+    : new Agent({
+        keepAliveTimeout: 10 * 1000,
+        connections: 16,
+        connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) },
+      });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownDispatcher as Agent);
 
   const now = options.now ?? (() => performance.now());
   const cut = (text: string | undefined): string | undefined =>
-    text === undefined ? undefined : redact(text.length > TRACE_BODY_LIMIT ? `${text.slice(0, TRACE_BODY_LIMIT)}…` : text, apiKey);
+    text === undefined
+      ? undefined
+      : redact(text.length > TRACE_BODY_LIMIT ? `${text.slice(0, TRACE_BODY_LIMIT)}…` : text, apiKey);
 
-  function trace(call: Call<z.ZodType>, url: URL, attempt: number, started: number, outcome: { status: number | null; code: string | null; requestBody?: string; responseBody?: string }): void {
+  function trace(
+    call: Call<z.ZodType>,
+    url: URL,
+    attempt: number,
+    started: number,
+    outcome: { status: number | null; code: string | null; requestBody?: string; responseBody?: string },
+  ): void {
     if (options.onRequest === undefined) return;
     options.onRequest({
       method: call.method,
@@ -173,7 +199,9 @@ export function createClient(options: ClientOptions): ApiClient {
       status: outcome.status,
       code: outcome.code,
       durationMs: now() - started,
-      ...(options.traceBodies ? { requestBody: cut(outcome.requestBody), responseBody: cut(outcome.responseBody) } : {}),
+      ...(options.traceBodies
+        ? { requestBody: cut(outcome.requestBody), responseBody: cut(outcome.responseBody) }
+        : {}),
     });
   }
 
@@ -254,7 +282,11 @@ export function createClient(options: ClientOptions): ApiClient {
       trace(call, url, attempt, started, { status: facts.status, code: null, ...bodies });
       return body;
     } catch (error) {
-      trace(call, url, attempt, started, { status: facts.status, code: (error as CamrollError).code ?? 'contract_violation', ...bodies });
+      trace(call, url, attempt, started, {
+        status: facts.status,
+        code: (error as CamrollError).code ?? 'contract_violation',
+        ...bodies,
+      });
       throw error;
     }
   }
@@ -271,10 +303,14 @@ export function createClient(options: ClientOptions): ApiClient {
   ): Promise<E | NetworkError> {
     const mismatch = await detectSchemeMismatch(url, failure.code, timeoutMs, signal);
     if (mismatch === null) return failure;
-    return new NetworkError(mismatch, `${failure.request?.method ?? 'GET'} ${url.href} failed: ${describeMismatch(mismatch)}`, {
-      cause: failure.cause ?? failure,
-      request: failure.request,
-    });
+    return new NetworkError(
+      mismatch,
+      `${failure.request?.method ?? 'GET'} ${url.href} failed: ${describeMismatch(mismatch)}`,
+      {
+        cause: failure.cause ?? failure,
+        request: failure.request,
+      },
+    );
   }
 
   async function send<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
@@ -324,10 +360,9 @@ export function createClient(options: ClientOptions): ApiClient {
       if (!page.has_more) return;
       // A cursor that is missing or comes round again would page forever.
       if (page.next_cursor === null || seen.has(page.next_cursor)) {
-        throw new ContractViolationError(
-          `GET ${paths.events(userId)} said has_more without a new next_cursor`,
-          { details: { endpoint: `GET ${paths.events(userId)}` } },
-        );
+        throw new ContractViolationError(`GET ${paths.events(userId)} said has_more without a new next_cursor`, {
+          details: { endpoint: `GET ${paths.events(userId)}` },
+        });
       }
       seen.add(page.next_cursor);
       cursor = page.next_cursor;
@@ -336,7 +371,8 @@ export function createClient(options: ClientOptions): ApiClient {
 
   return {
     baseUrl,
-    ping: (opts = {}) => send({ method: 'GET', path: paths.ping(), schema: PingResult, anonymous: true, signal: opts.signal }),
+    ping: (opts = {}) =>
+      send({ method: 'GET', path: paths.ping(), schema: PingResult, anonymous: true, signal: opts.signal }),
     health: (opts = {}) => send({ method: 'GET', path: paths.health(), schema: HealthResult, signal: opts.signal }),
     createUser: (body, opts = {}) => {
       // Checked here, so a bad value is named by its member rather than dumped by the validator.
@@ -344,9 +380,17 @@ export function createClient(options: ClientOptions): ApiClient {
       if (!checked.success) {
         const issue = checked.error.issues[0];
         const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(body)';
-        return Promise.reject(new RequestError('invalid_request', `POST ${paths.users()}: ${where}: ${issue?.message ?? 'invalid'}`));
+        return Promise.reject(
+          new RequestError('invalid_request', `POST ${paths.users()}: ${where}: ${issue?.message ?? 'invalid'}`),
+        );
       }
-      return send({ method: 'POST', path: paths.users(), body: checked.data, schema: UserCreateResponse, signal: opts.signal });
+      return send({
+        method: 'POST',
+        path: paths.users(),
+        body: checked.data,
+        schema: UserCreateResponse,
+        signal: opts.signal,
+      });
     },
     ingest: (userId, media, opts = {}) => {
       if (media.length < MIN_BATCH_ITEMS || media.length > MAX_BATCH_ITEMS) {
@@ -357,16 +401,30 @@ export function createClient(options: ClientOptions): ApiClient {
           ),
         );
       }
-      return send({ method: 'POST', path: paths.media(userId), body: { media }, schema: IngestResponse, fastCheck: isWellFormedIngestResponse, signal: opts.signal });
+      return send({
+        method: 'POST',
+        path: paths.media(userId),
+        body: { media },
+        schema: IngestResponse,
+        fastCheck: isWellFormedIngestResponse,
+        signal: opts.signal,
+      });
     },
     syncComplete: (userId, opts = {}) =>
-      send({ method: 'POST', path: paths.syncComplete(userId), body: {}, schema: SyncCompleteResult, signal: opts.signal }),
+      send({
+        method: 'POST',
+        path: paths.syncComplete(userId),
+        body: {},
+        schema: SyncCompleteResult,
+        signal: opts.signal,
+      }),
     events,
     eventPages,
     async *allEvents(userId, opts = {}) {
       for await (const page of eventPages(userId, opts)) yield* page.events;
     },
-    stats: (userId, opts = {}) => send({ method: 'GET', path: paths.stats(userId), schema: Stats, signal: opts.signal }),
+    stats: (userId, opts = {}) =>
+      send({ method: 'GET', path: paths.stats(userId), schema: Stats, signal: opts.signal }),
     close: async () => {
       await ownDispatcher?.close();
     },

@@ -34,11 +34,16 @@ export function apiErrorFromResponse(facts: ResponseFacts, secret?: string | nul
   const envelope = ErrorEnvelope.safeParse(json);
   if (envelope.success) {
     const { code, message, details } = envelope.data.error;
-    return new ApiError(facts.status, code, redact(`${facts.endpoint} answered HTTP ${facts.status}: ${message}`, secret), {
-      details: details ?? null,
-      retryAfterSeconds,
-      request: facts.request,
-    });
+    return new ApiError(
+      facts.status,
+      code,
+      redact(`${facts.endpoint} answered HTTP ${facts.status}: ${message}`, secret),
+      {
+        details: details ?? null,
+        retryAfterSeconds,
+        request: facts.request,
+      },
+    );
   }
   return new ApiError(
     facts.status,
@@ -55,15 +60,22 @@ export function apiErrorFromResponse(facts: ResponseFacts, secret?: string | nul
  * A body that is not JSON or breaks the schema is a ContractViolationError naming the
  * endpoint and the first offending path.
  */
-export function parseBody<S extends z.ZodType>(schema: S, facts: ResponseFacts, fastCheck?: (body: unknown) => boolean): z.output<S> {
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  facts: ResponseFacts,
+  fastCheck?: (body: unknown) => boolean,
+): z.output<S> {
   let json: unknown;
   try {
     json = JSON.parse(facts.bodyText);
   } catch {
-    throw new ContractViolationError(`${facts.endpoint} answered HTTP ${facts.status} with a body that is not JSON${bodyHint(facts)}`, {
-      details: { endpoint: facts.endpoint, status: facts.status, not_json: true },
-      request: facts.request,
-    });
+    throw new ContractViolationError(
+      `${facts.endpoint} answered HTTP ${facts.status} with a body that is not JSON${bodyHint(facts)}`,
+      {
+        details: { endpoint: facts.endpoint, status: facts.status, not_json: true },
+        request: facts.request,
+      },
+    );
   }
   // A hand-written check may vouch for the common body; when it is not sure, the schema decides.
   if (fastCheck?.(json) === true) return json as z.output<S>;
@@ -128,7 +140,8 @@ export function networkErrorFrom(
 function plainWords(code: string, message: string, timeoutMs: number | undefined): string {
   const seconds = timeoutMs === undefined ? null : `${Math.round(timeoutMs / 100) / 10} s`;
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return seconds === null ? 'no answer in time' : `no answer within ${seconds}`;
-  if (code === 'UND_ERR_BODY_TIMEOUT') return seconds === null ? 'the answer stalled' : `the answer stalled for ${seconds}`;
+  if (code === 'UND_ERR_BODY_TIMEOUT')
+    return seconds === null ? 'the answer stalled' : `the answer stalled for ${seconds}`;
   if (/SSL routines|openssl/i.test(message)) return `the TLS handshake failed (${code})`;
   return message;
 }
@@ -141,4 +154,3 @@ function bodyHint(facts: ResponseFacts): string {
   if (start === '') return contentType ? ` (${contentType}, empty)` : '';
   return ` (${contentType ?? 'no content type'}: ${JSON.stringify(start)}${facts.bodyText.length > 40 ? '…' : ''})`;
 }
-

@@ -65,7 +65,9 @@ export function otherSchemeUrl(baseUrl: string): string {
 
 /** What the server speaks, in words: `the server speaks plain HTTP, not TLS`. */
 export function describeMismatch(mismatch: SchemeMismatch): string {
-  return mismatch === 'server_speaks_plain_http' ? 'the server speaks plain HTTP, not TLS' : 'the server speaks TLS, not plain HTTP';
+  return mismatch === 'server_speaks_plain_http'
+    ? 'the server speaks plain HTTP, not TLS'
+    : 'the server speaks TLS, not plain HTTP';
 }
 
 /** The fix, in words: `the server speaks plain HTTP: did you mean http://host:8787/v1?`. */
@@ -84,13 +86,18 @@ function speaksPlainHttp(
   const hostHeader = isIP(host) === 6 ? `[${host}]` : host;
   return firstBytes(netConnect({ host, port }), 'connect', timeoutMs, signal, (socket) => {
     socket.write(`HEAD / HTTP/1.1\r\nHost: ${hostHeader}:${port}\r\nConnection: close\r\n\r\n`);
-  }).then((bytes) => bytes !== null && bytes.toString('latin1').startsWith('HTTP/'));
+  }).then((bytes) => bytes?.toString('latin1').startsWith('HTTP/') === true);
 }
 
 /** Whether the port completes a TLS handshake (any certificate: only the protocol is asked). */
 function speaksTls(host: string, port: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = tlsConnect({ host, port, rejectUnauthorized: false, ...(isIP(host) === 0 ? { servername: host } : {}) });
+    const socket = tlsConnect({
+      host,
+      port,
+      rejectUnauthorized: false,
+      ...(isIP(host) === 0 ? { servername: host } : {}),
+    });
     const done = (answer: boolean): void => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', stop);

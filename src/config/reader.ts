@@ -78,6 +78,15 @@ export function createConfigReader(options: ConfigLocation): ConfigReader {
 export function unreadableConfig(path: string, error: unknown): ConfigError {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   // A file-system error in words (`permission denied (EACCES)`); anything else (bad JSON) as its parser says it.
-  const reason = typeof code === 'string' ? describeFsError(error as NodeJS.ErrnoException) : error instanceof Error ? error.message : String(error);
-  return new ConfigError('config_unreadable', `cannot read the configuration at ${path}: ${reason}; fix or remove the file`, { cause: error });
+  const reason =
+    typeof code === 'string'
+      ? describeFsError(error as NodeJS.ErrnoException)
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  return new ConfigError(
+    'config_unreadable',
+    `cannot read the configuration at ${path}: ${reason}; fix or remove the file`,
+    { cause: error },
+  );
 }

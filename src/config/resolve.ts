@@ -74,7 +74,8 @@ export function resolveSettings({ flags, env, store }: ResolveInput): ResolvedSe
   return {
     profile,
     profileExists: stored !== null,
-    baseUrl: flagBaseUrl ?? fromEnv(nonEmpty(env.CAMROLL_BASE_URL), validateBaseUrl) ?? fromProfile(stored?.base_url) ?? none,
+    baseUrl:
+      flagBaseUrl ?? fromEnv(nonEmpty(env.CAMROLL_BASE_URL), validateBaseUrl) ?? fromProfile(stored?.base_url) ?? none,
     apiKey: fromEnv(nonEmpty(env.CAMROLL_API_KEY)) ?? fromProfile(stored?.api_key) ?? none,
   };
 }
@@ -113,12 +114,17 @@ export function decideTarget(settings: ResolvedSettings, options: { requireKey: 
         `profile "${name}" has no base URL; set one with \`${setUrlHint(name)}\`, or name no profile to use the embedded local service`,
       );
     }
-    return { kind: 'embedded', why: `the current profile "${name}" has no base URL (set one with \`${setUrlHint(name)}\`)` };
+    return {
+      kind: 'embedded',
+      why: `the current profile "${name}" has no base URL (set one with \`${setUrlHint(name)}\`)`,
+    };
   }
   if (apiKey.value === null && options.requireKey) {
     const where = name === null || profile.source === 'none' ? '' : ` --profile ${name}`;
     const pairing =
-      profile.source === 'flag' ? `profile "${name}" holds no API key (a named profile's URL is only used with its own key); ` : '';
+      profile.source === 'flag'
+        ? `profile "${name}" holds no API key (a named profile's URL is only used with its own key); `
+        : '';
     const fallback = profile.source === 'flag' ? '' : ' or set CAMROLL_API_KEY';
     throw new ConfigError(
       'missing_api_key',

@@ -29,7 +29,11 @@ export const validateBaseUrl: (value: string) => string = checkBaseUrl;
 /** Checks a profile name, as a ConfigError naming the rule. */
 export function validateProfileName(name: string): string {
   const parsed = ProfileName.safeParse(name);
-  if (!parsed.success) throw new ConfigError('invalid_profile', `invalid profile name "${name}": ${parsed.error.issues[0]?.message ?? ''}`);
+  if (!parsed.success)
+    throw new ConfigError(
+      'invalid_profile',
+      `invalid profile name "${name}": ${parsed.error.issues[0]?.message ?? ''}`,
+    );
   return parsed.data;
 }
 

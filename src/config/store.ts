@@ -2,7 +2,13 @@ import { chmodSync } from 'node:fs';
 import Conf from 'conf';
 import { ConfigError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
-import { configFilePath, readStoredConfig, unreadableConfig, type ConfigLocation, type ConfigReader } from './reader.js';
+import {
+  configFilePath,
+  readStoredConfig,
+  unreadableConfig,
+  type ConfigLocation,
+  type ConfigReader,
+} from './reader.js';
 import { validateBaseUrl, validateProfileName, type StoredConfig, type StoredProfile } from './schema.js';
 
 /** The profile a write goes to when none is named and none is current. */
@@ -62,9 +68,13 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       // conf sets the mode when it creates the file; a file made by hand or an older version may be wider.
       chmodSync(store.path, 0o600);
     } catch (error) {
-      throw new ConfigError('config_unwritable', `cannot write the configuration at ${store.path}: ${describeFsError(error as NodeJS.ErrnoException)}`, {
-        cause: error,
-      });
+      throw new ConfigError(
+        'config_unwritable',
+        `cannot write the configuration at ${store.path}: ${describeFsError(error as NodeJS.ErrnoException)}`,
+        {
+          cause: error,
+        },
+      );
     }
   };
 
@@ -99,7 +109,8 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     setApiKey: (profile, apiKey) => {
       const name = validateProfileName(profile);
       const key = apiKey.trim();
-      if (key === '' || /\s/.test(key)) throw new ConfigError('invalid_api_key', 'an API key is one word with no spaces');
+      if (key === '' || /\s/.test(key))
+        throw new ConfigError('invalid_api_key', 'an API key is one word with no spaces');
       update((config) => {
         config.profiles[name] = { ...config.profiles[name], api_key: key };
         // A profile without a URL never becomes current: commands would silently use the
@@ -131,7 +142,10 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       update((config) => {
         const entry = config.profiles[profile];
         if (entry === undefined) {
-          throw new ConfigError('unknown_profile', `no profile named "${profile}"; create it with \`camroll config set-url <url> --profile ${profile}\``);
+          throw new ConfigError(
+            'unknown_profile',
+            `no profile named "${profile}"; create it with \`camroll config set-url <url> --profile ${profile}\``,
+          );
         }
         if (entry.base_url === undefined) {
           throw new ConfigError(
@@ -143,8 +157,9 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       });
     },
     legacyUsers: () => read().users,
-    dropLegacyUsers: () => update((config) => {
-      config.users = {};
-    }),
+    dropLegacyUsers: () =>
+      update((config) => {
+        config.users = {};
+      }),
   };
 }

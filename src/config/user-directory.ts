@@ -147,7 +147,13 @@ function emptyReader(path: string): UserDirectoryReader {
  */
 export function readUserDirectory(options: { path: string }): UserDirectoryReader {
   if (!existsSync(options.path)) return emptyReader(options.path);
-  const db = openVersionedDatabase({ path: options.path, what: WHAT, migrations: DIRECTORY_MIGRATIONS, codes: CODES, readonly: true });
+  const db = openVersionedDatabase({
+    path: options.path,
+    what: WHAT,
+    migrations: DIRECTORY_MIGRATIONS,
+    codes: CODES,
+    readonly: true,
+  });
   if ((db.pragma('user_version', { simple: true }) as number) === 0) {
     db.close();
     return emptyReader(options.path);
@@ -182,7 +188,10 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
     const existing = select.get(input.target, email);
     if (existing === undefined) {
       insert.run(input.target, email, input.userId, at, at, input.source);
-      return ['added', { target: input.target, email, userId: input.userId, firstSeen: at, lastSeen: at, source: input.source }];
+      return [
+        'added',
+        { target: input.target, email, userId: input.userId, firstSeen: at, lastSeen: at, source: input.source },
+      ];
     }
     const changed = existing.user_id !== input.userId;
     // An import of what is already known only refreshes the date; a new id is a new fact.
@@ -230,6 +239,8 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
     },
     rememberAll: (entries) => rememberAll(entries),
     forget: (email, target) =>
-      target === undefined ? removeAll.run(normalizeEmail(email)).changes : removeOne.run(normalizeEmail(email), target).changes,
+      target === undefined
+        ? removeAll.run(normalizeEmail(email)).changes
+        : removeOne.run(normalizeEmail(email), target).changes,
   };
 }

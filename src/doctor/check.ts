@@ -12,7 +12,13 @@ export type Check = {
 } & ({ status: Exclude<CheckStatus, 'fail'>; hint?: string } | { status: 'fail'; hint: string });
 
 /** Counts per status, and whether the whole run passed (no failure; warnings allowed). */
-export function summarize(checks: readonly Check[]): { pass: number; warn: number; fail: number; skip: number; ok: boolean } {
+export function summarize(checks: readonly Check[]): {
+  pass: number;
+  warn: number;
+  fail: number;
+  skip: number;
+  ok: boolean;
+} {
   const counts = { pass: 0, warn: 0, fail: 0, skip: 0 };
   for (const check of checks) counts[check.status] += 1;
   return { ...counts, ok: counts.fail === 0 };

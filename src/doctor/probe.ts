@@ -4,7 +4,15 @@ import { API_KEY_HEADER } from '../contract/index.js';
 
 /** What a raw request gave: the facts the API client hides (content type, Date, timing). */
 export type ProbeResult =
-  | { kind: 'answer'; status: number; contentType: string | null; date: string | null; body: string; json: unknown; ms: number }
+  | {
+      kind: 'answer';
+      status: number;
+      contentType: string | null;
+      date: string | null;
+      body: string;
+      json: unknown;
+      ms: number;
+    }
   | { kind: 'no_answer'; code: string; message: string; ms: number };
 
 export interface ProbeOptions {
@@ -45,7 +53,15 @@ export async function probe(
     } catch {
       json = undefined;
     }
-    return { kind: 'answer', status: response.statusCode, contentType: header('content-type'), date: header('date'), body: text, json, ms: options.now() - started };
+    return {
+      kind: 'answer',
+      status: response.statusCode,
+      contentType: header('content-type'),
+      date: header('date'),
+      body: text,
+      json,
+      ms: options.now() - started,
+    };
   } catch (error) {
     const source = error as { message?: unknown };
     const code = transportFailureCode(error);

@@ -11,7 +11,11 @@ export interface RoundTripOptions {
 
 /** The smoke profile's address: one per partner, reused; `.invalid` can never receive mail. */
 export function smokeEmail(partnerId: string): string {
-  const label = partnerId.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'partner';
+  const label =
+    partnerId
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'partner';
   return `camroll-doctor@${label}.invalid`;
 }
 
@@ -44,12 +48,31 @@ const CONTRACT_HINT = 'the service breaks the contract here: report it with the 
 /** An answer with the wanted status and a JSON body, or the failed check that says why not. */
 function answered(name: string, what: string, result: ProbeResult, status: number): Answer | Check {
   if (result.kind !== 'answer') {
-    return { name, status: 'fail', detail: `${what}: ${result.code}`, hint: 'the earlier checks got answers, this did not: run doctor --round-trip again' };
+    return {
+      name,
+      status: 'fail',
+      detail: `${what}: ${result.code}`,
+      hint: 'the earlier checks got answers, this did not: run doctor --round-trip again',
+    };
   }
-  if (result.json === undefined) return { name, status: 'fail', detail: `${what} ${result.status}: not JSON (${describeBody(result)})`, hint: CONTRACT_HINT };
+  if (result.json === undefined)
+    return {
+      name,
+      status: 'fail',
+      detail: `${what} ${result.status}: not JSON (${describeBody(result)})`,
+      hint: CONTRACT_HINT,
+    };
   if (result.status !== status) {
-    const hint = result.status === 429 ? 'the key is being throttled: wait a minute and run doctor --round-trip again' : CONTRACT_HINT;
-    return { name, status: 'fail', detail: `${what} answered ${result.status}, not ${status}: ${result.body.slice(0, 200)}`, hint };
+    const hint =
+      result.status === 429
+        ? 'the key is being throttled: wait a minute and run doctor --round-trip again'
+        : CONTRACT_HINT;
+    return {
+      name,
+      status: 'fail',
+      detail: `${what} answered ${result.status}, not ${status}: ${result.body.slice(0, 200)}`,
+      hint,
+    };
   }
   return result;
 }
@@ -65,10 +88,22 @@ export async function roundTrip(options: RoundTripOptions): Promise<Check[]> {
   if ('name' in user) return [user, ...skipped(['roundtrip.ingest', 'roundtrip.events', 'roundtrip.stats'])];
   const created = UserCreateResponse.safeParse(user.json);
   if (!created.success) {
-    return [{ name: 'roundtrip.user', status: 'fail', detail: `POST /users body breaks the contract at ${firstIssue(created.error)}`, hint: CONTRACT_HINT }, ...skipped(['roundtrip.ingest', 'roundtrip.events', 'roundtrip.stats'])];
+    return [
+      {
+        name: 'roundtrip.user',
+        status: 'fail',
+        detail: `POST /users body breaks the contract at ${firstIssue(created.error)}`,
+        hint: CONTRACT_HINT,
+      },
+      ...skipped(['roundtrip.ingest', 'roundtrip.events', 'roundtrip.stats']),
+    ];
   }
   const userId = created.data.user_id;
-  checks.push({ name: 'roundtrip.user', status: 'pass', detail: `${email}: ${created.data.existing ? 'reused' : 'created'} ${userId}` });
+  checks.push({
+    name: 'roundtrip.user',
+    status: 'pass',
+    detail: `${email}: ${created.data.existing ? 'reused' : 'created'} ${userId}`,
+  });
 
   const { media, expected } = smokeBatch();
   const ingest = answered('roundtrip.ingest', 'POST media', await call('POST', paths.media(userId), { media }), 200);
@@ -98,22 +133,38 @@ export async function roundTrip(options: RoundTripOptions): Promise<Check[]> {
 export function judgeIngest(json: unknown, sent: number, expected: Record<string, string | null>): Check {
   const name = 'roundtrip.ingest';
   const parsed = IngestResponse.safeParse(json);
-  if (!parsed.success) return { name, status: 'fail', detail: `breaks the contract at ${firstIssue(parsed.error)}`, hint: CONTRACT_HINT };
+  if (!parsed.success)
+    return { name, status: 'fail', detail: `breaks the contract at ${firstIssue(parsed.error)}`, hint: CONTRACT_HINT };
   const answer = parsed.data;
   const problems: string[] = [];
-  if (answer.accepted !== sent - answer.rejected.length) problems.push(`accepted ${answer.accepted} is not sent ${sent} − rejected ${answer.rejected.length}`);
-  if (answer.matches.length !== answer.accepted) problems.push(`${answer.matches.length} matches for ${answer.accepted} accepted items`);
-  if (answer.matched !== answer.matches.filter((m) => m.matched).length) problems.push(`matched ${answer.matched} disagrees with the matches`);
+  if (answer.accepted !== sent - answer.rejected.length)
+    problems.push(`accepted ${answer.accepted} is not sent ${sent} − rejected ${answer.rejected.length}`);
+  if (answer.matches.length !== answer.accepted)
+    problems.push(`${answer.matches.length} matches for ${answer.accepted} accepted items`);
+  if (answer.matched !== answer.matches.filter((m) => m.matched).length)
+    problems.push(`matched ${answer.matched} disagrees with the matches`);
   const echoed = [...answer.rejected.map((r) => r.id), ...answer.matches.map((m) => m.media_id)].sort();
   const sentIds = Object.keys(expected).sort();
-  if (JSON.stringify(echoed) !== JSON.stringify(sentIds)) problems.push(`ids not echoed exactly: got ${JSON.stringify(echoed)}`);
+  if (JSON.stringify(echoed) !== JSON.stringify(sentIds))
+    problems.push(`ids not echoed exactly: got ${JSON.stringify(echoed)}`);
   for (const [id, reason] of Object.entries(expected)) {
     const got = answer.rejected.find((r) => r.id === id)?.reason ?? null;
-    if (got !== reason) problems.push(`${JSON.stringify(id)}: expected ${reason ?? 'accepted'}, got ${got ?? 'accepted'}`);
+    if (got !== reason)
+      problems.push(`${JSON.stringify(id)}: expected ${reason ?? 'accepted'}, got ${got ?? 'accepted'}`);
   }
   if (answer.matched !== 0) problems.push('an item far from every venue matched');
-  if (problems.length > 0) return { name, status: 'fail', detail: problems.join('; '), hint: 'the service breaks the ingest rules of the contract' };
-  return { name, status: 'pass', detail: `${sent} sent: ${answer.rejected.length} rejected (each reason once), ${answer.accepted} accepted and unmatched; nothing retained` };
+  if (problems.length > 0)
+    return {
+      name,
+      status: 'fail',
+      detail: problems.join('; '),
+      hint: 'the service breaks the ingest rules of the contract',
+    };
+  return {
+    name,
+    status: 'pass',
+    detail: `${sent} sent: ${answer.rejected.length} rejected (each reason once), ${answer.accepted} accepted and unmatched; nothing retained`,
+  };
 }
 
 function skipped(names: string[]): Check[] {

@@ -70,7 +70,8 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
 
 async function runChecks(options: DoctorOptions, probeOptions: ProbeOptions): Promise<Check[]> {
   const { target } = options;
-  const get = (path: string, key: string | null): Promise<ProbeResult> => probe('GET', `${target.baseUrl}${path}`, key, undefined, probeOptions);
+  const get = (path: string, key: string | null): Promise<ProbeResult> =>
+    probe('GET', `${target.baseUrl}${path}`, key, undefined, probeOptions);
   const checks: Check[] = [];
   const add = (check: Check): Check => {
     checks.push(check);
@@ -88,12 +89,26 @@ async function runChecks(options: DoctorOptions, probeOptions: ProbeOptions): Pr
   const loopback = isLoopbackUrl(target.baseUrl);
   add(
     url.protocol === 'https:' || loopback
-      ? { name: 'config.https', status: 'pass', detail: url.protocol === 'https:' ? 'https' : 'http on a loopback address' }
-      : { name: 'config.https', status: 'warn', detail: `http to ${url.hostname}`, hint: 'the key would cross the network in clear text: use the https URL' },
+      ? {
+          name: 'config.https',
+          status: 'pass',
+          detail: url.protocol === 'https:' ? 'https' : 'http on a loopback address',
+        }
+      : {
+          name: 'config.https',
+          status: 'warn',
+          detail: `http to ${url.hostname}`,
+          hint: 'the key would cross the network in clear text: use the https URL',
+        },
   );
   const keyCheck = add(
     target.apiKey === null
-      ? { name: 'config.key', status: 'fail', detail: 'no API key', hint: 'store one with `camroll config set-key [--profile NAME]` (reads stdin) or set CAMROLL_API_KEY' }
+      ? {
+          name: 'config.key',
+          status: 'fail',
+          detail: 'no API key',
+          hint: 'store one with `camroll config set-key [--profile NAME]` (reads stdin) or set CAMROLL_API_KEY',
+        }
       : { name: 'config.key', status: 'pass', detail: `set (${SOURCE_WORDS[target.apiKeySource]})` },
   );
 
@@ -103,13 +118,20 @@ async function runChecks(options: DoctorOptions, probeOptions: ProbeOptions): Pr
       await (options.lookup ?? dnsLookup)(url.hostname);
       add({ name: 'reach.dns', status: 'pass', detail: `${url.hostname} resolves` });
     } catch (error) {
-      add({ name: 'reach.dns', status: 'fail', detail: `${url.hostname}: ${(error as { code?: string }).code ?? 'lookup failed'}`, hint: 'the host name does not resolve: check the base URL' });
+      add({
+        name: 'reach.dns',
+        status: 'fail',
+        detail: `${url.hostname}: ${(error as { code?: string }).code ?? 'lookup failed'}`,
+        hint: 'the host name does not resolve: check the base URL',
+      });
       return skipRest(checks, options);
     }
   }
 
   const ping = await get('/ping', null);
-  const pingCheck = add((await judgeScheme(ping, target.baseUrl, probeOptions.timeoutMs)) ?? (await judgePing(ping, suggestion, get)));
+  const pingCheck = add(
+    (await judgeScheme(ping, target.baseUrl, probeOptions.timeoutMs)) ?? (await judgePing(ping, suggestion, get)),
+  );
   if (pingCheck.status === 'fail') return skipRest(checks, options);
   add(judgeClock(ping, (options.now ?? Date.now)()));
 
@@ -124,18 +146,43 @@ async function runChecks(options: DoctorOptions, probeOptions: ProbeOptions): Pr
   const local = target.kind === 'embedded' || loopback;
   add(
     environment === 'sandbox' && !local
-      ? { name: 'key.environment', status: 'warn', detail: 'sandbox', hint: 'sandbox users are real profiles: the sandbox runs on the production dataset' }
-      : { name: 'key.environment', status: 'pass', detail: local ? `${environment} (a service on this machine: a local database)` : String(environment) },
+      ? {
+          name: 'key.environment',
+          status: 'warn',
+          detail: 'sandbox',
+          hint: 'sandbox users are real profiles: the sandbox runs on the production dataset',
+        }
+      : {
+          name: 'key.environment',
+          status: 'pass',
+          detail: local ? `${environment} (a service on this machine: a local database)` : String(environment),
+        },
   );
-  if (options.roundTrip) checks.push(...(await roundTrip({ baseUrl: target.baseUrl, apiKey: target.apiKey as string, partnerId, probe: probeOptions })));
+  if (options.roundTrip)
+    checks.push(
+      ...(await roundTrip({
+        baseUrl: target.baseUrl,
+        apiKey: target.apiKey as string,
+        partnerId,
+        probe: probeOptions,
+      })),
+    );
   return checks;
 }
 
 /** Marks the checks that could not run once a prerequisite failed. */
 function skipRest(checks: Check[], options: DoctorOptions): Check[] {
-  const later = ['reach.ping', 'clock', 'contract.errors', 'key.health', 'key.environment', ...(options.roundTrip ? ['roundtrip'] : [])];
+  const later = [
+    'reach.ping',
+    'clock',
+    'contract.errors',
+    'key.health',
+    'key.environment',
+    ...(options.roundTrip ? ['roundtrip'] : []),
+  ];
   const seen = new Set(checks.map((c) => c.name));
-  for (const name of later) if (!seen.has(name)) checks.push({ name, status: 'skip', detail: 'not run: an earlier check failed' });
+  for (const name of later)
+    if (!seen.has(name)) checks.push({ name, status: 'skip', detail: 'not run: an earlier check failed' });
   return checks;
 }
 
@@ -145,35 +192,95 @@ async function judgeScheme(ping: ProbeResult, baseUrl: string, timeoutMs: number
   if (code === null) return null;
   const mismatch = await detectSchemeMismatch(new URL(`${baseUrl}/ping`), code, timeoutMs);
   if (mismatch === null) return null;
-  return { name: 'reach.ping', status: 'fail', detail: `${describeMismatch(mismatch)} (${code})`, hint: mismatchHint(mismatch, baseUrl) };
+  return {
+    name: 'reach.ping',
+    status: 'fail',
+    detail: `${describeMismatch(mismatch)} (${code})`,
+    hint: mismatchHint(mismatch, baseUrl),
+  };
 }
 
-async function judgePing(ping: ProbeResult, suggestion: string | null, get: (path: string, key: string | null) => Promise<ProbeResult>): Promise<Check> {
+async function judgePing(
+  ping: ProbeResult,
+  suggestion: string | null,
+  get: (path: string, key: string | null) => Promise<ProbeResult>,
+): Promise<Check> {
   const name = 'reach.ping';
   if (ping.kind === 'no_answer') {
-    if (ping.code === 'ECONNREFUSED') return { name, status: 'fail', detail: ping.code, hint: 'nothing accepts connections there: is the service running, and is the port right?' };
-    if (CERTIFICATE_CODES.has(ping.code)) return { name, status: 'fail', detail: ping.code, hint: 'the TLS certificate was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS' };
+    if (ping.code === 'ECONNREFUSED')
+      return {
+        name,
+        status: 'fail',
+        detail: ping.code,
+        hint: 'nothing accepts connections there: is the service running, and is the port right?',
+      };
+    if (CERTIFICATE_CODES.has(ping.code))
+      return {
+        name,
+        status: 'fail',
+        detail: ping.code,
+        hint: 'the TLS certificate was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS',
+      };
     if (TIMEOUT_CODES.has(ping.code)) {
-      return { name, status: 'fail', detail: `${ping.code}: ${ping.message}`, hint: 'the host took the connection but did not answer (a hung server or proxy?)' };
+      return {
+        name,
+        status: 'fail',
+        detail: `${ping.code}: ${ping.message}`,
+        hint: 'the host took the connection but did not answer (a hung server or proxy?)',
+      };
     }
-    return { name, status: 'fail', detail: `${ping.code}: ${ping.message}`, hint: 'no answer: check the network and the base URL' };
+    return {
+      name,
+      status: 'fail',
+      detail: `${ping.code}: ${ping.message}`,
+      hint: 'no answer: check the network and the base URL',
+    };
   }
   if (ping.status === 404 && suggestion !== null) {
     const versioned = await get('/v1/ping', null);
     const answers = versioned.kind === 'answer' && versioned.status === 200;
-    return { name, status: 'fail', detail: 'GET /ping: 404', hint: `no version prefix: did you mean ${suggestion}? (${answers ? 'it answers /ping' : 'it does not answer either'})` };
+    return {
+      name,
+      status: 'fail',
+      detail: 'GET /ping: 404',
+      hint: `no version prefix: did you mean ${suggestion}? (${answers ? 'it answers /ping' : 'it does not answer either'})`,
+    };
   }
-  if (ping.json === undefined) return { name, status: 'fail', detail: `GET /ping ${ping.status}: not JSON (${describeBody(ping)})`, hint: 'this is not the service (an HTML login page? a proxy?): check the base URL' };
-  if (ping.status !== 200) return { name, status: 'fail', detail: `GET /ping answered ${ping.status}, not 200`, hint: 'the contract says /ping answers 200 and needs no key: check the base URL is the service' };
+  if (ping.json === undefined)
+    return {
+      name,
+      status: 'fail',
+      detail: `GET /ping ${ping.status}: not JSON (${describeBody(ping)})`,
+      hint: 'this is not the service (an HTML login page? a proxy?): check the base URL',
+    };
+  if (ping.status !== 200)
+    return {
+      name,
+      status: 'fail',
+      detail: `GET /ping answered ${ping.status}, not 200`,
+      hint: 'the contract says /ping answers 200 and needs no key: check the base URL is the service',
+    };
   const parsed = PingResult.safeParse(ping.json);
-  if (!parsed.success) return { name, status: 'fail', detail: `GET /ping body breaks the contract at ${firstIssue(parsed.error)}`, hint: CONTRACT_HINT };
+  if (!parsed.success)
+    return {
+      name,
+      status: 'fail',
+      detail: `GET /ping body breaks the contract at ${firstIssue(parsed.error)}`,
+      hint: CONTRACT_HINT,
+    };
   return { name, status: 'pass', detail: `200 in ${Math.round(ping.ms)} ms` };
 }
 
 function judgeClock(ping: ProbeResult, nowMs: number): Check {
   const name = 'clock';
   const serverMs = ping.kind === 'answer' && ping.date !== null ? Date.parse(ping.date) : Number.NaN;
-  if (Number.isNaN(serverMs)) return { name, status: 'warn', detail: 'the service sent no Date header', hint: 'the local clock could not be compared' };
+  if (Number.isNaN(serverMs))
+    return {
+      name,
+      status: 'warn',
+      detail: 'the service sent no Date header',
+      hint: 'the local clock could not be compared',
+    };
   const skewS = Math.round((nowMs - serverMs) / 1000);
   const detail = `local clock ${describeSkew(Math.abs(skewS))} ${skewS >= 0 ? 'ahead of' : 'behind'} the service`;
   const hint = 'capture times are sent in UTC and matched within hours: set the clock right (NTP)';
@@ -196,33 +303,84 @@ export function describeSkew(seconds: number): string {
 }
 
 /** The hint of a check whose answer came back, but outside the contract. */
-const CONTRACT_HINT = 'the service answered outside the contract: check the base URL is the service, or report it with the time and URL';
+const CONTRACT_HINT =
+  'the service answered outside the contract: check the base URL is the service, or report it with the time and URL';
 /** The hint of a request that got no answer after /ping did. */
-const NO_ANSWER_HINT = '/ping answered, this did not: run doctor again, and check for a proxy or firewall between here and the service';
+const NO_ANSWER_HINT =
+  '/ping answered, this did not: run doctor again, and check for a proxy or firewall between here and the service';
 
 /** A request without a key must get 401 with the envelope and `invalid_api_key`. */
 function judgeUnauthorized(answer: ProbeResult): Check {
   const name = 'contract.errors';
-  if (answer.kind !== 'answer') return { name, status: 'fail', detail: `GET /health without a key: ${answer.code}`, hint: NO_ANSWER_HINT };
+  if (answer.kind !== 'answer')
+    return { name, status: 'fail', detail: `GET /health without a key: ${answer.code}`, hint: NO_ANSWER_HINT };
   const envelope = ErrorEnvelope.safeParse(answer.json);
-  if (answer.status !== 401) return { name, status: 'fail', detail: `GET /health without a key answered ${answer.status}, not 401`, hint: 'every endpoint but /ping needs the key' };
-  if (!envelope.success) return { name, status: 'fail', detail: `the 401 has no error envelope (${firstIssue(envelope.error)})`, hint: CONTRACT_HINT };
-  if (envelope.data.error.code !== 'invalid_api_key') return { name, status: 'fail', detail: `the 401's code is ${envelope.data.error.code}, not invalid_api_key`, hint: CONTRACT_HINT };
+  if (answer.status !== 401)
+    return {
+      name,
+      status: 'fail',
+      detail: `GET /health without a key answered ${answer.status}, not 401`,
+      hint: 'every endpoint but /ping needs the key',
+    };
+  if (!envelope.success)
+    return {
+      name,
+      status: 'fail',
+      detail: `the 401 has no error envelope (${firstIssue(envelope.error)})`,
+      hint: CONTRACT_HINT,
+    };
+  if (envelope.data.error.code !== 'invalid_api_key')
+    return {
+      name,
+      status: 'fail',
+      detail: `the 401's code is ${envelope.data.error.code}, not invalid_api_key`,
+      hint: CONTRACT_HINT,
+    };
   return { name, status: 'pass', detail: '401 invalid_api_key with the error envelope' };
 }
 
 function judgeHealth(health: ProbeResult): Check {
   const name = 'key.health';
   if (health.kind !== 'answer') return { name, status: 'fail', detail: health.code, hint: NO_ANSWER_HINT };
-  if (health.status === 401) return { name, status: 'fail', detail: '401 invalid_api_key', hint: 'the key is wrong, or belongs to the other environment (a sandbox key on the production host, or the reverse)' };
-  if (health.json === undefined) return { name, status: 'fail', detail: `GET /health ${health.status}: not JSON (${describeBody(health)})`, hint: CONTRACT_HINT };
+  if (health.status === 401)
+    return {
+      name,
+      status: 'fail',
+      detail: '401 invalid_api_key',
+      hint: 'the key is wrong, or belongs to the other environment (a sandbox key on the production host, or the reverse)',
+    };
+  if (health.json === undefined)
+    return {
+      name,
+      status: 'fail',
+      detail: `GET /health ${health.status}: not JSON (${describeBody(health)})`,
+      hint: CONTRACT_HINT,
+    };
   if (health.status !== 200) {
-    const hint = health.status >= 500 ? 'the service failed: run doctor again later, and report the time and URL if it persists' : CONTRACT_HINT;
+    const hint =
+      health.status >= 500
+        ? 'the service failed: run doctor again later, and report the time and URL if it persists'
+        : CONTRACT_HINT;
     return { name, status: 'fail', detail: `GET /health answered ${health.status}, not 200`, hint };
   }
   const parsed = HealthResult.safeParse(health.json);
-  if (!parsed.success) return { name, status: 'fail', detail: `GET /health body breaks the contract at ${firstIssue(parsed.error)}`, hint: CONTRACT_HINT };
+  if (!parsed.success)
+    return {
+      name,
+      status: 'fail',
+      detail: `GET /health body breaks the contract at ${firstIssue(parsed.error)}`,
+      hint: CONTRACT_HINT,
+    };
   const policy = readRateLimit(parsed.data.rate_limit);
-  const limit = policy === null ? 'rate limit not described' : !policy.enabled ? 'not throttled' : `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
-  return { name, status: 'pass', detail: `partner ${parsed.data.partner_id}, environment ${parsed.data.environment}, ${limit}` };
+  const limit =
+    policy === null
+      ? 'rate limit not described'
+      : !policy.enabled
+        ? 'not throttled'
+        : `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
+  return {
+    name,
+    status: 'pass',
+    detail: `partner ${parsed.data.partner_id}, environment ${parsed.data.environment}, ${limit}`,
+  };
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { FileProblem, ScannedMedia, SourceInfo } from './types.js';
 import { isCorruption, openVersionedDatabase, type Migration } from '../util/sqlite.js';
 
@@ -100,7 +100,9 @@ export function openScanCache(options: ScanCacheOptions): ScanCache {
     db = openDatabase(file, options.busyTimeoutMs);
   }
   const columns = 'name, size, mtime_ms, ino, sidecars, extractor, data';
-  const selectOne = db.prepare<[string, string], Row>(`SELECT ${columns} FROM files WHERE dir = ? AND name = ?`).raw(true);
+  const selectOne = db
+    .prepare<[string, string], Row>(`SELECT ${columns} FROM files WHERE dir = ? AND name = ?`)
+    .raw(true);
   const selectFolder = db.prepare<[string], Row>(`SELECT ${columns} FROM files WHERE dir = ?`).raw(true);
   const countFolder = db.prepare<[string], number>('SELECT count(*) FROM files WHERE dir = ?').pluck(true);
   const upsert = db.prepare(
@@ -157,7 +159,16 @@ export function openScanCache(options: ScanCacheOptions): ScanCache {
     put(key, result) {
       if (closed) return;
       const data = JSON.stringify({ media: result.media, source: result.source, error: result.error });
-      pending.push([path.dirname(key.absPath), path.basename(key.absPath), key.size, key.mtimeMs, key.ino, key.sidecarFingerprint, options.extractorVersion, data]);
+      pending.push([
+        path.dirname(key.absPath),
+        path.basename(key.absPath),
+        key.size,
+        key.mtimeMs,
+        key.ino,
+        key.sidecarFingerprint,
+        options.extractorVersion,
+        data,
+      ]);
       if (pending.length >= WRITE_BATCH) flush();
     },
     close() {

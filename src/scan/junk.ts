@@ -79,6 +79,7 @@ export function entryKind(name: string, type: { isDirectory(): boolean; isSymbol
   if (reason) return { kind: 'skip', reason };
   if (type.isSymbolicLink()) return { kind: 'link' };
   if (isSidecarName(name)) return { kind: 'sidecar' };
-  if (!MEDIA_EXTENSIONS.has(extensionOf(name))) return { kind: 'skip', reason: archiveKindOf(name) ? 'archive' : 'not_media' };
+  if (!MEDIA_EXTENSIONS.has(extensionOf(name)))
+    return { kind: 'skip', reason: archiveKindOf(name) ? 'archive' : 'not_media' };
   return { kind: 'media' };
 }

@@ -55,7 +55,9 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
         head: first.subarray(0, Math.min(options.headBytes, first.length)),
         // `first` is not overwritten before extraction ends, so ranges inside it are shared.
         read: async (offset, length) =>
-          offset + length <= first.length ? first.subarray(offset, offset + length) : readAt(fd, Buffer.allocUnsafe(length), offset),
+          offset + length <= first.length
+            ? first.subarray(offset, offset + length)
+            : readAt(fd, Buffer.allocUnsafe(length), offset),
       };
       let extraction: Extraction;
       try {
@@ -64,7 +66,8 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
         // The extractor throws only ScanErrors; anything else is a defect, an answer for these
         // bytes all the same (cached until the extractor version changes). Only a failed read may
         // pass on its own, so only read_error is not cached.
-        if (error instanceof CamrollError) return failure(absPath, size, error.code, error.message, error.code !== READ_ERROR);
+        if (error instanceof CamrollError)
+          return failure(absPath, size, error.code, error.message, error.code !== READ_ERROR);
         return failure(absPath, size, 'internal_error', describe(error), true);
       }
       const hash = createHash('sha256').update(first);
@@ -77,7 +80,14 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
         more = read > 0;
       }
       const id = `sha256:${hash.digest('hex')}`;
-      return { absPath, size: position, media: withId(id, extraction.media), source: extraction.source, error: null, cacheable: true };
+      return {
+        absPath,
+        size: position,
+        media: withId(id, extraction.media),
+        source: extraction.source,
+        error: null,
+        cacheable: true,
+      };
     } catch (error) {
       return failure(absPath, size, READ_ERROR, describe(error), false);
     } finally {

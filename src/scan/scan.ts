@@ -2,12 +2,18 @@ import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
-import { archiveRootOf, countZipMedia, createArchiveWalk, type ArchiveRoot, type ArchiveWalk } from './archive/archive-walk.js';
+import {
+  archiveRootOf,
+  countZipMedia,
+  createArchiveWalk,
+  type ArchiveRoot,
+  type ArchiveWalk,
+} from './archive/archive-walk.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
 import { indexFolderSidecars } from './archive/folder-sidecars.js';
 import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
-import { archiveKindOf, MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
+import { archiveKindOf } from './archive/kind.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
 import { noticePathShower } from './display-path.js';
@@ -107,7 +113,8 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
   // Started on the first cache miss, so a re-scan served from the cache (or a folder without
   // media) never starts a thread, and not awaited there: threads boot and load the extractor
   // while the walk fills the first group.
-  const startPool = (): Promise<FilePool> => (pool ??= createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) }));
+  const startPool = (): Promise<FilePool> =>
+    (pool ??= createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) }));
   // The count stops when the walk ends (it then knows the exact number) or the scan stops.
   const countStop = new AbortController();
   const stopCount = (): void => countStop.abort();
@@ -125,7 +132,10 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     // Every archive's sidecars are known before any member is read: the parts are one tree.
     const index = createSidecarIndex();
     const details = createPhotoDetails();
-    const archiveWalk = archives.length > 0 ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal, index, details }) : null;
+    const archiveWalk =
+      archives.length > 0
+        ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal, index, details })
+        : null;
     await archiveWalk?.prepare();
     // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
     const mixed = archiveWalk !== null && folders.length > 0;
@@ -144,7 +154,10 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       : named.size > 0
         ? withoutNamed(folderWalk, named)
         : folderWalk;
-    const listed = showMembers(archiveWalk ? concat(archiveWalk.batches(), mixed ? withTreeSidecars(walked, index) : walked) : walked, shownPath);
+    const listed = showMembers(
+      archiveWalk ? concat(archiveWalk.batches(), mixed ? withTreeSidecars(walked, index) : walked) : walked,
+      shownPath,
+    );
     const looked = lookUpCache(prepend(files, listed), {
       cache,
       shownPath,
@@ -160,7 +173,11 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       onFirst: () => void startPool().catch(() => undefined), // a failure surfaces in the first run
     });
     const records = readGroups(grouped, {
-      run: async (group, signal) => (await startPool()).run(group.map((file): ReadItem => file.member?.task ?? file.treeTask ?? file.absPath), signal),
+      run: async (group, signal) =>
+        (await startPool()).run(
+          group.map((file): ReadItem => file.member?.task ?? file.treeTask ?? file.absPath),
+          signal,
+        ),
       limit: Math.max(workers, 1) * 2, // one task running and one waiting per thread
       signal: stop.signal,
       finish: (file, result) => {
@@ -198,12 +215,25 @@ function openCache(options: ScanOptions): { cache: ScanCache | null; warning: Sc
   try {
     return { cache: openScanCache({ dir, extractorVersion: EXTRACTOR_VERSION }), warning: null };
   } catch (error) {
-    return { cache: null, warning: { type: 'warning', code: 'cache_unavailable', path: dir, message: `scan cache not used: ${String(error)}` } };
+    return {
+      cache: null,
+      warning: {
+        type: 'warning',
+        code: 'cache_unavailable',
+        path: dir,
+        message: `scan cache not used: ${String(error)}`,
+      },
+    };
   }
 }
 
 /** The listing-only count, reported through `onListed`; never fails the scan. */
-async function startCount(roots: string[], options: ScanOptions, signal: AbortSignal, onListed: (files: number, done: boolean) => void): Promise<void> {
+async function startCount(
+  roots: string[],
+  options: ScanOptions,
+  signal: AbortSignal,
+  onListed: (files: number, done: boolean) => void,
+): Promise<void> {
   try {
     let files = 0;
     // A tar stream's members are known only once it is read: the total stays open until then.
@@ -264,7 +294,10 @@ async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders
 }
 
 /** The archives' members under the paths the user sees (`takeout-001.zip!/Takeout/…`). */
-async function* showMembers(batches: AsyncIterable<WalkEvent[]>, shownPath: (absPath: string) => string): AsyncGenerator<WalkEvent[]> {
+async function* showMembers(
+  batches: AsyncIterable<WalkEvent[]>,
+  shownPath: (absPath: string) => string,
+): AsyncGenerator<WalkEvent[]> {
   for await (const batch of batches) {
     for (const event of batch) if (event.type === 'file' && event.member) event.path = shownPath(event.absPath);
     yield batch;
@@ -299,7 +332,9 @@ async function* concat<T>(...sources: AsyncIterable<T>[]): AsyncGenerator<T> {
 /** Records of tar members whose sidecar may come later are held back (applyLateSidecars gives them it at the end). */
 function holdLate(events: ScanEvent[], walks: ArchiveWalk[], held: ScanRecord[]): ScanEvent[] {
   const late = (event: ScanEvent): event is Extract<ScanEvent, { type: 'record' }> =>
-    event.type === 'record' && event.record.archive !== undefined && walks.some((walk) => walk.isLate(event.record.absPath));
+    event.type === 'record' &&
+    event.record.archive !== undefined &&
+    walks.some((walk) => walk.isLate(event.record.absPath));
   if (!events.some(late)) return events;
   return events.filter((event) => {
     if (!late(event)) return true;
@@ -311,12 +346,19 @@ function holdLate(events: ScanEvent[], walks: ArchiveWalk[], held: ScanRecord[])
 /** iCloud's Photo Details CSV for members with no capture instant of their own (photo-details.ts). */
 function withDetails(events: ScanEvent[], details: PhotoDetails): ScanEvent[] {
   if (details.size === 0) return events;
-  return events.map((event) => (event.type === 'record' && event.record.archive !== undefined ? { type: 'record', record: withPhotoDetails(event.record, details) } : event));
+  return events.map((event) =>
+    event.type === 'record' && event.record.archive !== undefined
+      ? { type: 'record', record: withPhotoDetails(event.record, details) }
+      : event,
+  );
 }
 
 /** The walk's notices of archives also named as arguments: those are read, not skipped. */
 async function* withoutNamed(walked: AsyncIterable<WalkEvent[]>, named: Set<string>): AsyncGenerator<WalkEvent[]> {
-  for await (const batch of walked) yield batch.filter((event) => !(event.type === 'skipped' && event.reason === 'archive' && named.has(event.absPath)));
+  for await (const batch of walked)
+    yield batch.filter(
+      (event) => !(event.type === 'skipped' && event.reason === 'archive' && named.has(event.absPath)),
+    );
 }
 
 /**
@@ -326,7 +368,14 @@ async function* withoutNamed(walked: AsyncIterable<WalkEvent[]>, named: Set<stri
  */
 async function* openFoundArchives(
   walked: AsyncIterable<WalkEvent[]>,
-  options: { exclude?: string[]; signal: AbortSignal; index: SidecarIndex; details: PhotoDetails; found: ArchiveWalk[]; named: Set<string> },
+  options: {
+    exclude?: string[];
+    signal: AbortSignal;
+    index: SidecarIndex;
+    details: PhotoDetails;
+    found: ArchiveWalk[];
+    named: Set<string>;
+  },
 ): AsyncGenerator<WalkEvent[]> {
   for await (const batch of walked) {
     // One also named as an argument is read there, once.
@@ -339,7 +388,13 @@ async function* openFoundArchives(
       continue;
     }
     yield rest;
-    const walk = createArchiveWalk({ archives, exclude: options.exclude, signal: options.signal, index: options.index, details: options.details });
+    const walk = createArchiveWalk({
+      archives,
+      exclude: options.exclude,
+      signal: options.signal,
+      index: options.index,
+      details: options.details,
+    });
     options.found.push(walk);
     await walk.prepare();
     yield* walk.batches();

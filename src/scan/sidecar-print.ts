@@ -12,7 +12,11 @@ const STAT_CONCURRENCY = 32;
  * ('' when there is none): the scan cache keys a folder's media on it, so editing, adding or
  * removing a sidecar re-reads the media beside it. Stats run concurrently, off the main thread.
  */
-export async function sidecarFingerprint(dir: string, names: readonly string[], stat: (file: string) => Promise<Stats> = fsp.stat): Promise<string> {
+export async function sidecarFingerprint(
+  dir: string,
+  names: readonly string[],
+  stat: (file: string) => Promise<Stats> = fsp.stat,
+): Promise<string> {
   if (names.length === 0) return '';
   const parts: string[] = [];
   for (let start = 0; start < names.length; start += STAT_CONCURRENCY) {

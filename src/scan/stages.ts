@@ -23,7 +23,11 @@ export interface Grouped {
 }
 
 /** The record of a walked file from a read or a cache entry. */
-export function toRecord(file: WalkFile, result: Pick<FileResult, 'media' | 'source' | 'error'>, cached: boolean): ScanRecord {
+export function toRecord(
+  file: WalkFile,
+  result: Pick<FileResult, 'media' | 'source' | 'error'>,
+  cached: boolean,
+): ScanRecord {
   return {
     path: file.path,
     absPath: file.absPath,
@@ -54,13 +58,21 @@ export async function* lookUpCache(
       if (event.type === 'skipped') {
         events.push({ type: 'skipped', reason: event.reason, path: options.shownPath(event.absPath) });
       } else if (event.type === 'warning') {
-        events.push({ type: 'warning', code: event.code, path: options.shownPath(event.absPath), message: event.message });
+        events.push({
+          type: 'warning',
+          code: event.code,
+          path: options.shownPath(event.absPath),
+          message: event.message,
+        });
       } else {
         files += 1;
         // An archive member refused before reading (encrypted, past the limits, cut short) is its error line.
         const problem = event.member?.problem;
         if (problem) {
-          events.push({ type: 'record', record: toRecord(event, { media: null, source: null, error: problem }, false) });
+          events.push({
+            type: 'record',
+            record: toRecord(event, { media: null, source: null, error: problem }, false),
+          });
           continue;
         }
         const hit = event.member?.uncached ? null : options.cache?.get(event);
@@ -124,19 +136,27 @@ export interface ReadGroupsOptions {
  * (out of order), and upstream is pulled only while a read slot is free. A read that fails
  * as a whole gives each of its files an `internal_error` record.
  */
-export async function* readGroups(source: AsyncIterable<Grouped>, options: ReadGroupsOptions): AsyncGenerator<ScanEvent[]> {
+export async function* readGroups(
+  source: AsyncIterable<Grouped>,
+  options: ReadGroupsOptions,
+): AsyncGenerator<ScanEvent[]> {
   const upstream = source[Symbol.asyncIterator]();
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });
-  const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+  const stopped = new Promise<void>((resolve) =>
+    stop.signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
   const ready: ScanEvent[][] = [];
   const running = new Set<Promise<void>>();
   let pulling: Promise<void> | null = null;
   // Set by the pull in flight (an object: TypeScript does not see closures assign a `let`).
   // A failure is held until the loop runs again: a rejection nobody awaits must not go unhandled.
-  const pull: { result: IteratorResult<Grouped> | null; failure: { error: unknown } | null } = { result: null, failure: null };
+  const pull: { result: IteratorResult<Grouped> | null; failure: { error: unknown } | null } = {
+    result: null,
+    failure: null,
+  };
   let ended = false;
 
   const start = (files: WalkFile[]): void => {
@@ -150,7 +170,18 @@ export async function* readGroups(source: AsyncIterable<Grouped>, options: ReadG
         (error: unknown) => {
           if (stop.signal.aborted) return; // unfinished reads are dropped, not reported
           const message = error instanceof Error ? error.message : String(error);
-          ready.push(files.map((file) => options.finish(file, { absPath: file.absPath, size: file.size, media: null, source: null, cacheable: false, error: { code: 'internal_error', message } })));
+          ready.push(
+            files.map((file) =>
+              options.finish(file, {
+                absPath: file.absPath,
+                size: file.size,
+                media: null,
+                source: null,
+                cacheable: false,
+                error: { code: 'internal_error', message },
+              }),
+            ),
+          );
         },
       )
       .finally(() => running.delete(task));

@@ -37,8 +37,9 @@ export type LocalRejection = MissingForMatching;
  * The rejection the service would give this media, or null: the shared order of
  * src/rules/rejection.ts (coordinates first, then the capture time).
  */
-export const wouldBeRejected: (media: Pick<ScannedMedia, 'latitude' | 'longitude' | 'taken_at'>) => LocalRejection | null =
-  missingForMatching;
+export const wouldBeRejected: (
+  media: Pick<ScannedMedia, 'latitude' | 'longitude' | 'taken_at'>,
+) => LocalRejection | null = missingForMatching;
 
 /** A summary accumulator: feed it every scan event, read `result()` at any time. */
 export interface SummaryAccumulator {

@@ -95,7 +95,11 @@ export function walkFs(overrides: Partial<WalkFs> = {}): WalkFs {
   return {
     opendir: overrides.opendir ?? ((dir, options) => fsp.opendir(dir, options)),
     stat: overrides.stat ?? ((file) => fsp.stat(file)),
-    ...(overrides.statSync ? { statSync: overrides.statSync } : overrides.stat ? {} : { statSync: (file: string) => nodeFs.statSync(file) }),
+    ...(overrides.statSync
+      ? { statSync: overrides.statSync }
+      : overrides.stat
+        ? {}
+        : { statSync: (file: string) => nodeFs.statSync(file) }),
   };
 }
 
@@ -177,7 +181,11 @@ async function* folderBatches(folder: Folder, ctx: WalkContext, stack: Folder[])
     }
     const print = rest
       ? await largeFolderPrint(folder.abs, ctx)
-      : await sidecarFingerprint(folder.abs, held.filter(isSidecarEntry).map((entry) => entry.name), ctx.fs.stat);
+      : await sidecarFingerprint(
+          folder.abs,
+          held.filter(isSidecarEntry).map((entry) => entry.name),
+          ctx.fs.stat,
+        );
     const entries = async function* (): AsyncGenerator<Dirent> {
       for (const entry of held) yield entry;
       held.length = 0;
@@ -240,7 +248,13 @@ async function largeFolderPrint(dir: string, ctx: WalkContext): Promise<string> 
  * A media name or a symlink: what the stat found decides. A followed symlinked folder
  * joins `subfolders`.
  */
-function examined(entry: Examined, outcome: StatOutcome, print: string, follow: boolean, subfolders: Folder[]): WalkEvent | null {
+function examined(
+  entry: Examined,
+  outcome: StatOutcome,
+  print: string,
+  follow: boolean,
+  subfolders: Folder[],
+): WalkEvent | null {
   const name = path.basename(entry.abs);
   const ext = extensionOf(name);
   if (outcome.error) {
@@ -256,7 +270,12 @@ function examined(entry: Examined, outcome: StatOutcome, print: string, follow: 
     subfolders.push({ abs: entry.abs, rel: entry.rel });
     return null;
   }
-  if (!MEDIA_EXTENSIONS.has(ext)) return { type: 'skipped', reason: isSidecarName(name) ? 'sidecar' : archiveKindOf(name) ? 'archive' : 'not_media', absPath: entry.abs };
+  if (!MEDIA_EXTENSIONS.has(ext))
+    return {
+      type: 'skipped',
+      reason: isSidecarName(name) ? 'sidecar' : archiveKindOf(name) ? 'archive' : 'not_media',
+      absPath: entry.abs,
+    };
   if (!stats.isFile()) return { type: 'skipped', reason: 'not_media', absPath: entry.abs }; // a FIFO, socket or device
   return {
     type: 'file',

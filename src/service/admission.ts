@@ -72,9 +72,13 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
   const shedError = (why: string): ServiceError => {
     shed += 1;
-    return new ServiceError('service_unavailable', `the service is busy (${why}); retry after ${options.retryAfterSeconds} s`, {
-      headers: { 'retry-after': String(options.retryAfterSeconds) },
-    });
+    return new ServiceError(
+      'service_unavailable',
+      `the service is busy (${why}); retry after ${options.retryAfterSeconds} s`,
+      {
+        headers: { 'retry-after': String(options.retryAfterSeconds) },
+      },
+    );
   };
 
   const waiting = (): number => queue.length - head;

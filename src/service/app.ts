@@ -62,10 +62,21 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   const keys = createKeyRing(options.keys);
   const limits = resolveLoadLimits(options.limits);
   const throttle =
-    options.authThrottle === false ? null : createAuthThrottle({ clock: options.clock, ...(options.authThrottle ?? AUTH_THROTTLE_DEFAULTS) });
+    options.authThrottle === false
+      ? null
+      : createAuthThrottle({ clock: options.clock, ...(options.authThrottle ?? AUTH_THROTTLE_DEFAULTS) });
   const cursors = createCursorCodec(await options.store.cursorSecret());
-  const ingest = await createIngestPlanner({ threads: options.ingestThreads ?? 0, tables: buildMatcherTables(options.catalog) });
-  const deps: ServiceDeps = { store: options.store, catalog: options.catalog, ingest, cursors, clock: options.clock ?? Date.now };
+  const ingest = await createIngestPlanner({
+    threads: options.ingestThreads ?? 0,
+    tables: buildMatcherTables(options.catalog),
+  });
+  const deps: ServiceDeps = {
+    store: options.store,
+    catalog: options.catalog,
+    ingest,
+    cursors,
+    clock: options.clock ?? Date.now,
+  };
   try {
     return await buildApp(options, deps, { keys, limits, throttle });
   } catch (error) {
@@ -79,7 +90,15 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
 async function buildApp(
   options: CreateAppOptions,
   deps: ServiceDeps,
-  { keys, limits, throttle }: { keys: ReturnType<typeof createKeyRing>; limits: LoadLimits; throttle: ReturnType<typeof createAuthThrottle> | null },
+  {
+    keys,
+    limits,
+    throttle,
+  }: {
+    keys: ReturnType<typeof createKeyRing>;
+    limits: LoadLimits;
+    throttle: ReturnType<typeof createAuthThrottle> | null;
+  },
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger
@@ -159,7 +178,10 @@ async function buildApp(
       done(null, undefined);
       return;
     }
-    done(new ServiceError('unsupported_media_type', 'requests with a body must send Content-Type: application/json'), undefined);
+    done(
+      new ServiceError('unsupported_media_type', 'requests with a body must send Content-Type: application/json'),
+      undefined,
+    );
   });
 
   installErrorHandling(app);

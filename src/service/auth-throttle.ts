@@ -14,8 +14,11 @@ export interface AuthThrottleOptions {
   maxWaiting?: number;
   /** Milliseconds (default Date.now). */
   clock?: () => number;
-  /** Runs `fn` after `ms` (default setTimeout); returns a function that cancels it. Tests pass their own. */
-  setTimer?: (fn: () => void, ms: number) => (() => void) | void;
+  /**
+   * Runs `fn` after `ms` (default setTimeout); may return a function that cancels it (anything
+   * else is ignored). Tests pass their own.
+   */
+  setTimer?: (fn: () => void, ms: number) => unknown;
 }
 
 /**
@@ -60,7 +63,10 @@ export function addressKey(address: string | undefined): string {
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
   const zeros = Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
   const groups = tail === undefined ? left : [...left, ...zeros, ...right];
-  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 interface Entry {
@@ -123,14 +129,14 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
       entry.waiting += 1;
       return new Promise<void>((resolve) => {
         let done = false;
-        let cancel: (() => void) | void = undefined;
+        let cancel: unknown;
         const release = (): void => {
           if (done) return;
           done = true;
           waits.delete(release);
           entry.waiting -= 1;
           // Released early (the service is closing): a pending timer would keep the process up to maxDelayMs longer.
-          cancel?.();
+          if (typeof cancel === 'function') cancel();
           resolve();
         };
         waits.add(release);

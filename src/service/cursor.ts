@@ -27,7 +27,9 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   const invalid = (): ServiceError => new ServiceError('invalid_cursor', 'cursor was not issued by this server');
   return {
     encode(userId, position) {
-      const payload = Buffer.from(JSON.stringify({ s: position.startsAtMs, i: position.eventId })).toString('base64url');
+      const payload = Buffer.from(JSON.stringify({ s: position.startsAtMs, i: position.eventId })).toString(
+        'base64url',
+      );
       return `${payload}.${mac(userId, payload).toString('base64url')}`;
     },
     decode(userId, cursor) {

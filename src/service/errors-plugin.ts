@@ -6,13 +6,18 @@ import { envelopeOf, ServiceError } from './service-error.js';
  * The routes as they are registered (an onRoute hook), so a path the service knows, asked
  * with another method, answers 405 with `Allow`: no second list of paths to keep in step.
  */
-function createRouteTable(): { add(method: string | string[], url: string): void; miss(method: string, url: string): ServiceError } {
+function createRouteTable(): {
+  add(method: string | string[], url: string): void;
+  miss(method: string, url: string): ServiceError;
+} {
   const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   return {
     add(method, url) {
       let route = routes.get(url);
       if (!route) {
-        const source = url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+        const source = url
+          .split('/')
+          .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
         route = { pattern: new RegExp(`^${source.join('/')}$`), methods: new Set() };
         routes.set(url, route);
       }
@@ -40,7 +45,10 @@ export function toServiceError(error: unknown, request: FastifyRequest): Service
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ServiceError('unsupported_media_type', 'requests with a body must send Content-Type: application/json');
+      return new ServiceError(
+        'unsupported_media_type',
+        'requests with a body must send Content-Type: application/json',
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ServiceError('payload_too_large', 'request body is too large');
     default:
@@ -85,7 +93,11 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => sendError(reply, routes.miss(request.method, request.url)));
 }
 
-const REASON: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASON: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /** The envelope for a failure Node reports on the socket, before or outside any request. */
 function socketFailure(code: string | undefined): ServiceError {

@@ -31,16 +31,22 @@ interface EvaluatedBatch {
  * no capture time -> `missing_taken_at`.
  */
 function evaluateBatch(body: unknown, matcher: Matcher): EvaluatedBatch {
-  const media = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { media?: unknown }).media : undefined;
+  const media =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { media?: unknown }).media : undefined;
   if (!Array.isArray(media)) throw new ServiceError('invalid_request', 'body must be an object with a "media" array');
   if (media.length === 0) throw new ServiceError('empty_batch', 'the batch holds no media item');
   if (media.length > MAX_BATCH_ITEMS) {
-    throw new ServiceError('invalid_batch_size', `a batch holds at most ${MAX_BATCH_ITEMS} items, got ${media.length}`, {
-      details: { max: MAX_BATCH_ITEMS, received: media.length },
-    });
+    throw new ServiceError(
+      'invalid_batch_size',
+      `a batch holds at most ${MAX_BATCH_ITEMS} items, got ${media.length}`,
+      {
+        details: { max: MAX_BATCH_ITEMS, received: media.length },
+      },
+    );
   }
   media.forEach((item, index) => {
-    const id = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as { id?: unknown }).id : undefined;
+    const id =
+      typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as { id?: unknown }).id : undefined;
     if (typeof id !== 'string' || id.length === 0) {
       throw new ServiceError('invalid_media_item', `media item ${index} is not an object with a non-empty string id`, {
         details: { index },
@@ -92,7 +98,11 @@ function evaluateBatch(body: unknown, matcher: Matcher): EvaluatedBatch {
       });
     } else {
       const venueId = outcome.kind === 'unlicensed' ? outcome.venueId : null;
-      accepted.push({ mediaId: m.id, stored: null, match: { media_id: m.id, matched: false, event_id: null, venue_id: venueId } });
+      accepted.push({
+        mediaId: m.id,
+        stored: null,
+        match: { media_id: m.id, matched: false, event_id: null, venue_id: venueId },
+      });
     }
   }
   return { rejected, ...settleDuplicates(accepted) };
@@ -142,8 +152,12 @@ export type PlannedIngest = { ok: true; plan: IngestPlan } | { ok: false; stage:
  * route then applies `items` in one store transaction and sends ingestReplyJson.
  */
 export function planIngest(body: Uint8Array | undefined, matcher: Matcher): PlannedIngest {
-  const parsed = body === undefined ? { ok: true as const, value: undefined } : parseJsonBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
-  if (!parsed.ok) return { ok: false, stage: 'body', error: { code: 'invalid_request', message: INVALID_JSON_MESSAGE } };
+  const parsed =
+    body === undefined
+      ? { ok: true as const, value: undefined }
+      : parseJsonBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  if (!parsed.ok)
+    return { ok: false, stage: 'body', error: { code: 'invalid_request', message: INVALID_JSON_MESSAGE } };
   let batch: EvaluatedBatch;
   try {
     batch = evaluateBatch(parsed.value, matcher);

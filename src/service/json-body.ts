@@ -31,7 +31,9 @@ export function parseJsonBody(raw: string): ParsedJsonBody {
   try {
     return {
       ok: true,
-      value: cannotPoison(text) ? JSON.parse(text) : secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }),
+      value: cannotPoison(text)
+        ? JSON.parse(text)
+        : secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }),
     };
   } catch {
     return { ok: false };

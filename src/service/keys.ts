@@ -46,7 +46,9 @@ export function createKeyRing(entries: readonly KeyEntry[]): KeyRing {
     id: `key-${index}`,
     partnerId: entry.partner_id,
     environment: entry.environment,
-    rateLimit: entry.rate_limit ? { limit: entry.rate_limit.limit, windowSeconds: entry.rate_limit.window_seconds } : null,
+    rateLimit: entry.rate_limit
+      ? { limit: entry.rate_limit.limit, windowSeconds: entry.rate_limit.window_seconds }
+      : null,
     digest: digestOf(entry.key),
   }));
   const seen = new Set<string>();
@@ -82,7 +84,9 @@ export async function loadKeysFile(path: string): Promise<KeyEntry[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new StartupError('invalid_keys', `cannot read keys file ${path}: ${(error as Error).message}`, { cause: error });
+    throw new StartupError('invalid_keys', `cannot read keys file ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   let json: unknown;
   try {

@@ -24,7 +24,10 @@ export function urlHost(host: string): string {
  * The host to print for a service listening on `host`: itself, or for a wildcard the
  * machine's first external IPv4 address (what another machine would call), else 127.0.0.1.
  */
-export function advertisedHost(host: string, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces()): string {
+export function advertisedHost(
+  host: string,
+  interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces(),
+): string {
   if (!isWildcardHost(host)) return urlHost(host);
   for (const addresses of Object.values(interfaces)) {
     const external = addresses?.find((a) => a.family === 'IPv4' && !a.internal);
@@ -60,5 +63,8 @@ export function listenErrorFrom(error: unknown, host: string, port: number): Lis
         : code === 'EADDRNOTAVAIL'
           ? `${host} is not an address of this machine`
           : `the host name ${host} does not resolve`;
-  return new ListenError(listenCode, `cannot listen on ${where}: ${why}`, { cause: error, details: { host, port, system_code: code } });
+  return new ListenError(listenCode, `cannot listen on ${where}: ${why}`, {
+    cause: error,
+    details: { host, port, system_code: code },
+  });
 }

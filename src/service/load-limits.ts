@@ -43,7 +43,12 @@ export function resolveLoadLimits(limits: Partial<LoadLimits> = {}): LoadLimits 
 export function serverOptionsOf(limits: LoadLimits): {
   requestTimeout: number;
   connectionTimeout: number;
-  http: { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number; requireHostHeader: boolean };
+  http: {
+    requestTimeout: number;
+    headersTimeout: number;
+    connectionsCheckingInterval: number;
+    requireHostHeader: boolean;
+  };
 } {
   return {
     requestTimeout: limits.requestTimeoutMs,

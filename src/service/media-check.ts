@@ -34,7 +34,8 @@ export function isWellFormedMedia(item: unknown): item is CheckedMedia {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
   const m = item as Record<string, unknown>;
   const id = m.id;
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ASSET_ID_LENGTH || !isWellFormedText(id)) return false;
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ASSET_ID_LENGTH || !isWellFormedText(id))
+    return false;
   const takenAt = m.taken_at;
   if (takenAt !== undefined && takenAt !== null && (typeof takenAt !== 'string' || !INSTANT_PATTERN.test(takenAt))) {
     return false;
@@ -48,7 +49,8 @@ export function isWellFormedMedia(item: unknown): item is CheckedMedia {
   const thumbnail = m.thumbnail_url;
   // A thumbnail the schema would drop (too long, lone surrogate) goes the schema's way.
   if (thumbnail !== undefined && thumbnail !== null) {
-    if (typeof thumbnail !== 'string' || thumbnail.length > MAX_THUMBNAIL_URL_LENGTH || !isWellFormedText(thumbnail)) return false;
+    if (typeof thumbnail !== 'string' || thumbnail.length > MAX_THUMBNAIL_URL_LENGTH || !isWellFormedText(thumbnail))
+      return false;
   }
   return true;
 }

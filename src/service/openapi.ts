@@ -1,12 +1,33 @@
 import { z } from 'zod';
 import { ErrorEnvelope } from '../contract/errors.js';
-import { Event, EventMedia, EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX, EventsPage, LocalDateTime, Performer, Venue } from '../contract/events.js';
+import {
+  Event,
+  EventMedia,
+  EVENTS_PAGE_DEFAULT,
+  EVENTS_PAGE_MAX,
+  EventsPage,
+  LocalDateTime,
+  Performer,
+  Venue,
+} from '../contract/events.js';
 import { IngestResponse } from '../contract/ingest.js';
 import {
-  MAX_ASSET_ID_LENGTH, MAX_BATCH_ITEMS, MAX_THUMBNAIL_URL_LENGTH, MediaMatch, MediaMetadata, MediaType, RejectedMedia,
+  MAX_ASSET_ID_LENGTH,
+  MAX_BATCH_ITEMS,
+  MAX_THUMBNAIL_URL_LENGTH,
+  MediaMatch,
+  MediaMetadata,
+  MediaType,
+  RejectedMedia,
 } from '../contract/media.js';
 import { API_KEY_HEADER, CONTRACT_VERSION, VERSION_PREFIX } from '../contract/paths.js';
-import { HealthResponse, PingResponse, RateLimitPolicy, SyncCompleteRequest, SyncCompleteResponse } from '../contract/service.js';
+import {
+  HealthResponse,
+  PingResponse,
+  RateLimitPolicy,
+  SyncCompleteRequest,
+  SyncCompleteResponse,
+} from '../contract/service.js';
 import { Stats, UniqueVenue } from '../contract/stats.js';
 import { Address, UserCreateRequest, UserCreateResponse } from '../contract/users.js';
 import { MAX_EMAIL_OCTETS } from '../rules/email.js';
@@ -21,9 +42,26 @@ const KNOWN_CODES = [...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_S
 
 /** The contract's named schemas: each becomes a component and every use of it a $ref. */
 const COMPONENTS = {
-  ErrorEnvelope, Venue, Performer, EventMedia, Event, EventsPage, MediaMetadata, RejectedMedia, MediaMatch, IngestResponse,
-  Address, UserCreateRequest, UserCreateResponse, Stats, UniqueVenue, PingResponse, HealthResponse, RateLimitPolicy,
-  SyncCompleteRequest, SyncCompleteResponse,
+  ErrorEnvelope,
+  Venue,
+  Performer,
+  EventMedia,
+  Event,
+  EventsPage,
+  MediaMetadata,
+  RejectedMedia,
+  MediaMatch,
+  IngestResponse,
+  Address,
+  UserCreateRequest,
+  UserCreateResponse,
+  Stats,
+  UniqueVenue,
+  PingResponse,
+  HealthResponse,
+  RateLimitPolicy,
+  SyncCompleteRequest,
+  SyncCompleteResponse,
 } satisfies Record<string, z.ZodType>;
 
 /** What JSON Schema cannot say about a few members (zod checks them in code). */
@@ -31,7 +69,8 @@ function annotate(schema: z.ZodType, json: Json): void {
   if (schema === LocalDateTime) {
     // Local wall-clock time: an RFC 3339 date-time needs an offset, so no `format` here.
     delete json.format;
-    json.description = 'Local date and time at the venue, ISO 8601 with no offset (e.g. 2024-07-12T20:00:00). Never converted.';
+    json.description =
+      'Local date and time at the venue, ISO 8601 with no offset (e.g. 2024-07-12T20:00:00). Never converted.';
     json.examples = ['2024-07-12T20:00:00'];
   } else if (schema === MediaType) {
     json.default = 'photo';
@@ -111,7 +150,10 @@ export function errorResponses(codes: readonly ServiceErrorCode[]): Record<strin
       },
     };
     if (status === 429 || status === 503) response.headers = { 'Retry-After': RETRY_AFTER };
-    if (status === 405) response.headers = { Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } } };
+    if (status === 405)
+      response.headers = {
+        Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
+      };
     responses[String(status)] = response;
   }
   return responses;
@@ -131,18 +173,35 @@ function operationObject(op: Operation): Json {
   const parameters: Json[] = [];
   if (op.path.includes('{user_id}')) {
     parameters.push({
-      name: 'user_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' },
+      name: 'user_id',
+      in: 'path',
+      required: true,
+      schema: { type: 'string', format: 'uuid' },
       description: 'The id POST /users returned. Any other value, under this key, is 404 user_not_found.',
     });
   }
   if (op.operationId === 'listEvents') {
     parameters.push(
-      { name: 'limit', in: 'query', required: false, description: `Events per page, 1 to ${EVENTS_PAGE_MAX}.`, schema: { type: 'integer', minimum: 1, maximum: EVENTS_PAGE_MAX, default: EVENTS_PAGE_DEFAULT } },
-      { name: 'cursor', in: 'query', required: false, description: 'Opaque: next_cursor of the previous page. Empty means the first page.', schema: { type: 'string' } },
       {
-        name: 'include_media', in: 'query', required: false,
+        name: 'limit',
+        in: 'query',
+        required: false,
+        description: `Events per page, 1 to ${EVENTS_PAGE_MAX}.`,
+        schema: { type: 'integer', minimum: 1, maximum: EVENTS_PAGE_MAX, default: EVENTS_PAGE_DEFAULT },
+      },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: 'Opaque: next_cursor of the previous page. Empty means the first page.',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'include_media',
+        in: 'query',
+        required: false,
         description:
-          '`false` omits each event\'s media (absent, not null). ' +
+          "`false` omits each event's media (absent, not null). " +
           'Written `true` or `false`; `1` and `0` are accepted too.',
         schema: { type: 'boolean', default: true },
       },
@@ -156,11 +215,18 @@ function operationObject(op: Operation): Json {
   };
   if (parameters.length > 0) operation.parameters = parameters;
   if (op.body) {
-    operation.requestBody = { required: op.body.required, description: op.body.description, content: { 'application/json': { schema: op.body.schema } } };
+    operation.requestBody = {
+      required: op.body.required,
+      description: op.body.description,
+      content: { 'application/json': { schema: op.body.schema } },
+    };
   }
   operation.security = op.open ? [] : [{ PartnerApiKey: [] }];
   operation.responses = {
-    [String(op.success.status)]: { description: op.success.description, content: { 'application/json': { schema: ref(op.success.schema) } } },
+    [String(op.success.status)]: {
+      description: op.success.description,
+      content: { 'application/json': { schema: ref(op.success.schema) } },
+    },
     ...errorResponses(op.errors),
   };
   return operation;
@@ -205,7 +271,12 @@ export function buildOpenApiDocument(): Json {
     components: {
       schemas,
       securitySchemes: {
-        PartnerApiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER.toUpperCase(), description: 'The partner key; a server-side secret.' },
+        PartnerApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: API_KEY_HEADER.toUpperCase(),
+          description: 'The partner key; a server-side secret.',
+        },
       },
     },
   };

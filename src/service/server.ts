@@ -68,9 +68,18 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const store = await openStoreAt(
     options.databaseUrl === undefined ? { kind: 'sqlite', path: dbPath } : postgresTarget(options.databaseUrl),
   );
-  let app;
+  let app: Awaited<ReturnType<typeof createApp>> | undefined;
   try {
-    app = await createApp({ store, catalog, keys, logger: options.logger ?? false, clock: options.clock, onResponse: options.onResponse, limits: options.limits, ingestThreads: options.ingestThreads });
+    app = await createApp({
+      store,
+      catalog,
+      keys,
+      logger: options.logger ?? false,
+      clock: options.clock,
+      onResponse: options.onResponse,
+      limits: options.limits,
+      ingestThreads: options.ingestThreads,
+    });
     try {
       await app.listen({ host: options.host, port: options.port });
     } catch (error) {

@@ -42,7 +42,9 @@ export class ServiceError extends CamrollError {
 }
 
 /** The envelope body for a service error. `details` appears only when it says something. */
-export function envelopeOf(error: ServiceError): { error: { code: string; message: string; details?: Record<string, unknown> } } {
+export function envelopeOf(error: ServiceError): {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+} {
   const body: { code: string; message: string; details?: Record<string, unknown> } = {
     code: error.code,
     message: error.message,

@@ -99,10 +99,18 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
         if (event.type !== 'changes') return;
         const before = { ...summary.counts, rejected: { ...summary.counts.rejected } };
         const onItem = (item: PipelineEvent): void => onEvent({ type: 'watch_item', event: item });
-        const sent = await changes.send((signal) => scanFiles(event.files, options.scan, signal, shown), { summary, onEvent: onItem });
+        const sent = await changes.send((signal) => scanFiles(event.files, options.scan, signal, shown), {
+          summary,
+          onEvent: onItem,
+        });
         totals.changes += 1;
         totals.unreadable += sent.unreadable;
-        onEvent({ type: 'watch_batch', files: event.files.length, before, after: { ...summary.counts, rejected: { ...summary.counts.rejected } } });
+        onEvent({
+          type: 'watch_batch',
+          files: event.files.length,
+          before,
+          after: { ...summary.counts, rejected: { ...summary.counts.rejected } },
+        });
       };
       for (const event of early) await handle(event);
       for (;;) {
@@ -134,8 +142,19 @@ async function* scanFiles(
   if (present.length === 0) return;
   const { cache, cacheDir, workers } = options;
   try {
-    for await (const events of scanLibraryBatches({ roots: present, signal, cache, cacheDir, ...(workers ? { workers } : {}) })) {
-      yield events.map((event): SyncInput => (event.type === 'record' ? { type: 'record', record: { ...event.record, path: shown(event.record.absPath) } } : event));
+    for await (const events of scanLibraryBatches({
+      roots: present,
+      signal,
+      cache,
+      cacheDir,
+      ...(workers ? { workers } : {}),
+    })) {
+      yield events.map(
+        (event): SyncInput =>
+          event.type === 'record'
+            ? { type: 'record', record: { ...event.record, path: shown(event.record.absPath) } }
+            : event,
+      );
     }
   } catch (error) {
     // Gone between the check and the read: the next change, or the next run, picks it up.

@@ -20,7 +20,10 @@ export interface JournalReader {
  * Finds a user's journal: by its exact key when the partner id is known (from /health), or
  * else by the base URL and user id kept inside each journal (a dry run without the host).
  */
-export function findJournal(dir: string, key: Omit<JournalKey, 'partnerId'> & { partnerId: string | null }): string | null {
+export function findJournal(
+  dir: string,
+  key: Omit<JournalKey, 'partnerId'> & { partnerId: string | null },
+): string | null {
   if (key.partnerId !== null) {
     const path = join(dir, journalFileName({ ...key, partnerId: key.partnerId }));
     return existsSync(path) ? path : null;
@@ -42,7 +45,12 @@ export function findJournal(dir: string, key: Omit<JournalKey, 'partnerId'> & { 
       continue; // Not a journal (damaged, or not a database): not the one.
     }
     try {
-      const meta = Object.fromEntries(db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
+      const meta = Object.fromEntries(
+        db
+          .prepare<[], { key: string; value: string }>('SELECT key, value FROM meta')
+          .all()
+          .map((r) => [r.key, r.value]),
+      );
       if (meta.user_id === key.userId && (meta.base_url ?? '').replace(/\/+$/, '') === baseUrl) return join(dir, name);
     } catch {
       // Not a journal this camroll can read: not the one.

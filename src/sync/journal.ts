@@ -1,7 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { RejectionReason } from '../contract/index.js';
 import { LocalStateError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
@@ -170,13 +170,17 @@ export function openJournal(options: OpenJournalOptions): Journal {
   try {
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new LocalStateError('journal_error', `cannot create the journal folder ${options.dir}: ${describeFsError(error as NodeJS.ErrnoException)}`, {
-      cause: error,
-    });
+    throw new LocalStateError(
+      'journal_error',
+      `cannot create the journal folder ${options.dir}: ${describeFsError(error as NodeJS.ErrnoException)}`,
+      {
+        cause: error,
+      },
+    );
   }
   const now = (): string => (options.now ?? (() => new Date()))().toISOString();
   // One sync per journal at a time: a second would mark the first one's pass interrupted.
-  const lock = acquireLock(`${path}.lock`, 'this user\'s sync journal for this target (another camroll sync)');
+  const lock = acquireLock(`${path}.lock`, "this user's sync journal for this target (another camroll sync)");
   let db: Database.Database;
   try {
     db = openVersionedDatabase({
@@ -208,20 +212,25 @@ function writeKey(db: Database.Database, key: JournalKey): void {
 function createJournal(db: Database.Database, path: string, now: () => string, lock: ProcessLock): Journal {
   const stmts = {
     fingerprint: db.prepare<[string], Buffer>('SELECT fingerprint FROM outcomes WHERE id = ?').pluck(),
-    insertBatch: db.prepare<[number, number]>("INSERT INTO batches (pass_id, status, items) VALUES (?, 'in_flight', ?)"),
+    insertBatch: db.prepare<[number, number]>(
+      "INSERT INTO batches (pass_id, status, items) VALUES (?, 'in_flight', ?)",
+    ),
     // Row by row inside the batch's one transaction: prepared statements with the fingerprint
     // bound as a blob cost half of encoding the batch as JSON for json_each (and unhex).
     insertPending: db.prepare<[string, number]>('INSERT OR REPLACE INTO pending (id, batch_id) VALUES (?, ?)'),
     deletePending: db.prepare<[string]>('DELETE FROM pending WHERE id = ?'),
-    upsertOutcome: db.prepare<[string, Buffer, number, number]>('INSERT OR REPLACE INTO outcomes (id, fingerprint, outcome, batch_id) VALUES (?, ?, ?, ?)'),
+    upsertOutcome: db.prepare<[string, Buffer, number, number]>(
+      'INSERT OR REPLACE INTO outcomes (id, fingerprint, outcome, batch_id) VALUES (?, ?, ?, ?)',
+    ),
     anyOutcome: db.prepare<[], number>('SELECT EXISTS (SELECT 1 FROM outcomes)').pluck(),
     setBatch: db.prepare<[string, string | null, number]>('UPDATE batches SET status = ?, error = ? WHERE id = ?'),
     insertPass: db.prepare<[string, string]>("INSERT INTO passes (kind, status, started_at) VALUES (?, 'running', ?)"),
     setPass: db.prepare<[string, string, number]>('UPDATE passes SET status = ?, finished_at = ? WHERE id = ?'),
     passKind: db.prepare<[number], PassKind>('SELECT kind FROM passes WHERE id = ?').pluck(),
-    lastPass: db.prepare<[], { id: number; kind: PassKind; status: PassStatus; started_at: string; finished_at: string | null }>(
-      'SELECT id, kind, status, started_at, finished_at FROM passes ORDER BY id DESC LIMIT 1',
-    ),
+    lastPass: db.prepare<
+      [],
+      { id: number; kind: PassKind; status: PassStatus; started_at: string; finished_at: string | null }
+    >('SELECT id, kind, status, started_at, finished_at FROM passes ORDER BY id DESC LIMIT 1'),
     countOutcomes: db.prepare<[], { accepted: number | null; rejected: number | null }>(
       'SELECT SUM(outcome = 0) AS accepted, SUM(outcome <> 0) AS rejected FROM outcomes',
     ),

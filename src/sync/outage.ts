@@ -41,13 +41,18 @@ export function createOutageTracker(limit: number = DEFAULT_MAX_CONNECTION_FAILU
         consecutive = 0;
         return { stop: false };
       }
-      if (code !== null && PERMANENT_NETWORK_CODES.has(code)) return { stop: true, reason: `${code}: waiting cannot heal it` };
+      if (code !== null && PERMANENT_NETWORK_CODES.has(code))
+        return { stop: true, reason: `${code}: waiting cannot heal it` };
       if (code === null || !CONNECTION_CODES.has(code)) return { stop: false };
       consecutive += 1;
       const timedOut = TIMEOUT_CODES.has(code);
       const silentTwice = timedOut && (attempt ?? 1) >= 2 && consecutive >= 2;
       if (consecutive < limit && !silentTwice) return { stop: false };
-      if (!timedOut) return { stop: true, reason: `the host stopped answering: ${consecutive} connection failures in a row (last: ${code})` };
+      if (!timedOut)
+        return {
+          stop: true,
+          reason: `the host stopped answering: ${consecutive} connection failures in a row (last: ${code})`,
+        };
       const within = durationMs === undefined ? 'in time' : `within ${Math.floor(durationMs / 1000)} s`;
       const last = method !== undefined && url !== undefined ? `${method} ${url}, ${code}` : code;
       return {

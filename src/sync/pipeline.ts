@@ -169,7 +169,13 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   /** One scanner event: counted, deduplicated, skipped when answered, batched; returns a batch it filled. */
   function take(event: SyncInput): PendingItem[] | null {
     if (event.type !== 'record') {
-      emit({ type: 'notice', kind: event.type, path: event.path, code: event.type === 'skipped' ? event.reason : event.code, message: event.type === 'skipped' ? event.reason : event.message });
+      emit({
+        type: 'notice',
+        kind: event.type,
+        path: event.path,
+        code: event.type === 'skipped' ? event.reason : event.code,
+        message: event.type === 'skipped' ? event.reason : event.message,
+      });
       return null;
     }
     const { record } = event;

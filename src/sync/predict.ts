@@ -10,5 +10,9 @@ export function predictRejection(media: unknown): RejectionReason | null {
   const parsed = MediaMetadata.safeParse(media);
   if (!parsed.success) return 'invalid';
   const item = parsed.data;
-  return wouldBeRejected({ latitude: item.latitude ?? null, longitude: item.longitude ?? null, taken_at: item.taken_at ?? null });
+  return wouldBeRejected({
+    latitude: item.latitude ?? null,
+    longitude: item.longitude ?? null,
+    taken_at: item.taken_at ?? null,
+  });
 }

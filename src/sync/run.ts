@@ -70,7 +70,10 @@ export interface ChangeSender {
    * One batch of changes as a pass of its own (kind `watch`): what the journal answered is
    * skipped, answers are journaled, and sync-complete is not called (no library was scanned).
    */
-  send(scan: SyncRunOptions['scan'], io: PassIo): Promise<{ counts: SyncCounts; interrupted: boolean; unreadable: number }>;
+  send(
+    scan: SyncRunOptions['scan'],
+    io: PassIo,
+  ): Promise<{ counts: SyncCounts; interrupted: boolean; unreadable: number }>;
 }
 
 /** The result of a sync, as `--json` prints it. */
@@ -115,7 +118,11 @@ export async function resolveUser(
   }
   const created = await client.createUser({ email: identity.email }, { signal });
   users.remember(where.baseUrl, identity.email, created.user_id, created.existing, where.environment);
-  return { userId: created.user_id, stats: await client.stats(created.user_id, { signal }), created: !created.existing };
+  return {
+    userId: created.user_id,
+    stats: await client.stats(created.user_id, { signal }),
+    created: !created.existing,
+  };
 }
 
 /** Whether a pipeline event says a folder or a file's bytes could not be read (scan's rule). */
@@ -130,8 +137,10 @@ function isUnread(event: PipelineEvent): boolean {
  * something that could not be read. Corrupt files were read: they do not count.
  */
 export function whyNotExamined(files: number, unreadable: number, allowEmpty: boolean): string | null {
-  if (unreadable > 0) return `${unreadable} ${unreadable === 1 ? 'folder or file' : 'folders or files'} could not be read`;
-  if (files === 0 && !allowEmpty) return 'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library that is really empty';
+  if (unreadable > 0)
+    return `${unreadable} ${unreadable === 1 ? 'folder or file' : 'folders or files'} could not be read`;
+  if (files === 0 && !allowEmpty)
+    return 'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library that is really empty';
   return null;
 }
 
@@ -144,8 +153,21 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
   const notice = options.notice ?? ((): void => undefined);
   const signal = options.signal;
   const health = await client.health({ signal });
-  const { userId, stats: before, created } = await resolveUser(options.identity, client, users, { baseUrl: target.identity, environment: health.environment }, signal);
-  const journal = openJournal({ dir: options.journalDir, key: { baseUrl: target.identity, partnerId: health.partner_id, userId } });
+  const {
+    userId,
+    stats: before,
+    created,
+  } = await resolveUser(
+    options.identity,
+    client,
+    users,
+    { baseUrl: target.identity, environment: health.environment },
+    signal,
+  );
+  const journal = openJournal({
+    dir: options.journalDir,
+    key: { baseUrl: target.identity, partnerId: health.partner_id, userId },
+  });
   try {
     // counts() scans the whole outcome table: read it once (it is zero after a clear).
     const counts = journal.counts();
@@ -163,7 +185,9 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     const pass: PassKind = options.full || !before.has_synced ? 'full' : 'incremental';
     if (!cleared && (journal.recovery.interruptedPasses > 0 || resumedPending > 0)) {
       const answeredFate = options.full ? 'are sent again (--full)' : 'are skipped';
-      notice(`resuming an interrupted sync: ${answered} items already answered ${answeredFate}, ${resumedPending} pending items are sent again`);
+      notice(
+        `resuming an interrupted sync: ${answered} items already answered ${answeredFate}, ${resumedPending} pending items are sent again`,
+      );
     } else if (pass === 'incremental' && answered === 0) {
       notice('no local sync journal for this user on this machine: every item is sent once (re-sending is safe)');
     }
@@ -182,7 +206,8 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
         input: scan(signal),
         journal,
         passId,
-        send: (media: MediaMetadata[], sendSignal: AbortSignal): Promise<IngestResponse> => client.ingest(userId, media, { signal: sendSignal }),
+        send: (media: MediaMetadata[], sendSignal: AbortSignal): Promise<IngestResponse> =>
+          client.ingest(userId, media, { signal: sendSignal }),
         batchSize: options.batchSize,
         concurrency: options.concurrency,
         full: kind === 'full' && options.full,
@@ -194,7 +219,8 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     };
     const { passId, unreadable, summary, interrupted } = await sendPass(pass, options.scan, options);
     const decided = decideOutcome(summary.counts, interrupted);
-    const notExamined = decided !== 'ok' ? null : whyNotExamined(summary.counts.files, unreadable, options.allowEmpty === true);
+    const notExamined =
+      decided !== 'ok' ? null : whyNotExamined(summary.counts.files, unreadable, options.allowEmpty === true);
     const outcome: SyncOutcome = notExamined === null ? decided : 'not_examined';
     let syncComplete = false;
     if (outcome === 'ok') {
@@ -208,7 +234,8 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
       // Two independent reads: the stats go out while the events are paged, not after them.
       const collect = async (): Promise<Event[]> => {
         const all: Event[] = [];
-        for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal })) all.push(event);
+        for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal }))
+          all.push(event);
         return all;
       };
       [events, stats] = await Promise.all([collect(), client.stats(userId, { signal })]);
@@ -232,7 +259,11 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
       await options.afterPass(result, {
         send: async (scan, io) => {
           const sent = await sendPass('watch', scan, io);
-          const status = sent.interrupted ? 'interrupted' : sent.summary.counts.failed_batches > 0 ? 'failed' : 'complete';
+          const status = sent.interrupted
+            ? 'interrupted'
+            : sent.summary.counts.failed_batches > 0
+              ? 'failed'
+              : 'complete';
           journal.finishPass(sent.passId, status);
           return { counts: sent.summary.counts, interrupted: sent.interrupted, unreadable: sent.unreadable };
         },

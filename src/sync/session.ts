@@ -109,7 +109,14 @@ const loadPasses = (): Promise<Passes> => import('./passes.js');
  */
 export async function runSyncSession(options: SyncSessionOptions): Promise<SyncEnded> {
   const summary = createSyncTally();
-  const progress: SyncProgress = { counts: summary.counts, queued: 0, scanDone: false, total: null, totalFinal: false, inFlight: 0 };
+  const progress: SyncProgress = {
+    counts: summary.counts,
+    queued: 0,
+    scanDone: false,
+    total: null,
+    totalFinal: false,
+    inFlight: 0,
+  };
   const emit = (event: SyncEvent): void => options.onEvent(event, { ...progress, inFlight: summary.inFlight });
   const onPipeline = (event: PipelineEvent): void => {
     if (event.type === 'queued') progress.queued += event.items;
@@ -173,7 +180,15 @@ async function dryPass(pass: PassContext, identity: SyncIdentity | null): Promis
   });
   try {
     const { batchSize, full } = options;
-    return await runDrySync({ scan: pass.scan, batchSize, signal, onEvent: pass.onPipeline, summary: pass.summary, full, journal });
+    return await runDrySync({
+      scan: pass.scan,
+      batchSize,
+      signal,
+      onEvent: pass.onPipeline,
+      summary: pass.summary,
+      full,
+      journal,
+    });
   } finally {
     journal?.close();
   }
@@ -204,7 +219,13 @@ async function realPass(
   let watched: SyncEnded['watch'] = null;
   try {
     if (watchOptions !== null) {
-      watch = await startWatch({ roots: options.roots, scan: options.scan, cwd: options.cwd, poll: watchOptions.poll, signal });
+      watch = await startWatch({
+        roots: options.roots,
+        scan: options.scan,
+        cwd: options.cwd,
+        poll: watchOptions.poll,
+        signal,
+      });
     }
     const follower = watch;
     const result = await runSync({
@@ -257,7 +278,18 @@ async function* scanRoots(
   const { roots, cwd } = options;
   const { exclude, followSymlinks, archives, cache, cacheDir, workers } = options.scan;
   const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
-  const batches = scanLibraryBatches({ roots, signal, cwd, exclude, followSymlinks, archives, cache, cacheDir, ...listing, ...(workers ? { workers } : {}) });
+  const batches = scanLibraryBatches({
+    roots,
+    signal,
+    cwd,
+    exclude,
+    followSymlinks,
+    archives,
+    cache,
+    cacheDir,
+    ...listing,
+    ...(workers ? { workers } : {}),
+  });
   for await (const events of batches) {
     await options.pace?.();
     // With one root the scanner's path is already the one shown: no copy of every record.
@@ -265,10 +297,11 @@ async function* scanRoots(
       yield events;
       continue;
     }
-    yield events.map((event): SyncInput =>
-      event.type === 'record'
-        ? { type: 'record', record: { ...event.record, path: recordDisplayPath(event.record, { roots, cwd }) } }
-        : event,
+    yield events.map(
+      (event): SyncInput =>
+        event.type === 'record'
+          ? { type: 'record', record: { ...event.record, path: recordDisplayPath(event.record, { roots, cwd }) } }
+          : event,
     );
   }
   onDone();

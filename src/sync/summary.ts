@@ -125,7 +125,10 @@ export type SyncOutcome = 'ok' | 'failed' | 'interrupted' | 'outage' | 'not_exam
  * How a run ended: interrupted wins (the user asked to stop), then any batch that failed
  * after retries; scan errors alone do not fail a sync (they are reported).
  */
-export function decideOutcome(counts: Pick<SyncCounts, 'failed_batches'>, interrupted: boolean): 'ok' | 'failed' | 'interrupted' {
+export function decideOutcome(
+  counts: Pick<SyncCounts, 'failed_batches'>,
+  interrupted: boolean,
+): 'ok' | 'failed' | 'interrupted' {
   if (interrupted) return 'interrupted';
   if (counts.failed_batches > 0) return 'failed';
   return 'ok';

@@ -64,10 +64,13 @@ function relativeToRoots(roots: readonly string[], absPath: string): string | nu
  * anywhere on the path, a junk or non-media file name, a path `--exclude` matches).
  * `isFile` is undefined when the watcher does not know yet.
  */
-export function createWatchFilter(roots: readonly string[], exclude: readonly string[] = []): (absPath: string, isFile?: boolean) => boolean {
+export function createWatchFilter(
+  roots: readonly string[],
+  exclude: readonly string[] = [],
+): (absPath: string, isFile?: boolean) => boolean {
   // The walk's own --exclude rule, compiled once: the watcher asks about every path it meets.
   const matcher = createExcludeMatcher(exclude);
-  const excluded = (rel: string): boolean => matcher !== null && matcher(rel);
+  const excluded = (rel: string): boolean => matcher?.(rel) === true;
   return (absPath, isFile) => {
     const rel = relativeToRoots(roots, absPath);
     if (rel === null || rel === '') return false;
@@ -144,7 +147,9 @@ async function missedFiles(
   const folders = [dir];
   while (folders.length > 0) {
     const folder = folders.pop()!;
-    const entries = await new Promise<Dirent[]>((resolve) => readdir(folder, { withFileTypes: true }, (error, found) => resolve(error ? [] : found)));
+    const entries = await new Promise<Dirent[]>((resolve) =>
+      readdir(folder, { withFileTypes: true }, (error, found) => resolve(error ? [] : found)),
+    );
     for (const entry of entries) {
       const absPath = path.join(folder, entry.name);
       if (entry.isDirectory()) {
@@ -308,8 +313,15 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   watcher.on('error', (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     // inotify's per-user limit: polling, or a higher limit, is the way out.
-    const hint = code === 'ENOSPC' ? ' (the system limit on watched folders: use --poll, or raise fs.inotify.max_user_watches)' : '';
-    push({ type: 'warning', code: 'watch_error', message: `${error instanceof Error ? error.message : String(error)}${hint}` });
+    const hint =
+      code === 'ENOSPC'
+        ? ' (the system limit on watched folders: use --poll, or raise fs.inotify.max_user_watches)'
+        : '';
+    push({
+      type: 'warning',
+      code: 'watch_error',
+      message: `${error instanceof Error ? error.message : String(error)}${hint}`,
+    });
   });
 
   try {

@@ -49,7 +49,11 @@ export function acquireLock(path: string, what: string, now: () => Date = () => 
       fd = openSync(path, 'wx', 0o600);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new LocalStateError('lock_failed', `cannot create the lock file ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`, { cause: error });
+        throw new LocalStateError(
+          'lock_failed',
+          `cannot create the lock file ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`,
+          { cause: error },
+        );
       }
       const owner = readOwner(path);
       const stale = owner === null ? false : owner.host === me.host && !alive(owner.pid);
@@ -57,10 +61,15 @@ export function acquireLock(path: string, what: string, now: () => Date = () => 
         rmSync(path, { force: true });
         continue;
       }
-      const who = owner === null ? 'another process' : `process ${owner.pid} on ${owner.host}, started ${owner.started_at}`;
-      throw new LocalStateError('locked', `${what} is in use by ${who}; wait for it to finish or stop it (if it is gone, delete ${path})`, {
-        details: { lock: path, ...(owner ?? {}) },
-      });
+      const who =
+        owner === null ? 'another process' : `process ${owner.pid} on ${owner.host}, started ${owner.started_at}`;
+      throw new LocalStateError(
+        'locked',
+        `${what} is in use by ${who}; wait for it to finish or stop it (if it is gone, delete ${path})`,
+        {
+          details: { lock: path, ...(owner ?? {}) },
+        },
+      );
     }
     try {
       writeSync(fd, JSON.stringify(me));

@@ -51,11 +51,17 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
   const fail = (error: unknown): LocalStateError =>
     error instanceof LocalStateError
       ? error
-      : new LocalStateError(codes.unreadable, `cannot open ${what} ${path}: ${(error as Error).message}`, { cause: error });
+      : new LocalStateError(codes.unreadable, `cannot open ${what} ${path}: ${(error as Error).message}`, {
+          cause: error,
+        });
   let db: Database.Database;
   try {
     if (!readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    db = new Database(path, { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    db = new Database(path, {
+      readonly,
+      fileMustExist: readonly,
+      timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+    });
   } catch (error) {
     throw fail(error);
   }
@@ -67,7 +73,10 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
       db.pragma('synchronous = NORMAL');
     }
     const tooNew = (found: number): LocalStateError =>
-      new LocalStateError(codes.tooNew, `${what} ${path} was written by a newer camroll (schema ${found} is newer than this camroll's ${version}); upgrade camroll`);
+      new LocalStateError(
+        codes.tooNew,
+        `${what} ${path} was written by a newer camroll (schema ${found} is newer than this camroll's ${version}); upgrade camroll`,
+      );
     const current = (): number => db.pragma('user_version', { simple: true }) as number;
     const found = current();
     if (found > version && !(readonly && options.acceptNewer === true)) throw tooNew(found);

@@ -38,7 +38,15 @@ describe('openConnection', () => {
   it('opens a remote client from the stored profile, with the URL as identity', async () => {
     const server = await startTestServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: 'ok', partner_id: 'acme', environment: 'production', rate_limit: null, key: req.headers['x-partner-api-key'] }));
+      res.end(
+        JSON.stringify({
+          status: 'ok',
+          partner_id: 'acme',
+          environment: 'production',
+          rate_limit: null,
+          key: req.headers['x-partner-api-key'],
+        }),
+      );
     });
     try {
       const { ctx, store } = setup();
@@ -52,7 +60,10 @@ describe('openConnection', () => {
           profile: 'prod',
           identity: `${server.origin}/v1`,
         });
-        await expect(connection.client.health()).resolves.toMatchObject({ partner_id: 'acme', key: 'sk_live_stored_key_1234' });
+        await expect(connection.client.health()).resolves.toMatchObject({
+          partner_id: 'acme',
+          key: 'sk_live_stored_key_1234',
+        });
         expect(server.seen[0]?.url).toBe('/v1/health');
       } finally {
         await connection.close();
@@ -89,8 +100,12 @@ describe('openConnection', () => {
     // Named by the flag it is a bad flag value (exit 2); named by the environment, a config error.
     await expect(openConnection({ ctx, flags: { profile: 'ghost' }, store })).rejects.toBeInstanceOf(UsageError);
     const withUrl = setup({ CAMROLL_BASE_URL: 'http://127.0.0.1:9/v1' });
-    await expect(openConnection({ ctx: withUrl.ctx, flags: { profile: 'ghost' }, store: withUrl.store })).rejects.toBeInstanceOf(UsageError);
+    await expect(
+      openConnection({ ctx: withUrl.ctx, flags: { profile: 'ghost' }, store: withUrl.store }),
+    ).rejects.toBeInstanceOf(UsageError);
     const fromEnv = setup({ CAMROLL_PROFILE: 'ghost' });
-    await expect(openConnection({ ctx: fromEnv.ctx, flags: {}, store: fromEnv.store })).rejects.toMatchObject({ code: 'unknown_profile' });
+    await expect(openConnection({ ctx: fromEnv.ctx, flags: {}, store: fromEnv.store })).rejects.toMatchObject({
+      code: 'unknown_profile',
+    });
   });
 });

@@ -26,7 +26,9 @@ describe('-v/--verbose and --debug: the traffic, never the key', () => {
   });
   afterAll(() => server.close());
   const stats = (flag: string) =>
-    runCli(['stats', '--user', USER, '--json', '--base-url', `${server.origin}/v1`, '--retries', '1', flag], { env: { CAMROLL_API_KEY: KEY } });
+    runCli(['stats', '--user', USER, '--json', '--base-url', `${server.origin}/v1`, '--retries', '1', flag], {
+      env: { CAMROLL_API_KEY: KEY },
+    });
 
   it('--verbose: one line per request (method, URL, status, code, duration, attempt) and per retry', async () => {
     failFirst = true;
@@ -35,7 +37,9 @@ describe('-v/--verbose and --debug: the traffic, never the key', () => {
     const lines = result.stderr.trimEnd().split('\n');
     const url = `${server.origin}/v1/users/${USER}/stats`;
     expect(lines[0]).toMatch(new RegExp(`^camroll: GET ${url} -> 500 internal_error \\(\\d+ ms, attempt 1\\)$`));
-    expect(lines[1]).toMatch(/^camroll: GET .+ answered HTTP 500: boom \[internal_error\]; retrying after \d\.\d s \(attempt 2\)$/);
+    expect(lines[1]).toMatch(
+      /^camroll: GET .+ answered HTTP 500: boom \[internal_error\]; retrying after \d\.\d s \(attempt 2\)$/,
+    );
     expect(lines[2]).toMatch(new RegExp(`^camroll: GET ${url} -> 200 \\(\\d+ ms, attempt 2\\)$`));
     expect(lines).toHaveLength(3);
     expect(result.stderr).not.toContain(KEY);

@@ -60,8 +60,13 @@ describe('describeFailure: nothing raw reaches the user', () => {
   });
 
   it('a camroll error keeps its own code and next step', () => {
-    const text = describeFailure(new OutputError('report_write_failed', 'cannot write the report file r: no space left on the device (ENOSPC)'), 'scan');
-    expect(text).toBe('camroll: cannot write the report file r: no space left on the device (ENOSPC) [report_write_failed]\n');
+    const text = describeFailure(
+      new OutputError('report_write_failed', 'cannot write the report file r: no space left on the device (ENOSPC)'),
+      'scan',
+    );
+    expect(text).toBe(
+      'camroll: cannot write the report file r: no space left on the device (ENOSPC) [report_write_failed]\n',
+    );
   });
 });
 
@@ -74,7 +79,8 @@ describe('the client-side error codes', () => {
       .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
   };
   /** Every .ts file of the client side: all of src/ but the embedded service, which answers with the contract's codes. */
-  const clientSources = (): { file: string; text: string }[] => sources().filter(({ file }) => !file.startsWith('service'));
+  const clientSources = (): { file: string; text: string }[] =>
+    sources().filter(({ file }) => !file.startsWith('service'));
 
   it('every code a client-side module raises is listed in src/errors.ts, and none builds a bare CamrollError', () => {
     const known = new Set<string>(Object.values(CLIENT_ERROR_CODES).flat());
@@ -82,7 +88,8 @@ describe('the client-side error codes', () => {
     for (const { file, text } of clientSources()) {
       if (file === 'errors.ts') continue;
       expect(text, file).not.toMatch(/new CamrollError\(/);
-      for (const match of text.matchAll(/new (?!ApiError|NetworkError)(\w+Error)\(\s*'([a-z_]+)'/g)) raised.push(`${match[1]}:${match[2]}`);
+      for (const match of text.matchAll(/new (?!ApiError|NetworkError)(\w+Error)\(\s*'([a-z_]+)'/g))
+        raised.push(`${match[1]}:${match[2]}`);
     }
     expect(raised.length).toBeGreaterThan(20);
     expect(raised.filter((entry) => !known.has(entry.split(':')[1]!))).toEqual([]);
@@ -106,7 +113,9 @@ describe('the client-side error codes', () => {
   });
 
   it('the service start-up codes are one family, and the scan codes are the file error codes', () => {
-    expect(CLIENT_ERROR_CODES.startup).toEqual(expect.arrayContaining(['invalid_keys', 'invalid_catalog', 'database_unavailable']));
+    expect(CLIENT_ERROR_CODES.startup).toEqual(
+      expect.arrayContaining(['invalid_keys', 'invalid_catalog', 'database_unavailable']),
+    );
     expect(Object.keys(FILE_ERROR_CODES)).toEqual([...CLIENT_ERROR_CODES.scan]);
   });
 });

@@ -39,11 +39,21 @@ describe('bar chart', () => {
       { label: '2023', value: 3 },
       { label: '2024', value: 1 },
     ]);
-    expect(renderBarChart(bars, { width: 6, block: '#' })).toBe(['2021  #### 2', '2022   0', '2023  ###### 3', '2024  ## 1', ''].join('\n'));
+    expect(renderBarChart(bars, { width: 6, block: '#' })).toBe(
+      ['2021  #### 2', '2022   0', '2023  ###### 3', '2024  ## 1', ''].join('\n'),
+    );
   });
 
   it('gives a small non-zero value at least one block', () => {
-    expect(renderBarChart([{ label: 'a', value: 1000 }, { label: 'b', value: 1 }], { width: 10, block: '#' })).toContain('b  # 1');
+    expect(
+      renderBarChart(
+        [
+          { label: 'a', value: 1000 },
+          { label: 'b', value: 1 },
+        ],
+        { width: 10, block: '#' },
+      ),
+    ).toContain('b  # 1');
   });
 
   it('is empty without data', () => {
@@ -52,7 +62,12 @@ describe('bar chart', () => {
   });
 });
 
-const event = (id: number, startsAt: string, extra: Partial<Event> = {}): Event => ({ id, name: `Event ${id}`, starts_at_local: startsAt, ...extra });
+const event = (id: number, startsAt: string, extra: Partial<Event> = {}): Event => ({
+  id,
+  name: `Event ${id}`,
+  starts_at_local: startsAt,
+  ...extra,
+});
 
 describe('renderEventsTable', () => {
   it('shows local date, event, venue, city and media count in the given order', () => {
@@ -76,9 +91,19 @@ describe('renderEventsTable', () => {
 
 describe('renderStats', () => {
   const stats: Stats = {
-    total_events: 4, total_venues: 2, has_synced: true, sports_count: 1, concerts_count: 3,
-    first_attended: '2021-05-01', most_recently_attended: '2023-08-09', busiest_year: '2023',
-    top_season: 'summer', top_artist: 'The Example Band', top_genre: 'rock', top_team: null, top_league: null,
+    total_events: 4,
+    total_venues: 2,
+    has_synced: true,
+    sports_count: 1,
+    concerts_count: 3,
+    first_attended: '2021-05-01',
+    most_recently_attended: '2023-08-09',
+    busiest_year: '2023',
+    top_season: 'summer',
+    top_artist: 'The Example Band',
+    top_genre: 'rock',
+    top_team: null,
+    top_league: null,
     unique_venues: [
       { venue: { id: 1, name: 'Small Club', city: 'Lyon', country: 'FR' }, visit_count: 1 },
       { venue: { id: 2, name: 'Big Arena', city: 'Paris', country: 'FR' }, visit_count: 3 },
@@ -87,7 +112,10 @@ describe('renderStats', () => {
   };
 
   it('summarises the stats, lists venues by visits and charts events per year', () => {
-    const out = renderStats(stats, ['2021-05-01T20:00:00', '2023-06-01T20:00:00', '2023-07-01T20:00:00', '2023-08-09T20:00:00'].map(eventYear));
+    const out = renderStats(
+      stats,
+      ['2021-05-01T20:00:00', '2023-06-01T20:00:00', '2023-07-01T20:00:00', '2023-08-09T20:00:00'].map(eventYear),
+    );
     expect(out).toMatch(/Events\s+4 \(3 concerts, 1 sports\)/);
     expect(out).toMatch(/Top artist\s+The Example Band/);
     expect(out).toMatch(/Top team\s+-/);
@@ -96,7 +124,16 @@ describe('renderStats', () => {
   });
 
   it('has no chart and dashes for a fresh profile', () => {
-    const fresh = { ...stats, total_events: 0, concerts_count: 0, sports_count: 0, unique_venues: [], first_attended: null, busiest_year: null, has_synced: false };
+    const fresh = {
+      ...stats,
+      total_events: 0,
+      concerts_count: 0,
+      sports_count: 0,
+      unique_venues: [],
+      first_attended: null,
+      busiest_year: null,
+      has_synced: false,
+    };
     const out = renderStats(fresh, []);
     expect(out).toMatch(/First attended\s+-/);
     expect(out).toMatch(/Library synced\s+not yet/);
@@ -110,7 +147,12 @@ describe('describeHealth', () => {
     [{ enabled: true, limit: 100, window_seconds: 60 }, '100 requests per 60 s'],
     [{ rpm: 5 }, '{"rpm":5}'],
   ])('rate limit %j', (rateLimit, expected) => {
-    expect(describeHealth({ partner_id: 'acme', environment: 'production', rate_limit: rateLimit }, { kind: 'remote', baseUrl: 'https://h/v1' })).toContain(`rate limit   ${expected}`);
+    expect(
+      describeHealth(
+        { partner_id: 'acme', environment: 'production', rate_limit: rateLimit },
+        { kind: 'remote', baseUrl: 'https://h/v1' },
+      ),
+    ).toContain(`rate limit   ${expected}`);
   });
 });
 
@@ -131,7 +173,16 @@ describe('argument checks', () => {
   });
   it('builds a user request from flags, with an address only when one is given', () => {
     expect(userRequestFromFlags({ email: 'a@example.com' })).toEqual({ email: 'a@example.com' });
-    expect(userRequestFromFlags({ email: 'a@example.com', firstName: 'Ada', phone: '+33', city: 'Lyon', postalCode: '69001', partnerUserId: 'p1' })).toEqual({
+    expect(
+      userRequestFromFlags({
+        email: 'a@example.com',
+        firstName: 'Ada',
+        phone: '+33',
+        city: 'Lyon',
+        postalCode: '69001',
+        partnerUserId: 'p1',
+      }),
+    ).toEqual({
       email: 'a@example.com',
       first_name: 'Ada',
       phone_number: '+33',

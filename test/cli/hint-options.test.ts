@@ -29,9 +29,15 @@ beforeAll(async () => {
   home = useTempHome();
   server = await startTestServer((req, res) => {
     if (req.url === '/v1/health' && req.headers['x-partner-api-key'] === KEY) {
-      json(res, 200, { status: 'ok', partner_id: 'acme', environment: 'production', rate_limit: { enabled: false, limit: null, window_seconds: null } });
+      json(res, 200, {
+        status: 'ok',
+        partner_id: 'acme',
+        environment: 'production',
+        rate_limit: { enabled: false, limit: null, window_seconds: null },
+      });
     } else if (req.url === '/v1/ping') json(res, 200, { status: 'ok' });
-    else if (req.headers['x-partner-api-key'] !== KEY) json(res, 401, { error: { code: 'invalid_api_key', message: 'bad key' } });
+    else if (req.headers['x-partner-api-key'] !== KEY)
+      json(res, 401, { error: { code: 'invalid_api_key', message: 'bad key' } });
     else json(res, 404, { error: { code: 'user_not_found', message: 'no such user' } });
   });
   base = `${server.origin}/v1`;
@@ -101,7 +107,11 @@ describe('every hint names options the command has', () => {
     ['an e-mail known at another target', ['events', '--email', 'away@example.com', '--base-url', 'BASE']],
     ['an e-mail known nowhere', ['users', 'show', '--email', 'real.fna@example.com', '--base-url', 'BASE']],
     ['a directory entry the service does not know', ['stats', '--email', 'stale@example.com', '--base-url', 'BASE']],
-    ['a directory entry the service does not know, events', ['events', '--email', 'stale@example.com', '--profile', 'nokey'], { CAMROLL_API_KEY: KEY }],
+    [
+      'a directory entry the service does not know, events',
+      ['events', '--email', 'stale@example.com', '--profile', 'nokey'],
+      { CAMROLL_API_KEY: KEY },
+    ],
     ['neither --user nor --email', ['stats', '--base-url', 'BASE']],
     ['--all with --cursor', ['events', '--user', ID, '--all', '--cursor', 'x', '--base-url', 'BASE']],
     ['a set-url without a version path', ['config', 'set-url', 'https://api.example.com', '--profile', 'prod']],
@@ -121,13 +131,22 @@ describe('every hint names options the command has', () => {
     // A failure, or a warning on stderr (set-url).
     expect(run.code !== 0 || run.stderr !== '', run.stdout).toBe(true);
     const flags = await namedFlags(argv, run);
-    expect(flags.filter((f) => !f.known), `${run.stdout}${run.stderr}`).toEqual([]);
+    expect(
+      flags.filter((f) => !f.known),
+      `${run.stdout}${run.stderr}`,
+    ).toEqual([]);
   });
 
   it('the hints name the flags that reach the target, and the collector sees them', async () => {
-    const other = await runCli(['events', '--email', 'away@example.com', '--base-url', base], { env: { CAMROLL_API_KEY: KEY } });
-    expect(other.stderr).toContain(`it is known for ${OTHER} (user ${ID}): add --profile elsewhere (or --base-url ${OTHER})`);
-    const stale = await runCli(['stats', '--email', 'stale@example.com', '--base-url', base], { env: { CAMROLL_API_KEY: KEY } });
+    const other = await runCli(['events', '--email', 'away@example.com', '--base-url', base], {
+      env: { CAMROLL_API_KEY: KEY },
+    });
+    expect(other.stderr).toContain(
+      `it is known for ${OTHER} (user ${ID}): add --profile elsewhere (or --base-url ${OTHER})`,
+    );
+    const stale = await runCli(['stats', '--email', 'stale@example.com', '--base-url', base], {
+      env: { CAMROLL_API_KEY: KEY },
+    });
     const flags = await namedFlags(['stats'], stale);
     expect(flags).toContainEqual({ command: 'users forget', flag: '--email', known: true });
     expect(flags).toContainEqual({ command: 'users forget', flag: '--base-url', known: true });

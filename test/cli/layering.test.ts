@@ -30,7 +30,11 @@ describe('layering', () => {
   it('only the program registers commands: no other module of src/cli imports one', () => {
     const offenders = sources('cli')
       .filter(({ file }) => !file.startsWith(join('cli', 'commands')) && file !== join('cli', 'program.ts'))
-      .flatMap(({ file, text }) => specifiers(text).filter((spec) => spec.includes('commands/')).map((spec) => `${file} -> ${spec}`));
+      .flatMap(({ file, text }) =>
+        specifiers(text)
+          .filter((spec) => spec.includes('commands/'))
+          .map((spec) => `${file} -> ${spec}`),
+      );
     expect(offenders).toEqual([]);
   });
 

@@ -26,6 +26,7 @@ describe('files camroll writes that hold user data', () => {
     expect(written.some((f) => f.endsWith('service.db'))).toBe(true);
     expect(written.some((f) => f.includes(`${join('journals', '')}`))).toBe(true);
     expect(written.some((f) => f.includes('scan-cache'))).toBe(true);
-    for (const file of written) expect({ file, mode: (statSync(file).mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });
+    for (const file of written)
+      expect({ file, mode: (statSync(file).mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });
   });
 });

@@ -57,7 +57,9 @@ describe('state paths come from the context (ctx.paths), resolved once by main',
   it('nothing below main reads the process environment or resolves the folders itself', () => {
     const root = join(import.meta.dirname, '..', '..', 'src');
     const offenders: string[] = [];
-    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => /\.c?ts$/.test(name))) {
+    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) =>
+      /\.c?ts$/.test(name),
+    )) {
       if (file === join('cli', 'main.ts') || file === 'paths.ts') continue;
       const text = readFileSync(join(root, file), 'utf8');
       if (/process\.env\b|\bappPaths\(|from 'env-paths'/.test(text)) offenders.push(file);

@@ -29,25 +29,48 @@ function expectNoCrash(result: CliRun): void {
 
 describe('every command takes --help', () => {
   const commands = [
-    [], ['scan'], ['sync'], ['users'], ['users', 'create'], ['events'], ['stats'], ['ping'], ['health'], ['serve'],
-    ['config'], ['config', 'set-url'], ['config', 'set-key'], ['config', 'unset-key'], ['config', 'show'],
-    ['config', 'list'], ['config', 'use'], ['config', 'remove'], ['config', 'path'], ['openapi'],
+    [],
+    ['scan'],
+    ['sync'],
+    ['users'],
+    ['users', 'create'],
+    ['events'],
+    ['stats'],
+    ['ping'],
+    ['health'],
+    ['serve'],
+    ['config'],
+    ['config', 'set-url'],
+    ['config', 'set-key'],
+    ['config', 'unset-key'],
+    ['config', 'show'],
+    ['config', 'list'],
+    ['config', 'use'],
+    ['config', 'remove'],
+    ['config', 'path'],
+    ['openapi'],
   ];
-  it.each(commands.map((c) => [c.join(' ') || '(none)', c] as const))('%s --help: exit 0, help on stdout only, no key flag', async (_name, words) => {
-    const result = await runCli([...words, '--help']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(new RegExp(`^Usage: camroll${words.length > 0 ? ` ${words.join(' ')}` : ''}\\b`));
-    // The key is never a flag value: no --api-key, --key, --token or --secret anywhere.
-    expect(result.stdout).not.toMatch(/--(api-?key|key|token|secret)\b/);
-  });
+  it.each(commands.map((c) => [c.join(' ') || '(none)', c] as const))(
+    '%s --help: exit 0, help on stdout only, no key flag',
+    async (_name, words) => {
+      const result = await runCli([...words, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(new RegExp(`^Usage: camroll${words.length > 0 ? ` ${words.join(' ')}` : ''}\\b`));
+      // The key is never a flag value: no --api-key, --key, --token or --secret anywhere.
+      expect(result.stdout).not.toMatch(/--(api-?key|key|token|secret)\b/);
+    },
+  );
 
-  it.each([[[]], [['users']], [['config']], [['help', 'nope']]])('help shown because a command is missing (%j) is a usage error: exit 2, on stderr', async (words) => {
-    const result = await runCli(words);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/Usage: camroll/);
-  });
+  it.each([[[]], [['users']], [['config']], [['help', 'nope']]])(
+    'help shown because a command is missing (%j) is a usage error: exit 2, on stderr',
+    async (words) => {
+      const result = await runCli(words);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/Usage: camroll/);
+    },
+  );
 });
 
 describe('usage errors exit 2 with nothing on stdout', () => {
@@ -92,10 +115,19 @@ describe('usage errors exit 2 with nothing on stdout', () => {
     expectNoCrash(result);
   });
 
-  it.each([
-    ['scan', FIXTURES], ['sync', FIXTURES, '--email', 'a@example.com'], ['users', 'create', '--email', 'a@example.com'],
-    ['events', '--user', UUID], ['stats', '--user', UUID], ['ping'], ['health'], ['serve'], ['config', 'show'],
-  ].map((words) => [words.join(' '), words] as const))('%s refuses --api-key', async (_name, words) => {
+  it.each(
+    [
+      ['scan', FIXTURES],
+      ['sync', FIXTURES, '--email', 'a@example.com'],
+      ['users', 'create', '--email', 'a@example.com'],
+      ['events', '--user', UUID],
+      ['stats', '--user', UUID],
+      ['ping'],
+      ['health'],
+      ['serve'],
+      ['config', 'show'],
+    ].map((words) => [words.join(' '), words] as const),
+  )('%s refuses --api-key', async (_name, words) => {
     const result = await runCli([...words, '--api-key', 'sk_from_the_command_line'], { env: ENV });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/unknown option '--api-key'/);

@@ -40,7 +40,9 @@ describe('import files', () => {
   const HERE = 'https://api.example.com/v1';
 
   /** Reads `text` as an import file: the entries and the problems reported. */
-  async function read(text: string): Promise<{ entries: { target: string; email: string; userId: string }[]; problems: string[] }> {
+  async function read(
+    text: string,
+  ): Promise<{ entries: { target: string; email: string; userId: string }[]; problems: string[] }> {
     const dir = mkdtempSync(join(tmpdir(), 'camroll-import-'));
     try {
       const file = join(dir, 'f');

@@ -1,14 +1,33 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type ClientOptions } from '../../src/client/index.js';
-import { ApiError, CamrollError, ContractViolationError, InterruptedError, NetworkError, RequestError } from '../../src/errors.js';
+import {
+  ApiError,
+  CamrollError,
+  ContractViolationError,
+  InterruptedError,
+  NetworkError,
+  RequestError,
+} from '../../src/errors.js';
 import { json, startTestServer, type Handler } from './test-server.js';
 
 const KEY = 'sk_test_supersecret_0123456789';
 const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
 const stats = {
-  total_events: 0, total_venues: 0, has_synced: false, sports_count: 0, concerts_count: 0,
-  first_attended: null, most_recently_attended: null, busiest_year: null, top_season: null,
-  top_artist: null, top_genre: null, top_team: null, top_league: null, unique_venues: [], last_sync_at: null,
+  total_events: 0,
+  total_venues: 0,
+  has_synced: false,
+  sports_count: 0,
+  concerts_count: 0,
+  first_attended: null,
+  most_recently_attended: null,
+  busiest_year: null,
+  top_season: null,
+  top_artist: null,
+  top_genre: null,
+  top_team: null,
+  top_league: null,
+  unique_venues: [],
+  last_sync_at: null,
 };
 const event = (id: number) => ({ id, name: `Event ${id}`, starts_at_local: '2024-07-12T20:00:00', media_count: 0 });
 
@@ -29,19 +48,32 @@ async function setup(handler: Handler, extra: Partial<ClientOptions> = {}) {
     random: () => 0.5,
     ...extra,
   });
-  cleanups.push(() => server.close(), () => client.close());
+  cleanups.push(
+    () => server.close(),
+    () => client.close(),
+  );
   return { server, client, sleeps };
 }
 
 /** Everything about an error that could reach a terminal or a log. */
 function printable(error: unknown): string {
   const e = error as Error & { cause?: unknown; details?: unknown };
-  return [String(e), e.message, e.stack, JSON.stringify(e), JSON.stringify(e.details), String(e.cause), (e.cause as Error | undefined)?.stack].join('\n');
+  return [
+    String(e),
+    e.message,
+    e.stack,
+    JSON.stringify(e),
+    JSON.stringify(e.details),
+    String(e.cause),
+    (e.cause as Error | undefined)?.stack,
+  ].join('\n');
 }
 
 describe('createClient', () => {
   it('uses the base URL whole, ignores its trailing slash and sends the key header', async () => {
-    const { server, client } = await setup((_req, res) => json(res, 201, { user_id: USER, existing: false, created_at: '2024-01-01T00:00:00Z' }));
+    const { server, client } = await setup((_req, res) =>
+      json(res, 201, { user_id: USER, existing: false, created_at: '2024-01-01T00:00:00Z' }),
+    );
     const created = await client.createUser({ email: 'a@example.com' });
     expect(created).toEqual({ user_id: USER, existing: false, created_at: '2024-01-01T00:00:00Z' });
     const [req] = server.seen;
@@ -53,7 +85,13 @@ describe('createClient', () => {
   });
 
   it('returns a valid body as the service sent it: member order and members the contract does not name kept', async () => {
-    const sent = { has_more: false, extra_member: { kept: true }, events: [{ ...event(1), media: [], venue: null }], total: 1, next_cursor: null };
+    const sent = {
+      has_more: false,
+      extra_member: { kept: true },
+      events: [{ ...event(1), media: [], venue: null }],
+      total: 1,
+      next_cursor: null,
+    };
     const { client } = await setup((_req, res) => json(res, 200, sent));
     const page = await client.events(USER);
     expect(JSON.stringify(page)).toBe(JSON.stringify(sent));
@@ -70,16 +108,21 @@ describe('createClient', () => {
   });
 
   it('keeps an unknown code and handles it by status (a 4xx is not retried)', async () => {
-    const { client, server } = await setup((_req, res) => json(res, 409, { error: { code: 'brand_new_code', message: 'hm' } }));
+    const { client, server } = await setup((_req, res) =>
+      json(res, 409, { error: { code: 'brand_new_code', message: 'hm' } }),
+    );
     await expect(client.stats(USER)).rejects.toMatchObject({ status: 409, code: 'brand_new_code' });
     expect(server.seen).toHaveLength(1);
   });
 
   it('derives a code from the status when the body is not an envelope, and retries a 5xx with backoff', async () => {
-    const { client, server, sleeps } = await setup((_req, res) => {
-      res.writeHead(502, { 'content-type': 'text/html' });
-      res.end('<html>bad gateway</html>');
-    }, { retry: { maxAttempts: 3 } });
+    const { client, server, sleeps } = await setup(
+      (_req, res) => {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        res.end('<html>bad gateway</html>');
+      },
+      { retry: { maxAttempts: 3 } },
+    );
     await expect(client.stats(USER)).rejects.toMatchObject({ status: 502, code: 'http_502' });
     expect(server.seen).toHaveLength(3);
     expect(sleeps).toEqual([250, 500]);
@@ -106,8 +149,10 @@ describe('createClient', () => {
   });
 
   it('gives up after the bounded number of attempts on 429', async () => {
-    const { client, server } = await setup((_req, res) =>
-      json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '1' }), { retry: { maxAttempts: 4 } });
+    const { client, server } = await setup(
+      (_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '1' }),
+      { retry: { maxAttempts: 4 } },
+    );
     await expect(client.stats(USER)).rejects.toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 1 });
     expect(server.seen).toHaveLength(4);
   });
@@ -117,7 +162,9 @@ describe('createClient', () => {
     const error = await client.stats(USER).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContractViolationError);
     expect((error as Error).message).toContain(`GET ${server.origin}/v1/users/${USER}/stats`);
-    expect(error).toMatchObject({ request: { method: 'GET', url: `${server.origin}/v1/users/${USER}/stats`, baseUrl: `${server.origin}/v1` } });
+    expect(error).toMatchObject({
+      request: { method: 'GET', url: `${server.origin}/v1/users/${USER}/stats`, baseUrl: `${server.origin}/v1` },
+    });
     expect((error as Error).message).toContain('total_events');
     expect(server.seen).toHaveLength(1);
   });
@@ -131,9 +178,12 @@ describe('createClient', () => {
   });
 
   it('times out a silent server and retries within bounds', async () => {
-    const { client, server } = await setup(() => {
-      /* never answers */
-    }, { timeoutMs: 200, retry: { maxAttempts: 2 } });
+    const { client, server } = await setup(
+      () => {
+        /* never answers */
+      },
+      { timeoutMs: 200, retry: { maxAttempts: 2 } },
+    );
     const error = await client.stats(USER).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).code).toBe('UND_ERR_HEADERS_TIMEOUT');
@@ -143,7 +193,12 @@ describe('createClient', () => {
   it('turns a refused connection into NetworkError with the system code', async () => {
     const { server } = await setup(() => {});
     await server.close();
-    const client = createClient({ baseUrl: `${server.origin}/v1`, apiKey: KEY, retry: { maxAttempts: 2 }, sleep: async () => {} });
+    const client = createClient({
+      baseUrl: `${server.origin}/v1`,
+      apiKey: KEY,
+      retry: { maxAttempts: 2 },
+      sleep: async () => {},
+    });
     cleanups.push(() => client.close());
     const error = await client.health().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
@@ -153,7 +208,9 @@ describe('createClient', () => {
 
   it('never lets the key reach an error message, even when the server echoes it', async () => {
     const { client } = await setup((req, res) =>
-      json(res, 401, { error: { code: 'invalid_api_key', message: `bad key ${String(req.headers['x-partner-api-key'])}` } }),
+      json(res, 401, {
+        error: { code: 'invalid_api_key', message: `bad key ${String(req.headers['x-partner-api-key'])}` },
+      }),
     );
     const error = await client.health().catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 401, code: 'invalid_api_key' });
@@ -173,7 +230,8 @@ describe('createClient', () => {
     const { client, server } = await setup((req, res) => {
       const url = new URL(req.url, 'http://x');
       const cursor = url.searchParams.get('cursor');
-      if (cursor === null) json(res, 200, { events: [event(3), event(2)], has_more: true, next_cursor: 'c1', total: 3 });
+      if (cursor === null)
+        json(res, 200, { events: [event(3), event(2)], has_more: true, next_cursor: 'c1', total: 3 });
       else json(res, 200, { events: [event(1)], has_more: false, next_cursor: null, total: 3 });
     });
     const ids: number[] = [];
@@ -217,7 +275,10 @@ describe('createClient', () => {
     const bad = { email: 'a@example.com', first_name: 42 } as unknown as { email: string };
     const error = await client.createUser(bad).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestError);
-    expect(error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^POST \/users: first_name: /) });
+    expect(error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/^POST \/users: first_name: /),
+    });
     expect((error as Error).message).not.toContain('\n');
     expect(server.seen).toHaveLength(0);
   });
@@ -226,6 +287,10 @@ describe('createClient', () => {
     const { client } = await setup((_req, res) =>
       json(res, 200, { status: 'ok', partner_id: 'acme', environment: 'sandbox', rate_limit: { rpm: 600 } }),
     );
-    await expect(client.health()).resolves.toMatchObject({ partner_id: 'acme', environment: 'sandbox', rate_limit: { rpm: 600 } });
+    await expect(client.health()).resolves.toMatchObject({
+      partner_id: 'acme',
+      environment: 'sandbox',
+      rate_limit: { rpm: 600 },
+    });
   });
 });

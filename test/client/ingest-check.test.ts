@@ -26,8 +26,24 @@ const valid = {
 
 /** Every way to break or bend a body one member at a time. */
 const ODD_VALUES: unknown[] = [
-  undefined, null, true, 0, -1, 1.5, 2 ** 53, NaN, '', 'x', 'missing_coordinates', '2023-08-15T21:00:00Z',
-  '2023-02-30T21:00:00Z', '2023-08-15T21:00:00', [], [{}], {}, { id: 'x' },
+  undefined,
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  2 ** 53,
+  NaN,
+  '',
+  'x',
+  'missing_coordinates',
+  '2023-08-15T21:00:00Z',
+  '2023-02-30T21:00:00Z',
+  '2023-08-15T21:00:00',
+  [],
+  [{}],
+  {},
+  { id: 'x' },
 ];
 
 function mutations(body: unknown, at: string[] = []): Array<{ path: string[]; body: unknown }> {

@@ -41,7 +41,10 @@ async function listen(server: Server): Promise<{ port: number; connections: () =
   return { port: (server.address() as AddressInfo).port, connections: () => count };
 }
 
-function clientFor(baseUrl: string, extra: Parameters<typeof createClient>[0] extends infer O ? Partial<O> : never = {}) {
+function clientFor(
+  baseUrl: string,
+  extra: Parameters<typeof createClient>[0] extends infer O ? Partial<O> : never = {},
+) {
   const client = createClient({ baseUrl, apiKey: 'sk_test_faults', sleep: async () => undefined, ...extra });
   cleanups.push(() => client.close());
   return client;
@@ -51,11 +54,17 @@ describe('a silent host (accepts, never answers)', () => {
   it('gives up after two timeouts, says once that it is waiting, and names the wait in the message', async () => {
     const silent = await listen(createNetServer(() => undefined));
     const notices: WaitNotice[] = [];
-    const client = clientFor(`http://127.0.0.1:${silent.port}/v1`, { timeoutMs: 300, waitNoticeMs: 100, onWaiting: (n) => notices.push(n) });
+    const client = clientFor(`http://127.0.0.1:${silent.port}/v1`, {
+      timeoutMs: 300,
+      waitNoticeMs: 100,
+      onWaiting: (n) => notices.push(n),
+    });
     const error = await client.ping().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).code).toBe('UND_ERR_HEADERS_TIMEOUT');
-    expect((error as NetworkError).message).toBe(`GET http://127.0.0.1:${silent.port}/v1/ping failed: no answer within 0.3 s`);
+    expect((error as NetworkError).message).toBe(
+      `GET http://127.0.0.1:${silent.port}/v1/ping failed: no answer within 0.3 s`,
+    );
     // The default five retries are not spent on silence: two attempts, two connections.
     expect(silent.connections()).toBe(2);
     expect(notices).toHaveLength(1);
@@ -64,9 +73,16 @@ describe('a silent host (accepts, never answers)', () => {
   });
 
   it('tells nothing when the answer comes before the notice is due', async () => {
-    const server = await listen(createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}')));
+    const server = await listen(
+      createHttpServer((_req, res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'),
+      ),
+    );
     const notices: WaitNotice[] = [];
-    const client = clientFor(`http://127.0.0.1:${server.port}/v1`, { waitNoticeMs: 5_000, onWaiting: (n) => notices.push(n) });
+    const client = clientFor(`http://127.0.0.1:${server.port}/v1`, {
+      waitNoticeMs: 5_000,
+      onWaiting: (n) => notices.push(n),
+    });
     await client.ping();
     expect(notices).toEqual([]);
   });
@@ -76,7 +92,9 @@ describe('the wrong scheme', () => {
   it('https:// against a plain HTTP server: one attempt, no OpenSSL text, the http:// URL named', async () => {
     const plain = await listen(createHttpServer((_req, res) => res.end('{}')));
     const baseUrl = `https://127.0.0.1:${plain.port}/v1`;
-    const error = await clientFor(baseUrl).ping().catch((e: unknown) => e);
+    const error = await clientFor(baseUrl)
+      .ping()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).code).toBe('server_speaks_plain_http');
     expect((error as NetworkError).message).toBe(`GET ${baseUrl}/ping failed: the server speaks plain HTTP, not TLS`);
@@ -89,7 +107,9 @@ describe('the wrong scheme', () => {
   it('http:// against a TLS server: one attempt, the https:// URL named', async () => {
     const tls = await listen(createHttpsServer(TLS, (_req, res) => res.end('{}')));
     const baseUrl = `http://127.0.0.1:${tls.port}/v1`;
-    const error = await clientFor(baseUrl).ping().catch((e: unknown) => e);
+    const error = await clientFor(baseUrl)
+      .ping()
+      .catch((e: unknown) => e);
     expect((error as NetworkError).code).toBe('server_speaks_tls');
     expect((error as NetworkError).message).toBe(`GET ${baseUrl}/ping failed: the server speaks TLS, not plain HTTP`);
     expect(nextStep(error)).toBe(`the server speaks TLS: did you mean https://127.0.0.1:${tls.port}/v1?`);
@@ -110,12 +130,16 @@ describe('the wrong scheme', () => {
             process.nextTick(() => socket.resume());
             return;
           }
-          socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`);
+          socket.end(
+            `HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`,
+          );
         });
       }),
     );
     cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
-    const error = await clientFor(`http://127.0.0.1:${front.port}/v1`).ping().catch((e: unknown) => e);
+    const error = await clientFor(`http://127.0.0.1:${front.port}/v1`)
+      .ping()
+      .catch((e: unknown) => e);
     expect((error as NetworkError).code).toBe('server_speaks_tls');
     expect(nextStep(error)).toBe(`the server speaks TLS: did you mean https://127.0.0.1:${front.port}/v1?`);
   });
@@ -138,14 +162,18 @@ describe('the wrong scheme', () => {
       }),
     );
     cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
-    const error = await clientFor(`http://127.0.0.1:${front.port}/v1`).ping().catch((e: unknown) => e);
+    const error = await clientFor(`http://127.0.0.1:${front.port}/v1`)
+      .ping()
+      .catch((e: unknown) => e);
     expect((error as NetworkError).code).toBe('server_speaks_tls');
     expect(front.connections()).toBe(2);
   });
 
   it('a reply that is not HTTP from a port that is not TLS is named as such, not a TLS server', async () => {
     const banner = await listen(createNetServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n')));
-    const error = await clientFor(`http://127.0.0.1:${banner.port}/v1`, { retry: { maxAttempts: 1 } }).ping().catch((e: unknown) => e);
+    const error = await clientFor(`http://127.0.0.1:${banner.port}/v1`, { retry: { maxAttempts: 1 } })
+      .ping()
+      .catch((e: unknown) => e);
     expect((error as NetworkError).code).toBe('HPE_INVALID_RESPONSE');
     expect((error as NetworkError).message).toMatch(/does not match the HTTP\/1\.1 protocol/);
   });
@@ -163,7 +191,9 @@ describe('the wrong scheme', () => {
             process.nextTick(() => socket.resume());
             return;
           }
-          socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`);
+          socket.end(
+            `HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`,
+          );
         });
       }),
     );
@@ -175,18 +205,26 @@ describe('the wrong scheme', () => {
     }
     // A plain HTTP server is still named as such.
     const plain = await listen(createHttpServer((_req, res) => res.end('{}')));
-    expect(await detectSchemeMismatch(new URL(`https://127.0.0.1:${plain.port}/v1/ping`), 'EPROTO')).toBe('server_speaks_plain_http');
+    expect(await detectSchemeMismatch(new URL(`https://127.0.0.1:${plain.port}/v1/ping`), 'EPROTO')).toBe(
+      'server_speaks_plain_http',
+    );
   });
 
   it('a plain HTTP 400 without an envelope on a port that is not TLS stays what it is', async () => {
-    const plain = await listen(createHttpServer((_req, res) => res.writeHead(400, { 'content-type': 'text/html' }).end('<html>bad</html>')));
-    const error = await clientFor(`http://127.0.0.1:${plain.port}/v1`).ping().catch((e: unknown) => e);
+    const plain = await listen(
+      createHttpServer((_req, res) => res.writeHead(400, { 'content-type': 'text/html' }).end('<html>bad</html>')),
+    );
+    const error = await clientFor(`http://127.0.0.1:${plain.port}/v1`)
+      .ping()
+      .catch((e: unknown) => e);
     expect((error as { code: string }).code).toBe('http_400');
   });
 
   it('a server that closes every connection is not called a TLS server', async () => {
     const closing = await listen(createNetServer((socket) => socket.destroy()));
-    const error = await clientFor(`http://127.0.0.1:${closing.port}/v1`, { retry: { maxAttempts: 1 } }).ping().catch((e: unknown) => e);
+    const error = await clientFor(`http://127.0.0.1:${closing.port}/v1`, { retry: { maxAttempts: 1 } })
+      .ping()
+      .catch((e: unknown) => e);
     expect((error as NetworkError).code).not.toBe('server_speaks_tls');
     expect(['UND_ERR_SOCKET', 'ECONNRESET']).toContain((error as NetworkError).code);
   });
@@ -205,7 +243,9 @@ describe('the wrong scheme', () => {
     await listen(server);
     const { port } = server.address() as AddressInfo;
     const started = performance.now();
-    const error = await clientFor(`http://127.0.0.1:${port}/v1`).ping({ signal: controller.signal }).catch((e: unknown) => e);
+    const error = await clientFor(`http://127.0.0.1:${port}/v1`)
+      .ping({ signal: controller.signal })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InterruptedError);
     // The probe would wait up to 5 s for a TLS answer that never comes.
     expect(performance.now() - started).toBeLessThan(2_500);

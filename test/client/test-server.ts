@@ -11,14 +11,21 @@ export interface SeenRequest {
 export type Handler = (req: SeenRequest, res: ServerResponse, index: number) => void;
 
 /** A real HTTP server on 127.0.0.1:0 that records requests and answers through `handler`. */
-export async function startTestServer(handler: Handler): Promise<{ origin: string; seen: SeenRequest[]; close(): Promise<void> }> {
+export async function startTestServer(
+  handler: Handler,
+): Promise<{ origin: string; seen: SeenRequest[]; close(): Promise<void> }> {
   const seen: SeenRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       seen.push(entry);
       handler(entry, res, seen.length - 1);
     });

@@ -25,7 +25,11 @@ describe("undici's parts loaded alone", () => {
   it('request sends method, path with query and body through the given dispatcher, and reads the answer', async () => {
     const dispatcher = new Agent();
     try {
-      const res = await request(new URL(`${server.origin}/v1/users/u%201/media?limit=5`), { dispatcher, method: 'POST', body: '{"a":1}' });
+      const res = await request(new URL(`${server.origin}/v1/users/u%201/media?limit=5`), {
+        dispatcher,
+        method: 'POST',
+        body: '{"a":1}',
+      });
       expect(res.statusCode).toBe(201);
       expect(await res.body.json()).toEqual({ method: 'POST', url: '/v1/users/u%201/media?limit=5', body: '{"a":1}' });
     } finally {

@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConfigStore, decideTarget, resolveSettings, type ConfigStore, type SettingsFlags } from '../../src/config/index.js';
+import {
+  createConfigStore,
+  decideTarget,
+  resolveSettings,
+  type ConfigStore,
+  type SettingsFlags,
+} from '../../src/config/index.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 
 /**
@@ -50,10 +56,7 @@ function storeWith(kind: Stored): ConfigStore {
   return store;
 }
 
-type Outcome =
-  | { remote: string; key: string | null }
-  | { embedded: string | null }
-  | { error: string; says?: string };
+type Outcome = { remote: string; key: string | null } | { embedded: string | null } | { error: string; says?: string };
 
 function outcome(stored: Stored, flags: SettingsFlags, env: NodeJS.ProcessEnv, requireKey = true): Outcome {
   try {
@@ -76,13 +79,43 @@ describe('where requests go, and with which key', () => {
     ['stored current profile', 'profiles', {}, {}, { remote: URL_CURRENT, key: KEY_CURRENT }],
     // the environment outranks the stored profile, value by value
     ['environment URL and key', 'profiles', {}, envAll, { remote: URL_ENV, key: KEY_ENV }],
-    ['environment key, stored URL', 'profiles', {}, { CAMROLL_API_KEY: KEY_ENV }, { remote: URL_CURRENT, key: KEY_ENV }],
-    ['environment URL, stored key', 'profiles', {}, { CAMROLL_BASE_URL: URL_ENV }, { remote: URL_ENV, key: KEY_CURRENT }],
+    [
+      'environment key, stored URL',
+      'profiles',
+      {},
+      { CAMROLL_API_KEY: KEY_ENV },
+      { remote: URL_CURRENT, key: KEY_ENV },
+    ],
+    [
+      'environment URL, stored key',
+      'profiles',
+      {},
+      { CAMROLL_BASE_URL: URL_ENV },
+      { remote: URL_ENV, key: KEY_CURRENT },
+    ],
     ['environment only', 'empty', {}, envAll, { remote: URL_ENV, key: KEY_ENV }],
-    ['environment URL with no key anywhere', 'empty', {}, { CAMROLL_BASE_URL: URL_ENV }, { error: 'missing_api_key', says: 'or set CAMROLL_API_KEY' }],
+    [
+      'environment URL with no key anywhere',
+      'empty',
+      {},
+      { CAMROLL_BASE_URL: URL_ENV },
+      { error: 'missing_api_key', says: 'or set CAMROLL_API_KEY' },
+    ],
     // --base-url outranks everything for the URL
-    ['--base-url with an environment key', 'empty', { baseUrl: URL_FLAG }, { CAMROLL_API_KEY: KEY_ENV }, { remote: URL_FLAG, key: KEY_ENV }],
-    ['--base-url over environment and profile', 'profiles', { baseUrl: URL_FLAG }, envAll, { remote: URL_FLAG, key: KEY_ENV }],
+    [
+      '--base-url with an environment key',
+      'empty',
+      { baseUrl: URL_FLAG },
+      { CAMROLL_API_KEY: KEY_ENV },
+      { remote: URL_FLAG, key: KEY_ENV },
+    ],
+    [
+      '--base-url over environment and profile',
+      'profiles',
+      { baseUrl: URL_FLAG },
+      envAll,
+      { remote: URL_FLAG, key: KEY_ENV },
+    ],
     // --profile: the named profile's URL and key go together, never with the environment's
     ['--profile over the environment', 'profiles', { profile: 'named' }, envAll, { remote: URL_NAMED, key: KEY_NAMED }],
     [
@@ -99,17 +132,62 @@ describe('where requests go, and with which key', () => {
       { CAMROLL_BASE_URL: URL_ENV },
       { error: 'profile_without_url', says: 'camroll config set-url <url> --profile key-only' },
     ],
-    ['--profile with --base-url uses the profile key', 'profiles', { profile: 'key-only', baseUrl: URL_FLAG }, {}, { remote: URL_FLAG, key: KEY_ONLY }],
-    ['--profile that does not exist', 'profiles', { profile: 'ghost' }, envAll, { error: 'usage_error', says: 'no profile named "ghost"' }],
+    [
+      '--profile with --base-url uses the profile key',
+      'profiles',
+      { profile: 'key-only', baseUrl: URL_FLAG },
+      {},
+      { remote: URL_FLAG, key: KEY_ONLY },
+    ],
+    [
+      '--profile that does not exist',
+      'profiles',
+      { profile: 'ghost' },
+      envAll,
+      { error: 'usage_error', says: 'no profile named "ghost"' },
+    ],
     // CAMROLL_PROFILE picks the profile; environment values still outrank its stored ones
     ['CAMROLL_PROFILE', 'profiles', {}, { CAMROLL_PROFILE: 'named' }, { remote: URL_NAMED, key: KEY_NAMED }],
-    ['CAMROLL_PROFILE with an environment key', 'profiles', {}, { CAMROLL_PROFILE: 'named', CAMROLL_API_KEY: KEY_ENV }, { remote: URL_NAMED, key: KEY_ENV }],
-    ['CAMROLL_PROFILE without a URL', 'profiles', {}, { CAMROLL_PROFILE: 'key-only' }, { error: 'profile_without_url' }],
+    [
+      'CAMROLL_PROFILE with an environment key',
+      'profiles',
+      {},
+      { CAMROLL_PROFILE: 'named', CAMROLL_API_KEY: KEY_ENV },
+      { remote: URL_NAMED, key: KEY_ENV },
+    ],
+    [
+      'CAMROLL_PROFILE without a URL',
+      'profiles',
+      {},
+      { CAMROLL_PROFILE: 'key-only' },
+      { error: 'profile_without_url' },
+    ],
     ['CAMROLL_PROFILE that does not exist', 'profiles', {}, { CAMROLL_PROFILE: 'ghost' }, { error: 'unknown_profile' }],
-    ['--profile outranks CAMROLL_PROFILE', 'profiles', { profile: 'named' }, { CAMROLL_PROFILE: 'current' }, { remote: URL_NAMED, key: KEY_NAMED }],
+    [
+      '--profile outranks CAMROLL_PROFILE',
+      'profiles',
+      { profile: 'named' },
+      { CAMROLL_PROFILE: 'current' },
+      { remote: URL_NAMED, key: KEY_NAMED },
+    ],
     // a current profile with no URL is never silently the embedded service: the reason is given
-    ['current profile with no URL', 'legacy', {}, {}, { embedded: 'the current profile "key-only" has no base URL (set one with `camroll config set-url <url> --profile key-only`)' }],
-    ['current profile with no URL, environment URL', 'legacy', {}, { CAMROLL_BASE_URL: URL_ENV }, { remote: URL_ENV, key: KEY_ONLY }],
+    [
+      'current profile with no URL',
+      'legacy',
+      {},
+      {},
+      {
+        embedded:
+          'the current profile "key-only" has no base URL (set one with `camroll config set-url <url> --profile key-only`)',
+      },
+    ],
+    [
+      'current profile with no URL, environment URL',
+      'legacy',
+      {},
+      { CAMROLL_BASE_URL: URL_ENV },
+      { remote: URL_ENV, key: KEY_ONLY },
+    ],
   ])('%s', (_name, stored, flags, env, expected) => {
     const actual = outcome(stored, flags, env);
     if ('error' in expected && expected.says === undefined) expect(actual).toMatchObject({ error: expected.error });
@@ -121,7 +199,10 @@ describe('where requests go, and with which key', () => {
 
   it('lets a call that needs no key (ping) go to a URL without one', () => {
     expect(outcome('empty', {}, { CAMROLL_BASE_URL: URL_ENV }, false)).toEqual({ remote: URL_ENV, key: null });
-    expect(outcome('profiles', { profile: 'url-only' }, { CAMROLL_API_KEY: KEY_ENV }, false)).toEqual({ remote: URL_ONLY, key: null });
+    expect(outcome('profiles', { profile: 'url-only' }, { CAMROLL_API_KEY: KEY_ENV }, false)).toEqual({
+      remote: URL_ONLY,
+      key: null,
+    });
   });
 
   it('never names a key in an error', () => {

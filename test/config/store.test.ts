@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConfigReader, createConfigStore, maskKey, readSecret, resolveSettings, type ConfigStore } from '../../src/config/index.js';
+import {
+  createConfigReader,
+  createConfigStore,
+  maskKey,
+  readSecret,
+  resolveSettings,
+  type ConfigStore,
+} from '../../src/config/index.js';
 import { ConfigError } from '../../src/errors.js';
 
 const dirs: string[] = [];
@@ -29,7 +36,10 @@ describe('config store', () => {
     store.setBaseUrl('production', 'https://api.example.com/v1');
     expect(mode(store.path)).toBe(0o600);
     const onDisk = JSON.parse(readFileSync(store.path, 'utf8'));
-    expect(onDisk.profiles.sandbox).toEqual({ base_url: 'https://sandbox.example.com/v1', api_key: 'sk_test_0123456789abcdef' });
+    expect(onDisk.profiles.sandbox).toEqual({
+      base_url: 'https://sandbox.example.com/v1',
+      api_key: 'sk_test_0123456789abcdef',
+    });
     // The first profile written becomes current; later ones do not steal it.
     expect(onDisk.current_profile).toBe('sandbox');
   });
@@ -40,7 +50,10 @@ describe('config store', () => {
     store.setBaseUrl('production', 'https://api.example.com/v1');
     store.setApiKey('production', 'sk_live_aaaaaaaaaaaa1234');
     store.useProfile('production');
-    expect(store.listProfiles().map((p) => [p.name, p.current])).toEqual([['local', false], ['production', true]]);
+    expect(store.listProfiles().map((p) => [p.name, p.current])).toEqual([
+      ['local', false],
+      ['production', true],
+    ]);
     expect(store.unsetApiKey('production')).toBe(true);
     expect(store.unsetApiKey('production')).toBe(false);
     expect(store.removeProfile('production')).toBe(true);
@@ -67,9 +80,14 @@ describe('config store', () => {
   it('reports a hand-edited file of the wrong shape as config_invalid, naming the member', () => {
     const store = tempStore();
     store.setBaseUrl('x', 'https://h.example.com/v1');
-    writeFileSync(store.path, JSON.stringify({ profiles: { x: { base_url: 'https://h.example.com/v1', api_key: 42 } } }));
+    writeFileSync(
+      store.path,
+      JSON.stringify({ profiles: { x: { base_url: 'https://h.example.com/v1', api_key: 42 } } }),
+    );
     const fresh = createConfigStore({ cwd: dirs[0]! });
-    expect(() => fresh.read()).toThrow(expect.objectContaining({ code: 'config_invalid', message: expect.stringContaining('profiles.x.api_key') }));
+    expect(() => fresh.read()).toThrow(
+      expect.objectContaining({ code: 'config_invalid', message: expect.stringContaining('profiles.x.api_key') }),
+    );
     expect(() => resolveSettings({ flags: {}, env: {}, store: fresh })).toThrow(ConfigError);
   });
 
@@ -84,7 +102,9 @@ describe('config store', () => {
     expect(same.path).toBe(store.path);
     expect(same.read()).toEqual(store.read());
     writeFileSync(store.path, '{ not json');
-    expect(() => same.read()).toThrow(expect.objectContaining({ code: 'config_unreadable', message: expect.stringContaining(store.path) }));
+    expect(() => same.read()).toThrow(
+      expect.objectContaining({ code: 'config_unreadable', message: expect.stringContaining(store.path) }),
+    );
   });
 });
 
@@ -99,15 +119,105 @@ describe('resolveSettings', () => {
   };
 
   it.each([
-    ['stored profile only', {}, {}, 'stored', 'profile', 'https://stored.example.com/v1', 'profile', 'key_stored_000000', 'profile'],
-    ['env base URL and key beat the stored profile', {}, { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' }, 'stored', 'profile', 'https://env.example.com/v1', 'env', 'key_env', 'env'],
-    ['env profile beats the current profile', {}, { CAMROLL_PROFILE: 'other' }, 'other', 'env', 'https://other.example.com/v1', 'profile', 'key_other_0000000', 'profile'],
-    ['flag base URL beats env and stored', { baseUrl: 'https://flag.example.com/v1/' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1' }, 'stored', 'profile', 'https://flag.example.com/v1', 'flag', 'key_stored_000000', 'profile'],
-    ['flag profile beats env profile', { profile: 'other' }, { CAMROLL_PROFILE: 'stored' }, 'other', 'flag', 'https://other.example.com/v1', 'profile', 'key_other_0000000', 'profile'],
-    ['a flag-named profile outranks env values', { profile: 'other' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' }, 'other', 'flag', 'https://other.example.com/v1', 'profile', 'key_other_0000000', 'profile'],
-    ['flag base URL still beats a flag-named profile', { profile: 'other', baseUrl: 'https://flag.example.com/v1' }, {}, 'other', 'flag', 'https://flag.example.com/v1', 'flag', 'key_other_0000000', 'profile'],
-    ['a flag-named profile takes nothing from the environment, even when unknown', { profile: 'ghost' }, { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' }, 'ghost', 'flag', null, 'none', null, 'none'],
-    ['empty env values count as unset', {}, { CAMROLL_BASE_URL: '', CAMROLL_API_KEY: ' ' }, 'stored', 'profile', 'https://stored.example.com/v1', 'profile', 'key_stored_000000', 'profile'],
+    [
+      'stored profile only',
+      {},
+      {},
+      'stored',
+      'profile',
+      'https://stored.example.com/v1',
+      'profile',
+      'key_stored_000000',
+      'profile',
+    ],
+    [
+      'env base URL and key beat the stored profile',
+      {},
+      { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' },
+      'stored',
+      'profile',
+      'https://env.example.com/v1',
+      'env',
+      'key_env',
+      'env',
+    ],
+    [
+      'env profile beats the current profile',
+      {},
+      { CAMROLL_PROFILE: 'other' },
+      'other',
+      'env',
+      'https://other.example.com/v1',
+      'profile',
+      'key_other_0000000',
+      'profile',
+    ],
+    [
+      'flag base URL beats env and stored',
+      { baseUrl: 'https://flag.example.com/v1/' },
+      { CAMROLL_BASE_URL: 'https://env.example.com/v1' },
+      'stored',
+      'profile',
+      'https://flag.example.com/v1',
+      'flag',
+      'key_stored_000000',
+      'profile',
+    ],
+    [
+      'flag profile beats env profile',
+      { profile: 'other' },
+      { CAMROLL_PROFILE: 'stored' },
+      'other',
+      'flag',
+      'https://other.example.com/v1',
+      'profile',
+      'key_other_0000000',
+      'profile',
+    ],
+    [
+      'a flag-named profile outranks env values',
+      { profile: 'other' },
+      { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' },
+      'other',
+      'flag',
+      'https://other.example.com/v1',
+      'profile',
+      'key_other_0000000',
+      'profile',
+    ],
+    [
+      'flag base URL still beats a flag-named profile',
+      { profile: 'other', baseUrl: 'https://flag.example.com/v1' },
+      {},
+      'other',
+      'flag',
+      'https://flag.example.com/v1',
+      'flag',
+      'key_other_0000000',
+      'profile',
+    ],
+    [
+      'a flag-named profile takes nothing from the environment, even when unknown',
+      { profile: 'ghost' },
+      { CAMROLL_BASE_URL: 'https://env.example.com/v1', CAMROLL_API_KEY: 'key_env' },
+      'ghost',
+      'flag',
+      null,
+      'none',
+      null,
+      'none',
+    ],
+    [
+      'empty env values count as unset',
+      {},
+      { CAMROLL_BASE_URL: '', CAMROLL_API_KEY: ' ' },
+      'stored',
+      'profile',
+      'https://stored.example.com/v1',
+      'profile',
+      'key_stored_000000',
+      'profile',
+    ],
   ])('%s', (_name, flags, env, profile, profileSource, url, urlSource, key, keySource) => {
     const settings = resolveSettings({ flags, env, store: store() });
     expect(settings.profile).toEqual({ value: profile, source: profileSource });
@@ -124,7 +234,9 @@ describe('resolveSettings', () => {
 
   it('rejects an invalid base URL from any source', () => {
     expect(() => resolveSettings({ flags: { baseUrl: 'nope' }, env: {}, store: tempStore() })).toThrow(ConfigError);
-    expect(() => resolveSettings({ flags: {}, env: { CAMROLL_BASE_URL: 'ftp://x/v1' }, store: tempStore() })).toThrow(ConfigError);
+    expect(() => resolveSettings({ flags: {}, env: { CAMROLL_BASE_URL: 'ftp://x/v1' }, store: tempStore() })).toThrow(
+      ConfigError,
+    );
   });
 });
 
@@ -143,13 +255,19 @@ describe('readSecret', () => {
   it('takes the first line of a pipe, trimmed', async () => {
     const input = new PassThrough();
     input.end('  sk_piped_value \nsecond line\n');
-    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toEqual({ kind: 'value', value: 'sk_piped_value' });
+    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toEqual({
+      kind: 'value',
+      value: 'sk_piped_value',
+    });
   });
 
   it('says an empty pipe gave nothing, and that it was not a terminal', async () => {
     const input = new PassThrough();
     input.end('');
-    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toEqual({ kind: 'empty', interactive: false });
+    await expect(readSecret({ input, output: new PassThrough(), prompt: 'key: ' })).resolves.toEqual({
+      kind: 'empty',
+      interactive: false,
+    });
   });
 
   it('prompts on a terminal without echoing the key', async () => {

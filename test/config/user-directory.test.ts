@@ -18,7 +18,9 @@ const SANDBOX = 'https://sandbox.example.com/v1';
 const ID_A = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
 const ID_B = '9b2d7c1e-0f3a-4e5b-8c6d-abcdefabcdef';
 
-function open(options: { legacy?: Record<string, Record<string, string>>; onTaken?: () => void; clock?: string[] } = {}) {
+function open(
+  options: { legacy?: Record<string, Record<string, string>>; onTaken?: () => void; clock?: string[] } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'camroll-directory-'));
   dirs.push(dir);
   const times = options.clock ?? [];
@@ -51,7 +53,12 @@ describe('the user directory', () => {
     const { directory } = open();
     directory.remember({ target: PROD, email: 'a@example.com', userId: ID_A, source: 'found' });
     directory.remember({ target: SANDBOX, email: 'a@example.com', userId: ID_B, source: 'created' });
-    expect(directory.find('A@example.com').map((e) => e.target).sort()).toEqual([PROD, SANDBOX]);
+    expect(
+      directory
+        .find('A@example.com')
+        .map((e) => e.target)
+        .sort(),
+    ).toEqual([PROD, SANDBOX]);
     expect(directory.forget('a@example.com', SANDBOX)).toBe(1);
     expect(directory.find('a@example.com').map((e) => e.target)).toEqual([PROD]);
     expect(directory.forget('a@example.com')).toBe(1);
@@ -102,7 +109,12 @@ describe('the user directory', () => {
     dirs.push(dir);
     const path = join(dir, 'sub', 'users.sqlite3');
     const missing = readUserDirectory({ path });
-    expect([missing.get(PROD, 'a@example.com'), missing.find('a@example.com'), [...missing.list()], [...missing.emailsAt(PROD)]]).toEqual([null, [], [], []]);
+    expect([
+      missing.get(PROD, 'a@example.com'),
+      missing.find('a@example.com'),
+      [...missing.list()],
+      [...missing.emailsAt(PROD)],
+    ]).toEqual([null, [], [], []]);
     missing.close();
     expect(readdirSync(dir)).toEqual([]);
 
@@ -110,7 +122,8 @@ describe('the user directory', () => {
     writer.remember({ target: PROD, email: 'a@example.com', userId: ID_A, source: 'created' });
     writer.remember({ target: PROD, email: 'b@example.com', userId: ID_B, source: 'created' });
     writer.close();
-    const files = (): string[] => readdirSync(join(dir, 'sub')).map((f) => `${f} ${statSync(join(dir, 'sub', f)).mtimeMs}`);
+    const files = (): string[] =>
+      readdirSync(join(dir, 'sub')).map((f) => `${f} ${statSync(join(dir, 'sub', f)).mtimeMs}`);
     const before = files();
     expect(before).toHaveLength(1);
     const reader = readUserDirectory({ path });
@@ -134,7 +147,13 @@ describe('near e-mails', () => {
   });
 
   it('offers the closest e-mails within two edits (one for short ones), only the closest', () => {
-    const known = ['real.fan@example.com', 'real.fun@example.com', 'other@example.com', 'a@b.io', 'real.fan@example.org'];
+    const known = [
+      'real.fan@example.com',
+      'real.fun@example.com',
+      'other@example.com',
+      'a@b.io',
+      'real.fan@example.org',
+    ];
     expect(nearEmails('Real.Fna@example.com', known)).toEqual(['real.fan@example.com']);
     expect(nearEmails('real.fxn@example.com', known)).toEqual(['real.fan@example.com', 'real.fun@example.com']);
     expect(nearEmails('real.fan@exmaple.cmo', known)).toEqual(['real.fan@example.com']);

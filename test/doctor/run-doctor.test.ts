@@ -9,7 +9,12 @@ import { judgeIngest, smokeBatch, smokeEmail } from '../../src/doctor/round-trip
 import { startTestServer, type SeenRequest } from '../client/test-server.js';
 
 const KEY = 'sk_test_doctor_secret_1234';
-const HEALTH = { status: 'ok', partner_id: 'acme', environment: 'production', rate_limit: { enabled: false, limit: null, window_seconds: null } };
+const HEALTH = {
+  status: 'ok',
+  partner_id: 'acme',
+  environment: 'production',
+  rate_limit: { enabled: false, limit: null, window_seconds: null },
+};
 
 /** A service stand-in whose answers a test breaks in one named way. */
 type Breakage = (req: SeenRequest, res: ServerResponse) => boolean;
@@ -24,7 +29,8 @@ beforeAll(async () => {
     };
     if (req.url === '/v1/ping') return send(200, { status: 'ok' });
     if (req.url === '/v1/health') {
-      if (req.headers['x-partner-api-key'] !== KEY) return send(401, { error: { code: 'invalid_api_key', message: 'bad key' } });
+      if (req.headers['x-partner-api-key'] !== KEY)
+        return send(401, { error: { code: 'invalid_api_key', message: 'bad key' } });
       return send(200, HEALTH);
     }
     return send(404, { error: { code: 'not_found', message: 'no route' } });
@@ -61,7 +67,9 @@ describe('camroll doctor against a service that keeps the contract', () => {
       'key.health pass',
       'key.environment pass',
     ]);
-    expect(checks.find((c) => c.name === 'key.health')?.detail).toBe('partner acme, environment production, not throttled');
+    expect(checks.find((c) => c.name === 'key.health')?.detail).toBe(
+      'partner acme, environment production, not throttled',
+    );
     expect(checks.find((c) => c.name === 'config.key')?.detail).toBe('set (from the environment)');
     expect(JSON.stringify(checks)).not.toContain(KEY);
   });
@@ -75,7 +83,11 @@ describe('each broken promise fails its own check, with a hint', () => {
       res.end('<!DOCTYPE html><html><title>Sign in</title></html>');
       return true;
     });
-    expect(checks['reach.ping']).toMatchObject({ status: 'fail', detail: expect.stringContaining('not JSON (text/html: "<!DOCTYPE html>'), hint: expect.stringContaining('an HTML login page?') });
+    expect(checks['reach.ping']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('not JSON (text/html: "<!DOCTYPE html>'),
+      hint: expect.stringContaining('an HTML login page?'),
+    });
     expect(checks['key.health']?.status).toBe('skip');
   });
 
@@ -86,7 +98,10 @@ describe('each broken promise fails its own check, with a hint', () => {
       res.end(JSON.stringify({ status: 'ok', environment: 'production', rate_limit: null }));
       return true;
     });
-    expect(checks['key.health']).toMatchObject({ status: 'fail', detail: expect.stringContaining('breaks the contract at partner_id') });
+    expect(checks['key.health']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('breaks the contract at partner_id'),
+    });
   });
 
   it('a wrong status', async () => {
@@ -106,16 +121,19 @@ describe('each broken promise fails its own check, with a hint', () => {
       res.end(JSON.stringify(HEALTH));
       return true;
     });
-    expect(checks['contract.errors']).toMatchObject({ status: 'fail', detail: 'GET /health without a key answered 200, not 401' });
+    expect(checks['contract.errors']).toMatchObject({
+      status: 'fail',
+      detail: 'GET /health without a key answered 200, not 401',
+    });
   });
 
   it('clock skew, in hours and minutes: minutes warn, hours fail', async () => {
     const skewed = (ms: number) => () => Date.now() + ms;
-    expect((await run(() => false, {}, skewed(5 * 60_000)))['clock']).toMatchObject({
+    expect((await run(() => false, {}, skewed(5 * 60_000))).clock).toMatchObject({
       status: 'warn',
       detail: expect.stringMatching(/^local clock 5 min( [12] s)? ahead of the service$/),
     });
-    expect((await run(() => false, {}, skewed(-(3 * 3600 + 20 * 60 + 30) * 1000)))['clock']).toMatchObject({
+    expect((await run(() => false, {}, skewed(-(3 * 3600 + 20 * 60 + 30) * 1000))).clock).toMatchObject({
       status: 'fail',
       detail: expect.stringMatching(/^local clock 3 h 2\d min behind the service$/),
       hint: expect.stringContaining('UTC'),
@@ -137,19 +155,31 @@ describe('each broken promise fails its own check, with a hint', () => {
 
   it('a base URL without /v1: a warning on the URL, a failure on ping saying the /v1 URL answers', async () => {
     const checks = await run(() => false, { baseUrl: server.origin });
-    expect(checks['config.base_url']).toMatchObject({ status: 'warn', hint: `no version prefix in the base URL: did you mean ${server.origin}/v1?` });
-    expect(checks['reach.ping']).toMatchObject({ status: 'fail', hint: `no version prefix: did you mean ${server.origin}/v1? (it answers /ping)` });
+    expect(checks['config.base_url']).toMatchObject({
+      status: 'warn',
+      hint: `no version prefix in the base URL: did you mean ${server.origin}/v1?`,
+    });
+    expect(checks['reach.ping']).toMatchObject({
+      status: 'fail',
+      hint: `no version prefix: did you mean ${server.origin}/v1? (it answers /ping)`,
+    });
   });
 
   it('a wrong key, or one from the other environment', async () => {
     const checks = await run(() => false, { apiKey: 'sk_wrong_0000' });
-    expect(checks['key.health']).toMatchObject({ status: 'fail', hint: expect.stringContaining('belongs to the other environment') });
+    expect(checks['key.health']).toMatchObject({
+      status: 'fail',
+      hint: expect.stringContaining('belongs to the other environment'),
+    });
     expect(JSON.stringify(checks)).not.toContain('sk_wrong_0000');
   });
 
   it('no key at all: the key checks are skipped, not guessed', async () => {
     const checks = await run(() => false, { apiKey: null, apiKeySource: 'none' });
-    expect(checks['config.key']).toMatchObject({ status: 'fail', hint: expect.stringContaining('camroll config set-key') });
+    expect(checks['config.key']).toMatchObject({
+      status: 'fail',
+      hint: expect.stringContaining('camroll config set-key'),
+    });
     expect(checks['key.health']?.status).toBe('skip');
   });
 
@@ -174,7 +204,10 @@ describe('each broken promise fails its own check, with a hint', () => {
         dispatcher: toStandIn,
         lookup: async () => undefined,
       });
-      expect(remote.find((c) => c.name === 'key.environment')).toMatchObject({ status: 'warn', hint: expect.stringContaining('real profiles') });
+      expect(remote.find((c) => c.name === 'key.environment')).toMatchObject({
+        status: 'warn',
+        hint: expect.stringContaining('real profiles'),
+      });
     } finally {
       await toStandIn.close();
     }
@@ -194,13 +227,22 @@ describe('each broken promise fails its own check, with a hint', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as { port: number }).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const refused = Object.fromEntries((await runDoctor({ target: target({ baseUrl: `http://127.0.0.1:${port}/v1` }) })).map((c) => [c.name, c]));
-    expect(refused['reach.ping']).toMatchObject({ status: 'fail', detail: 'ECONNREFUSED', hint: expect.stringContaining('is the service running') });
+    const refused = Object.fromEntries(
+      (await runDoctor({ target: target({ baseUrl: `http://127.0.0.1:${port}/v1` }) })).map((c) => [c.name, c]),
+    );
+    expect(refused['reach.ping']).toMatchObject({
+      status: 'fail',
+      detail: 'ECONNREFUSED',
+      hint: expect.stringContaining('is the service running'),
+    });
     const unresolved = await runDoctor({
       target: target({ baseUrl: 'https://no-such-host.invalid/v1' }),
       lookup: () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })),
     });
-    expect(unresolved.find((c) => c.name === 'reach.dns')).toMatchObject({ status: 'fail', detail: 'no-such-host.invalid: ENOTFOUND' });
+    expect(unresolved.find((c) => c.name === 'reach.dns')).toMatchObject({
+      status: 'fail',
+      detail: 'no-such-host.invalid: ENOTFOUND',
+    });
     expect(unresolved.find((c) => c.name === 'reach.ping')?.status).toBe('skip');
   });
 
@@ -296,26 +338,37 @@ describe('each broken promise fails its own check, with a hint', () => {
 });
 
 describe('every failed check says what to do', () => {
-  const sendAt = (url: string, status: number, body: string, type = 'application/json'): Breakage => (req, res) => {
-    if (req.url?.split('?')[0] !== url) return false;
-    res.writeHead(status, { 'content-type': type });
-    res.end(body);
-    return true;
-  };
-  const withKey = (breakage: Breakage): Breakage => (req, res) => req.headers['x-partner-api-key'] === KEY && breakage(req, res);
-  const withoutKey = (breakage: Breakage): Breakage => (req, res) => req.headers['x-partner-api-key'] !== KEY && breakage(req, res);
-  const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
-  /** The round trip's requests, answered as the contract says unless a breakage says otherwise. */
-  const roundTrip = (breakage: Breakage): Breakage => (req, res) => {
-    if (breakage(req, res)) return true;
-    const send = (status: number, body: unknown): true => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
+  const sendAt =
+    (url: string, status: number, body: string, type = 'application/json'): Breakage =>
+    (req, res) => {
+      if (req.url?.split('?')[0] !== url) return false;
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
       return true;
     };
-    if (req.url === '/v1/users') return send(201, { user_id: USER, existing: false, created_at: '2026-01-01T00:00:00Z' });
-    return false;
-  };
+  const withKey =
+    (breakage: Breakage): Breakage =>
+    (req, res) =>
+      req.headers['x-partner-api-key'] === KEY && breakage(req, res);
+  const withoutKey =
+    (breakage: Breakage): Breakage =>
+    (req, res) =>
+      req.headers['x-partner-api-key'] !== KEY && breakage(req, res);
+  const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
+  /** The round trip's requests, answered as the contract says unless a breakage says otherwise. */
+  const roundTrip =
+    (breakage: Breakage): Breakage =>
+    (req, res) => {
+      if (breakage(req, res)) return true;
+      const send = (status: number, body: unknown): true => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+        return true;
+      };
+      if (req.url === '/v1/users')
+        return send(201, { user_id: USER, existing: false, created_at: '2026-01-01T00:00:00Z' });
+      return false;
+    };
   it.each([
     ['/ping answers HTML', sendAt('/v1/ping', 200, '<html></html>', 'text/html')],
     ['/ping answers 201', sendAt('/v1/ping', 201, '{}')],
@@ -323,13 +376,19 @@ describe('every failed check says what to do', () => {
     ['/health without a key answers 200', withoutKey(sendAt('/v1/health', 200, JSON.stringify(HEALTH)))],
     ['the 401 has no envelope', withoutKey(sendAt('/v1/health', 401, '{"message": "no"}'))],
     ['the 401 has another code', withoutKey(sendAt('/v1/health', 401, '{"error": {"code": "nope", "message": "no"}}'))],
-    ['/health answers 500', withKey(sendAt('/v1/health', 500, '{"error": {"code": "internal_error", "message": "x"}}'))],
+    [
+      '/health answers 500',
+      withKey(sendAt('/v1/health', 500, '{"error": {"code": "internal_error", "message": "x"}}')),
+    ],
     ['/health answers HTML', withKey(sendAt('/v1/health', 200, '<html></html>', 'text/html'))],
     ['/health answers 403', withKey(sendAt('/v1/health', 403, '{}'))],
     ['/health lacks a member', withKey(sendAt('/v1/health', 200, '{"status": "ok"}'))],
     ['POST /users answers 500', sendAt('/v1/users', 500, '{"error": {"code": "internal_error", "message": "x"}}')],
     ['POST /users answers another body', sendAt('/v1/users', 201, '{"id": 1}')],
-    ['the media batch is throttled', roundTrip(sendAt(`/v1/users/${USER}/media`, 429, '{"error": {"code": "rate_limited", "message": "x"}}'))],
+    [
+      'the media batch is throttled',
+      roundTrip(sendAt(`/v1/users/${USER}/media`, 429, '{"error": {"code": "rate_limited", "message": "x"}}')),
+    ],
     ['the media answer breaks the contract', roundTrip(sendAt(`/v1/users/${USER}/media`, 200, '{"accepted": "x"}'))],
     ['events break the contract', roundTrip(sendAt(`/v1/users/${USER}/events`, 200, '{"events": 1}'))],
     ['stats break the contract', roundTrip(sendAt(`/v1/users/${USER}/stats`, 200, '{"total_events": "x"}'))],
@@ -351,7 +410,10 @@ describe('the round trip', () => {
   it('checks the ingest invariants of the contract', () => {
     const { media, expected } = smokeBatch();
     const good = {
-      accepted: 1, matched: 0, events: [], last_sync_at: '2026-11-24T10:00:00Z',
+      accepted: 1,
+      matched: 0,
+      events: [],
+      last_sync_at: '2026-11-24T10:00:00Z',
       rejected: [
         { id: media[0]!.id, reason: 'missing_coordinates' },
         { id: media[1]!.id, reason: 'missing_taken_at' },
@@ -360,9 +422,13 @@ describe('the round trip', () => {
       matches: [{ media_id: media[3]!.id, matched: false, event_id: null, venue_id: null }],
     };
     expect(judgeIngest(good, 4, expected).status).toBe('pass');
-    expect(judgeIngest({ ...good, accepted: 2 }, 4, expected).detail).toContain('accepted 2 is not sent 4 − rejected 3');
+    expect(judgeIngest({ ...good, accepted: 2 }, 4, expected).detail).toContain(
+      'accepted 2 is not sent 4 − rejected 3',
+    );
     const mangled = { ...good, matches: [{ ...good.matches[0]!, media_id: 'doctor:unmatched ?' }] };
     expect(judgeIngest(mangled, 4, expected).detail).toContain('ids not echoed exactly');
-    expect(judgeIngest({ ...good, rejected: good.rejected.map((r) => ({ ...r, reason: 'invalid' })) }, 4, expected).status).toBe('fail');
+    expect(
+      judgeIngest({ ...good, rejected: good.rejected.map((r) => ({ ...r, reason: 'invalid' })) }, 4, expected).status,
+    ).toBe('fail');
   });
 });

@@ -16,7 +16,6 @@ import { startServe, type ServeHandle } from './helpers/serve.js';
 
 const KEY = 'sk_test_acceptance_cli_Q7rT2vX9';
 const FIXTURES = join(ROOT, 'fixtures', 'library');
-const UUID = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
 
 const outputs: RunResult[] = [];
 const files: string[] = [];
@@ -81,7 +80,13 @@ async function startPrefixProxy(target: string, prefix: string): Promise<PrefixP
         return;
       }
       const up = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: upstream.pathname + req.url.slice(prefix.length), headers: req.headers },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: upstream.pathname + req.url.slice(prefix.length),
+          headers: req.headers,
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
@@ -141,7 +146,14 @@ describe('the real binary: help and a usage error', () => {
     expectExit(help, 0);
     expect(help.stdout).toMatch(/^Usage: camroll sync\b/);
     expect(help.stderr).toBe('');
-    const usage = await camroll(['sync', FIXTURES, '--email', 'a@example.com', '--api-key', 'sk_from_the_command_line']);
+    const usage = await camroll([
+      'sync',
+      FIXTURES,
+      '--email',
+      'a@example.com',
+      '--api-key',
+      'sk_from_the_command_line',
+    ]);
     expectExit(usage, 2);
     expect(usage.stdout).toBe('');
     expect(usage.stderr).toMatch(/^camroll: unknown option '--api-key' \[usage_error\]$/m);
@@ -153,9 +165,27 @@ describe('--json output is the service’s own response object', () => {
   it('users create --json (with every flag) sends each flag and prints the service’s answer', async () => {
     const since = proxyA.seen.length;
     const args = [
-      'users', 'create', '--email', 'every.flag@example.com', '--partner-user-id', 'p-77', '--first-name', 'Ada',
-      '--last-name', 'Lovelace', '--phone', '+33 1 23 45 67 89', '--city', 'Lyon', '--region', 'ARA',
-      '--postal-code', '69001', '--country', 'FR', '--json',
+      'users',
+      'create',
+      '--email',
+      'every.flag@example.com',
+      '--partner-user-id',
+      'p-77',
+      '--first-name',
+      'Ada',
+      '--last-name',
+      'Lovelace',
+      '--phone',
+      '+33 1 23 45 67 89',
+      '--city',
+      'Lyon',
+      '--region',
+      'ARA',
+      '--postal-code',
+      '69001',
+      '--country',
+      'FR',
+      '--json',
     ];
     const result = await camroll(args);
     expectExit(result, 0);
@@ -228,10 +258,27 @@ describe('sync', () => {
     const since = proxyA.seen.length;
     const report = join(homes[0]!, 'sync-report.jsonl');
     files.push(report);
-    const result = await camroll(['sync', FIXTURES, '--email', 'batches@example.com', '--batch-size', '10', '--concurrency', '2', '--report', report, '--json']);
+    const result = await camroll([
+      'sync',
+      FIXTURES,
+      '--email',
+      'batches@example.com',
+      '--batch-size',
+      '10',
+      '--concurrency',
+      '2',
+      '--report',
+      report,
+      '--json',
+    ]);
     expectExit(result, 0);
     expect(result.stdout.endsWith('}\n')).toBe(true);
-    const summary = JSON.parse(result.stdout) as { sent: number; batches: number; events: unknown[]; stats: { has_synced: boolean } };
+    const summary = JSON.parse(result.stdout) as {
+      sent: number;
+      batches: number;
+      events: unknown[];
+      stats: { has_synced: boolean };
+    };
     expect(result.stdout).toBe(`${JSON.stringify(summary, null, 2)}\n`);
     expect(summary.stats.has_synced).toBe(true);
 
@@ -294,7 +341,9 @@ describe('where requests go', () => {
     expect(await via([], { ...plain, CAMROLL_PROFILE: 'b' })).toBe('b'); // env profile > stored current
     expect(await via(['--profile', 'a'], { ...plain, CAMROLL_PROFILE: 'b' })).toBe('a'); // flag > env
     expect(await via(['--profile', 'a'], { ...plain, CAMROLL_BASE_URL: proxyB.baseUrl })).toBe('a'); // flag profile > env URL
-    expect(await via(['--base-url', proxyA.baseUrl], { ...plain, CAMROLL_BASE_URL: proxyB.baseUrl, CAMROLL_API_KEY: KEY })).toBe('a');
+    expect(
+      await via(['--base-url', proxyA.baseUrl], { ...plain, CAMROLL_BASE_URL: proxyB.baseUrl, CAMROLL_API_KEY: KEY }),
+    ).toBe('a');
     expect(await via(['--base-url', proxyB.baseUrl], { ...plain, CAMROLL_PROFILE: 'a' })).toBe('b'); // flag URL > env profile
   });
 
@@ -322,7 +371,14 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
     expect(out).toMatch(/^files:\s+55 \(51 with metadata, 0 unreadable, 4 damaged, 1 duplicate\)$/m);
     expect(out).toMatch(/^elapsed:\s+\d+\.\d s$/m);
     expect(out).toMatch(/^Events \(6, newest first\)$/m);
-    for (const name of ['Madison Square Garden', 'Wembley Stadium', 'Sydney Opera House', 'Tokyo Dome', 'Allianz Parque', 'Accor Arena']) {
+    for (const name of [
+      'Madison Square Garden',
+      'Wembley Stadium',
+      'Sydney Opera House',
+      'Tokyo Dome',
+      'Allianz Parque',
+      'Accor Arena',
+    ]) {
       expect(out).toContain(name);
     }
     expect(out).toMatch(/^Events\s+6 \(4 concerts, 2 sports\)$/m);
@@ -332,7 +388,9 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
     const notes = result.stderr.trim().split('\n');
     expect(notes.every((line) => line.startsWith('camroll: ') || line.startsWith('sync: '))).toBe(true);
     expect(result.stderr).toMatch(/using the embedded local service/);
-    expect(result.stderr).toMatch(/4 files are damaged \(read, but no metadata could be taken from them\); --report FILE lists them/);
+    expect(result.stderr).toMatch(
+      /4 files are damaged \(read, but no metadata could be taken from them\); --report FILE lists them/,
+    );
     expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin).toEqual({ camroll: 'bin/camroll.js' });
   });
 });
@@ -348,7 +406,10 @@ describe('scan --jsonl lines', () => {
 
     const result = await camroll(['scan', lib, '--jsonl', '--no-cache']);
     expectExit(result, 1);
-    const lines = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     expect(lines).toHaveLength(3);
     const id = `sha256:${createHash('sha256').update(readFileSync(photo)).digest('hex')}`;
     for (const line of lines) {
@@ -361,8 +422,16 @@ describe('scan --jsonl lines', () => {
       expect(Object.keys(line)).toEqual(['path', 'media', 'source']);
       expect(Object.keys(line.source)).toEqual(['taken_at', 'coordinates']);
       expect(Object.keys(line.media)).toEqual([
-        'id', 'taken_at', 'latitude', 'longitude', 'media_type', 'filename', 'duration_seconds',
-        'device_make', 'device_model', 'device_lens_model',
+        'id',
+        'taken_at',
+        'latitude',
+        'longitude',
+        'media_type',
+        'filename',
+        'duration_seconds',
+        'device_make',
+        'device_model',
+        'device_lens_model',
       ]);
       expect(line.media.id).toBe(id);
       expect(line.media.taken_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);

@@ -10,7 +10,14 @@ import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorEnvelope, EventsPage, HealthResponse, IngestResponse, Stats, type Event } from '../../src/contract/index.js';
+import {
+  ErrorEnvelope,
+  EventsPage,
+  HealthResponse,
+  IngestResponse,
+  Stats,
+  type Event,
+} from '../../src/contract/index.js';
 import { collect, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
 import { createResponseCheck } from '../service/contract-check.js';
 import { withTestStore } from './helpers/store.js';
@@ -42,7 +49,18 @@ const PAGING = Array.from({ length: 25 }, (_, i) => ({
 }));
 const CATALOG = {
   venues: [
-    { id: 1, name: 'Madison Square Garden', city: 'New York', region: 'NY', country: 'US', latitude: MSG.lat, longitude: MSG.lon, radius_m: 250, timezone: 'America/New_York', capacity: 20000 },
+    {
+      id: 1,
+      name: 'Madison Square Garden',
+      city: 'New York',
+      region: 'NY',
+      country: 'US',
+      latitude: MSG.lat,
+      longitude: MSG.lon,
+      radius_m: 250,
+      timezone: 'America/New_York',
+      capacity: 20000,
+    },
     { id: 2, name: 'Sydney Opera House', latitude: SYDNEY.lat, longitude: SYDNEY.lon, timezone: 'Australia/Sydney' },
     { id: 3, name: 'Paging Hall', latitude: HALL.lat, longitude: HALL.lon, radius_m: 300, timezone: 'UTC' },
   ],
@@ -53,13 +71,51 @@ const CATALOG = {
   ],
   events: [
     // 20:00 EDT = 2024-07-13T00:00Z
-    { id: 100, name: 'The Example Band live', kind: 'concert', venue_id: 1, starts_at_local: '2024-07-12T20:00:00', performers: [{ id: 7, is_headliner: true }], licensed: true, hidden: false, promoter: 'x' },
-    { id: 101, name: 'Unlicensed night', kind: 'concert', venue_id: 1, starts_at_local: '2024-08-12T20:00:00', licensed: false },
-    { id: 102, name: 'Hidden night', kind: 'concert', venue_id: 1, starts_at_local: '2024-09-12T20:00:00', hidden: true },
+    {
+      id: 100,
+      name: 'The Example Band live',
+      kind: 'concert',
+      venue_id: 1,
+      starts_at_local: '2024-07-12T20:00:00',
+      performers: [{ id: 7, is_headliner: true }],
+      licensed: true,
+      hidden: false,
+      promoter: 'x',
+    },
+    {
+      id: 101,
+      name: 'Unlicensed night',
+      kind: 'concert',
+      venue_id: 1,
+      starts_at_local: '2024-08-12T20:00:00',
+      licensed: false,
+    },
+    {
+      id: 102,
+      name: 'Hidden night',
+      kind: 'concert',
+      venue_id: 1,
+      starts_at_local: '2024-09-12T20:00:00',
+      hidden: true,
+    },
     // 19:00 AEDT = 2024-01-10T08:00Z; January south of the equator is summer.
-    { id: 103, name: 'The Example Band at the Opera House', kind: 'concert', venue_id: 2, starts_at_local: '2024-01-10T19:00:00', performers: [{ id: 7, is_headliner: true }] },
+    {
+      id: 103,
+      name: 'The Example Band at the Opera House',
+      kind: 'concert',
+      venue_id: 2,
+      starts_at_local: '2024-01-10T19:00:00',
+      performers: [{ id: 7, is_headliner: true }],
+    },
     // 19:00 EST = 2023-12-02T00:00Z
-    { id: 104, name: 'Alpha City vs Beta United', kind: 'sport', venue_id: 1, starts_at_local: '2023-12-01T19:00:00', performers: [{ id: 8 }, { id: 9 }] },
+    {
+      id: 104,
+      name: 'Alpha City vs Beta United',
+      kind: 'sport',
+      venue_id: 1,
+      starts_at_local: '2023-12-01T19:00:00',
+      performers: [{ id: 8 }, { id: 9 }],
+    },
     ...PAGING,
   ],
   generated_by: 'acceptance test',
@@ -145,7 +201,14 @@ interface Reply {
 /** One HTTP request with exact control of headers (node:http adds no Content-Type). */
 function send(
   url: string,
-  options: { method?: string; key?: string | null; body?: unknown; raw?: string; contentType?: string | null; headers?: Record<string, string> } = {},
+  options: {
+    method?: string;
+    key?: string | null;
+    body?: unknown;
+    raw?: string;
+    contentType?: string | null;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Reply> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key) headers['x-partner-api-key'] = options.key;
@@ -158,24 +221,31 @@ function send(
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? (payload === undefined ? 'GET' : 'POST'), headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => {
-        let json: unknown = undefined;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        // Every answer of the real binary is checked against the OpenAPI document too.
-        const path = new URL(url).pathname + new URL(url).search;
-        const method = options.method ?? (payload === undefined ? 'GET' : 'POST');
-        if (text !== '') contractViolations.push(...contract.check({ method, url: path, status: res.statusCode ?? 0, headers: res.headers, body: text }));
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
+    const req = httpRequest(
+      url,
+      { method: options.method ?? (payload === undefined ? 'GET' : 'POST'), headers, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          // Every answer of the real binary is checked against the OpenAPI document too.
+          const path = new URL(url).pathname + new URL(url).search;
+          const method = options.method ?? (payload === undefined ? 'GET' : 'POST');
+          if (text !== '')
+            contractViolations.push(
+              ...contract.check({ method, url: path, status: res.statusCode ?? 0, headers: res.headers, body: text }),
+            );
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -199,7 +269,8 @@ let server: Launched;
 let base = '';
 let catalogFile = '';
 let keysFile = '';
-const api = (path: string, options: Parameters<typeof send>[1] = {}) => send(`${base}${path}`, { key: SANDBOX, ...options });
+const api = (path: string, options: Parameters<typeof send>[1] = {}) =>
+  send(`${base}${path}`, { key: SANDBOX, ...options });
 async function newUser(email: string, key = SANDBOX): Promise<string> {
   const reply = await api('/users', { key, body: { email } });
   expect(reply.status).toBe(201);
@@ -231,27 +302,50 @@ describe('start-up, files and signals', () => {
 
   const badKeys: Array<[string, unknown, RegExp]> = [
     ['an unknown environment', [{ key: 'sk_x1', partner_id: 'a', environment: 'staging' }], /environment/],
-    ['a repeated key', [{ key: 'sk_x1', partner_id: 'a', environment: 'sandbox' }, { key: 'sk_x1', partner_id: 'b', environment: 'production' }], /repeat/],
+    [
+      'a repeated key',
+      [
+        { key: 'sk_x1', partner_id: 'a', environment: 'sandbox' },
+        { key: 'sk_x1', partner_id: 'b', environment: 'production' },
+      ],
+      /repeat/,
+    ],
     ['an object instead of an array', { key: 'sk_x1', partner_id: 'a', environment: 'sandbox' }, /array/],
     ['no key at all', [], /no key/],
     ['a missing partner_id', [{ key: 'sk_x1', environment: 'sandbox' }], /partner_id/],
-    ['a zero rate limit', [{ key: 'sk_x1', partner_id: 'a', environment: 'sandbox', rate_limit: { limit: 0, window_seconds: 60 } }], /rate_limit/],
+    [
+      'a zero rate limit',
+      [{ key: 'sk_x1', partner_id: 'a', environment: 'sandbox', rate_limit: { limit: 0, window_seconds: 60 } }],
+      /rate_limit/,
+    ],
     ['text that is not JSON', 'sk_x1,a,sandbox', /not valid JSON/],
   ];
-  it.each(badKeys)('refuses a keys file with %s: exit 1, a clear message, no key echoed', async (_label, content, message) => {
-    const h = home();
-    const file = writeJson(h.dir, 'keys.json', content);
-    const result = await collect(spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', catalogFile, '--keys', file], { env: h.env }));
-    expect(result.code).toBe(1);
-    expect(result.stdout).not.toContain('listening on');
-    expect(result.stderr).toMatch(/keys file/);
-    expect(result.stderr).toMatch(message);
-    expect(result.stderr).not.toContain('sk_x1');
-  });
+  it.each(badKeys)(
+    'refuses a keys file with %s: exit 1, a clear message, no key echoed',
+    async (_label, content, message) => {
+      const h = home();
+      const file = writeJson(h.dir, 'keys.json', content);
+      const result = await collect(
+        spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', catalogFile, '--keys', file], {
+          env: h.env,
+        }),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stdout).not.toContain('listening on');
+      expect(result.stderr).toMatch(/keys file/);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toContain('sk_x1');
+    },
+  );
 
   it('refuses a keys file that does not exist (exit 1)', async () => {
     const h = home();
-    const result = await collect(spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', catalogFile, '--keys', join(h.dir, 'missing.json')], { env: h.env }));
+    const result = await collect(
+      spawnCamroll(
+        ['serve', '--port', '0', '--db', ':memory:', '--catalog', catalogFile, '--keys', join(h.dir, 'missing.json')],
+        { env: h.env },
+      ),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/keys file/);
   });
@@ -260,51 +354,74 @@ describe('start-up, files and signals', () => {
     ['an unknown kind', (c) => void (c.events[2].kind = 'party'), /events\[2\].*102.*kind/],
     ['a venue that does not exist', (c) => void (c.events[1].venue_id = 99), /events\[1\].*101.*venue_id 99/],
     ['an unknown time zone', (c) => void (c.venues[1].timezone = 'Mars/Base'), /venues\[1\].*timezone/],
-    ['an offset in starts_at_local', (c) => void (c.events[3].starts_at_local = '2024-01-10T19:00:00Z'), /events\[3\].*starts_at_local/],
+    [
+      'an offset in starts_at_local',
+      (c) => void (c.events[3].starts_at_local = '2024-01-10T19:00:00Z'),
+      /events\[3\].*starts_at_local/,
+    ],
     ['a latitude out of range', (c) => void (c.venues[0].latitude = 200), /venues\[0\].*latitude/],
     ['a repeated venue id', (c) => void c.venues.push({ ...c.venues[0] }), /venues\[3\].*duplicate/],
     ['a performer that does not exist', (c) => void (c.events[0].performers = [{ id: 77 }]), /events\[0\].*77/],
     ['licensed that is not a boolean', (c) => void (c.events[0].licensed = 'yes'), /events\[0\].*licensed/],
   ];
-  it.each(badCatalogs)('stops start-up on a catalog with %s, naming the first bad entry (exit 1)', async (_label, spoil, message) => {
-    const h = home();
-    const copy = JSON.parse(JSON.stringify(CATALOG));
-    spoil(copy);
-    const file = writeJson(h.dir, 'catalog.json', copy);
-    const result = await collect(spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', file, '--keys', keysFile], { env: h.env }));
-    expect(result.code).toBe(1);
-    expect(result.stdout).not.toContain('listening on');
-    expect(result.stderr).toMatch(message);
-  });
+  it.each(badCatalogs)(
+    'stops start-up on a catalog with %s, naming the first bad entry (exit 1)',
+    async (_label, spoil, message) => {
+      const h = home();
+      const copy = JSON.parse(JSON.stringify(CATALOG));
+      spoil(copy);
+      const file = writeJson(h.dir, 'catalog.json', copy);
+      const result = await collect(
+        spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', file, '--keys', keysFile], {
+          env: h.env,
+        }),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stdout).not.toContain('listening on');
+      expect(result.stderr).toMatch(message);
+    },
+  );
 
   it('stops start-up on a catalog that is not JSON, or not an object of arrays (exit 1)', async () => {
     const h = home();
     for (const content of ['{"venues": [', '[1, 2]']) {
       const file = writeJson(h.dir, 'catalog.json', content);
-      const result = await collect(spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', file, '--keys', keysFile], { env: h.env }));
+      const result = await collect(
+        spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', file, '--keys', keysFile], {
+          env: h.env,
+        }),
+      );
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/catalog/);
     }
   });
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('without --keys prints a working local key, keeps nothing on disk with :memory:, and exits 0 on %s', async (signal) => {
-    const h = home();
-    const local = await launch(['--db', ':memory:', '--catalog', catalogFile], h.env);
-    const key = /^local key: (\S+)$/m.exec(local.stdout())?.[1];
-    expect(key).toBeTruthy();
-    const health = await send(`${local.baseUrl}/health`, { key });
-    expect(HealthResponse.parse(health.json)).toEqual({
-      status: 'ok', partner_id: 'local', environment: 'sandbox', rate_limit: { enabled: false, limit: null, window_seconds: null },
-    });
-    local.child.kill(signal);
-    const result = await local.done;
-    expect(result.code).toBe(0);
-    expect(result.stderr).not.toContain(key!);
-    const files = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)]));
-    const written = files(h.dir).filter((file) => !file.endsWith('catalog.json') && !file.endsWith('keys.json'));
-    expect(written).toEqual([]);
-  });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'without --keys prints a working local key, keeps nothing on disk with :memory:, and exits 0 on %s',
+    async (signal) => {
+      const h = home();
+      const local = await launch(['--db', ':memory:', '--catalog', catalogFile], h.env);
+      const key = /^local key: (\S+)$/m.exec(local.stdout())?.[1];
+      expect(key).toBeTruthy();
+      const health = await send(`${local.baseUrl}/health`, { key });
+      expect(HealthResponse.parse(health.json)).toEqual({
+        status: 'ok',
+        partner_id: 'local',
+        environment: 'sandbox',
+        rate_limit: { enabled: false, limit: null, window_seconds: null },
+      });
+      local.child.kill(signal);
+      const result = await local.done;
+      expect(result.code).toBe(0);
+      expect(result.stderr).not.toContain(key!);
+      const files = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+          entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)],
+        );
+      const written = files(h.dir).filter((file) => !file.endsWith('catalog.json') && !file.endsWith('keys.json'));
+      expect(written).toEqual([]);
+    },
+  );
 
   it('finishes a request in flight when SIGTERM arrives, then exits 0', async () => {
     const h = home();
@@ -355,7 +472,12 @@ describe('paths, methods and the order of checks', () => {
   ])('GET /health echoes the key %s: partner, environment and policy', async (key, partner, environment, policy) => {
     const reply = await send(`${base}/health`, { key });
     expect(reply.status).toBe(200);
-    expect(HealthResponse.parse(reply.json)).toEqual({ status: 'ok', partner_id: partner, environment, rate_limit: policy });
+    expect(HealthResponse.parse(reply.json)).toEqual({
+      status: 'ok',
+      partner_id: partner,
+      environment,
+      rate_limit: policy,
+    });
   });
 
   const uuid = '00000000-0000-4000-8000-000000000000';
@@ -397,7 +519,15 @@ describe('paths, methods and the order of checks', () => {
     const root = base.replace(/\/v1$/, '');
     for (const path of ['/ping', '/health', '/users', '/v2/ping', '/v1ping', '/']) {
       expectError(await send(`${root}${path}`), 404, 'not_found');
-      expectError(await send(`${root}${path}`, { key: SANDBOX, method: path === '/users' ? 'POST' : 'GET', ...(path === '/users' ? { body: { email: 'x@example.com' } } : {}) }), 404, 'not_found');
+      expectError(
+        await send(`${root}${path}`, {
+          key: SANDBOX,
+          method: path === '/users' ? 'POST' : 'GET',
+          ...(path === '/users' ? { body: { email: 'x@example.com' } } : {}),
+        }),
+        404,
+        'not_found',
+      );
     }
   });
 
@@ -408,7 +538,11 @@ describe('paths, methods and the order of checks', () => {
     expectError(await api(`/users/${user}/media`, { key: 'sk_wrong', body: { media: [] } }), 401, 'invalid_api_key');
     expectError(await api(`/users/${user}/sync-complete`, { key: null, method: 'POST' }), 401, 'invalid_api_key');
     // With a valid key: a user under another key is simply unknown.
-    expectError(await api(`/users/${user}/media`, { key: GLOBEX, body: { media: [item('a', MSG, '2024-07-13T00:00:00Z')] } }), 404, 'user_not_found');
+    expectError(
+      await api(`/users/${user}/media`, { key: GLOBEX, body: { media: [item('a', MSG, '2024-07-13T00:00:00Z')] } }),
+      404,
+      'user_not_found',
+    );
   });
 });
 
@@ -426,23 +560,35 @@ describe('content types', () => {
     expectError(await api(`/users/${user}/media`, { raw, contentType }), 415, 'unsupported_media_type');
   });
 
-  it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8'])(
-    'accepts a JSON body sent as %s',
-    async (contentType) => {
-      const reply = await api('/users', { raw: JSON.stringify({ email: 'ct@example.com' }), contentType });
-      expect(reply.status).toBe(201);
-    },
-  );
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON',
+    'application/json;charset=UTF-8',
+  ])('accepts a JSON body sent as %s', async (contentType) => {
+    const reply = await api('/users', { raw: JSON.stringify({ email: 'ct@example.com' }), contentType });
+    expect(reply.status).toBe(201);
+  });
 
   it('takes sync-complete with no body, with an empty JSON body, or {}; a stray content type without a body is fine', async () => {
     const user = await newUser('sync-bodies@example.com');
-    for (const options of [{ method: 'POST' }, { raw: '', contentType: 'application/json' }, { body: {} }, { method: 'POST', headers: { 'content-type': 'text/plain' } }]) {
+    for (const options of [
+      { method: 'POST' },
+      { raw: '', contentType: 'application/json' },
+      { body: {} },
+      { method: 'POST', headers: { 'content-type': 'text/plain' } },
+    ]) {
       const reply = await api(`/users/${user}/sync-complete`, options);
       expect(reply.status, reply.text).toBe(200);
       expect(reply.json).toEqual({ has_synced: true, last_sync_at: expect.any(String) });
     }
-    expectError(await api(`/users/${user}/sync-complete`, { raw: 'done', contentType: 'text/plain' }), 415, 'unsupported_media_type');
-    for (const body of [{ full: true }, [], 'done', 1, null]) expectError(await api(`/users/${user}/sync-complete`, { body }), 400, 'invalid_request');
+    expectError(
+      await api(`/users/${user}/sync-complete`, { raw: 'done', contentType: 'text/plain' }),
+      415,
+      'unsupported_media_type',
+    );
+    for (const body of [{ full: true }, [], 'done', 1, null])
+      expectError(await api(`/users/${user}/sync-complete`, { body }), 400, 'invalid_request');
   });
 
   it('answers malformed JSON with 400 invalid_request', async () => {
@@ -463,17 +609,35 @@ describe('POST /users', () => {
   });
 
   it.each([
-    [''], ['   '], ['plain'], ['a@b'], ['@example.com'], ['a@'], ['a@@example.com'], ['a b@example.com'], ['a@example..com'], [`${'x'.repeat(250)}@example.com`],
+    [''],
+    ['   '],
+    ['plain'],
+    ['a@b'],
+    ['@example.com'],
+    ['a@'],
+    ['a@@example.com'],
+    ['a b@example.com'],
+    ['a@example..com'],
+    [`${'x'.repeat(250)}@example.com`],
   ])('refuses the e-mail %j with 400 invalid_email', async (email) => {
     expectError(await api('/users', { body: { email } }), 400, 'invalid_email');
   });
 
   it('accepts addresses RFC 5321/6531 accept, one profile per normalised address', async () => {
-    for (const email of ['jörg@example.de', 'user@müller.de', 'a#b@example.com', '用户@例子.广告', '"john doe"@example.com']) {
+    for (const email of [
+      'jörg@example.de',
+      'user@müller.de',
+      'a#b@example.com',
+      '用户@例子.广告',
+      '"john doe"@example.com',
+    ]) {
       const created = await api('/users', { body: { email } });
       expect(created.status, `${email}: ${created.text}`).toBe(201);
       const again = await api('/users', { body: { email: `  ${email.toUpperCase()} ` } });
-      expect({ id: again.json.user_id, existing: again.json.existing }).toEqual({ id: created.json.user_id, existing: true });
+      expect({ id: again.json.user_id, existing: again.json.existing }).toEqual({
+        id: created.json.user_id,
+        existing: true,
+      });
     }
   });
 
@@ -486,7 +650,11 @@ describe('POST /users', () => {
   it('answers 201 for new and existing profiles; identity is the trimmed, case-insensitive e-mail within (partner, environment)', async () => {
     const first = await api('/users', { body: { email: '  Mixed.Case+tag@Example.COM ', first_name: 'Ann' } });
     expect(first.status).toBe(201);
-    expect(first.json).toEqual({ user_id: expect.stringMatching(/^[0-9a-f-]{36}$/), existing: false, created_at: expect.any(String) });
+    expect(first.json).toEqual({
+      user_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      existing: false,
+      created_at: expect.any(String),
+    });
     expect(Number.isNaN(Date.parse(first.json.created_at))).toBe(false);
     const again = await api('/users', { body: { email: 'mixed.case+tag@example.com', first_name: 'Other' } });
     expect(again.status).toBe(201);
@@ -498,7 +666,11 @@ describe('POST /users', () => {
     for (const key of [PRODUCTION, GLOBEX]) {
       expectError(await api(`/users/${first.json.user_id}/stats`, { key }), 404, 'user_not_found');
       expectError(await api(`/users/${first.json.user_id}/events`, { key }), 404, 'user_not_found');
-      expectError(await api(`/users/${first.json.user_id}/sync-complete`, { key, method: 'POST' }), 404, 'user_not_found');
+      expectError(
+        await api(`/users/${first.json.user_id}/sync-complete`, { key, method: 'POST' }),
+        404,
+        'user_not_found',
+      );
     }
     // The path id is matched case-insensitively, like any UUID.
     expect((await api(`/users/${String(first.json.user_id).toUpperCase()}/stats`)).status).toBe(200);
@@ -506,11 +678,17 @@ describe('POST /users', () => {
 
   it('accepts null and unknown members, ignores a query string, and never fails on a phone number', async () => {
     const full = {
-      email: 'members@example.com', partner_user_id: null, first_name: null, last_name: 'Doe',
-      address: { city: 'Lyon', region: null, postal_code: '69001', country: 'FR' }, nickname: 'ignored',
+      email: 'members@example.com',
+      partner_user_id: null,
+      first_name: null,
+      last_name: 'Doe',
+      address: { city: 'Lyon', region: null, postal_code: '69001', country: 'FR' },
+      nickname: 'ignored',
     };
     expect((await api('/users?source=test', { body: full })).status).toBe(201);
-    expect((await api('/users', { body: { email: 'phone1@example.com', phone_number: '+1 555 0100' } })).status).toBe(201);
+    expect((await api('/users', { body: { email: 'phone1@example.com', phone_number: '+1 555 0100' } })).status).toBe(
+      201,
+    );
     const reused = await api('/users', { body: { email: 'phone2@example.com', phone_number: '+1 555 0100' } });
     expect(reused.status).toBe(201);
     expect(reused.json.existing).toBe(false);
@@ -527,7 +705,14 @@ describe('POST /users/{id}/media', () => {
       item('z-utc', MSG, AT, { thumbnail_url: 'https://cdn.example/z.jpg', media_type: 'photo' }),
       item('offset', MSG, '2024-07-12T20:30:00-04:00', { media_type: 'video', duration_seconds: 12.5 }),
       item('nulls', MSG, '2024-07-13T00:10:00.250+00:00', {
-        media_type: null, filename: null, thumbnail_url: null, duration_seconds: null, device_make: null, device_model: null, device_lens_model: null, unknown_member: 1,
+        media_type: null,
+        filename: null,
+        thumbnail_url: null,
+        duration_seconds: null,
+        device_make: null,
+        device_model: null,
+        device_lens_model: null,
+        unknown_member: 1,
       }),
       item('i'.repeat(255), MSG, AT),
       item('i'.repeat(256), MSG, AT),
@@ -563,10 +748,25 @@ describe('POST /users/{id}/media', () => {
     const body = IngestResponse.parse(reply.json);
     const reasons = Object.fromEntries(body.rejected.map((r) => [r.id, r.reason]));
     expect(reasons).toEqual({
-      ['i'.repeat(256)]: 'invalid', 'lat-string': 'invalid', 'lon-string': 'invalid', 'lat-range': 'invalid', 'lon-range': 'invalid',
-      kind: 'invalid', 'kind-case': 'invalid', thumb: 'invalid', duration: 'invalid', filename: 'invalid', epoch: 'invalid',
-      'date-only': 'invalid', 'no-zone': 'invalid', 'feb-30': 'invalid', 'empty-time': 'invalid',
-      'no-lat': 'missing_coordinates', 'no-lon': 'missing_coordinates', 'no-time': 'missing_taken_at', bare: 'missing_coordinates',
+      ['i'.repeat(256)]: 'invalid',
+      'lat-string': 'invalid',
+      'lon-string': 'invalid',
+      'lat-range': 'invalid',
+      'lon-range': 'invalid',
+      kind: 'invalid',
+      'kind-case': 'invalid',
+      thumb: 'invalid',
+      duration: 'invalid',
+      filename: 'invalid',
+      epoch: 'invalid',
+      'date-only': 'invalid',
+      'no-zone': 'invalid',
+      'feb-30': 'invalid',
+      'empty-time': 'invalid',
+      'no-lat': 'missing_coordinates',
+      'no-lon': 'missing_coordinates',
+      'no-time': 'missing_taken_at',
+      bare: 'missing_coordinates',
       'surrogate-\ud800': 'invalid',
     });
     expect(body.rejected).toHaveLength(20);
@@ -594,7 +794,15 @@ describe('POST /users/{id}/media', () => {
     expect(event100).toMatchObject({
       name: 'The Example Band live',
       starts_at_local: '2024-07-12T20:00:00',
-      venue: { id: 1, name: 'Madison Square Garden', city: 'New York', region: 'NY', country: 'US', latitude: MSG.lat, longitude: MSG.lon },
+      venue: {
+        id: 1,
+        name: 'Madison Square Garden',
+        city: 'New York',
+        region: 'NY',
+        country: 'US',
+        latitude: MSG.lat,
+        longitude: MSG.lon,
+      },
       performers: [{ id: 7, name: 'The Example Band', category: 'rock', image_url: null, is_headliner: true }],
       media_count: 5,
     });
@@ -613,13 +821,25 @@ describe('POST /users/{id}/media', () => {
     const user = await newUser('batches@example.com');
     const media = (body: unknown) => api(`/users/${user}/media`, { body });
     expectError(await media({ media: [] }), 400, 'empty_batch');
-    for (const body of [{}, { media: null }, { media: {} }, { media: 'x' }, [], 'media', null]) expectError(await media(body), 400, 'invalid_request');
-    expectError(await media({ media: Array.from({ length: 201 }, (_, i) => ({ id: `m${i}` })) }), 413, 'invalid_batch_size');
+    for (const body of [{}, { media: null }, { media: {} }, { media: 'x' }, [], 'media', null])
+      expectError(await media(body), 400, 'invalid_request');
+    expectError(
+      await media({ media: Array.from({ length: 201 }, (_, i) => ({ id: `m${i}` })) }),
+      413,
+      'invalid_batch_size',
+    );
     const fine = await media({ media: Array.from({ length: 200 }, (_, i) => ({ id: `m${i}` })) });
     expect(fine.status).toBe(200);
     expect(fine.json).toMatchObject({ accepted: 0, matched: 0, matches: [], events: [] });
     expect(fine.json.rejected).toHaveLength(200);
-    for (const [items, index] of [[[{ id: 'a' }, 'b'], 1], [[{ id: null }], 0], [[{ id: 'a' }, { id: '' }], 1], [[{ id: 5 }], 0], [[{}], 0], [[null], 0]] as const) {
+    for (const [items, index] of [
+      [[{ id: 'a' }, 'b'], 1],
+      [[{ id: null }], 0],
+      [[{ id: 'a' }, { id: '' }], 1],
+      [[{ id: 5 }], 0],
+      [[{}], 0],
+      [[null], 0],
+    ] as const) {
       const reply = await media({ media: items });
       expectError(reply, 400, 'invalid_media_item');
       expect(reply.json.error.details).toEqual({ index });
@@ -634,7 +854,9 @@ describe('POST /users/{id}/media', () => {
     expect((await stats()).last_sync_at).toBeNull();
     const seen: string[] = [];
     for (let i = 0; i < 3; i += 1) {
-      const reply = IngestResponse.parse((await api(`/users/${user}/media`, { body: { media: [item(`k${i}`, MSG, AT)] } })).json);
+      const reply = IngestResponse.parse(
+        (await api(`/users/${user}/media`, { body: { media: [item(`k${i}`, MSG, AT)] } })).json,
+      );
       seen.push(reply.last_sync_at);
     }
     const afterBatches = await stats();
@@ -643,20 +865,27 @@ describe('POST /users/{id}/media', () => {
     const synced = await api(`/users/${user}/sync-complete`, { method: 'POST' });
     expect(synced.json.has_synced).toBe(true);
     seen.push(synced.json.last_sync_at);
-    const later = IngestResponse.parse((await api(`/users/${user}/media`, { body: { media: [item('k9', MSG, AT)] } })).json);
+    const later = IngestResponse.parse(
+      (await api(`/users/${user}/media`, { body: { media: [item('k9', MSG, AT)] } })).json,
+    );
     seen.push(later.last_sync_at);
-    for (let i = 1; i < seen.length; i += 1) expect(Date.parse(seen[i]!)).toBeGreaterThanOrEqual(Date.parse(seen[i - 1]!));
+    for (let i = 1; i < seen.length; i += 1)
+      expect(Date.parse(seen[i]!)).toBeGreaterThanOrEqual(Date.parse(seen[i - 1]!));
     expect(await stats()).toMatchObject({ has_synced: true, last_sync_at: later.last_sync_at });
   });
 
   it('re-sending a batch is safe: same answer, one stored entry per asset id, complete media in events', async () => {
     const user = await newUser('resend@example.com');
-    const batch = { media: [item('r1', MSG, AT), item('r2', MSG, '2024-07-13T01:00:00Z'), item('r3', MSG, '2019-01-01T00:00:00Z')] };
+    const batch = {
+      media: [item('r1', MSG, AT), item('r2', MSG, '2024-07-13T01:00:00Z'), item('r3', MSG, '2019-01-01T00:00:00Z')],
+    };
     const first = IngestResponse.parse((await api(`/users/${user}/media`, { body: batch })).json);
     const second = IngestResponse.parse((await api(`/users/${user}/media`, { body: batch })).json);
     const strip = (r: typeof first) => ({ ...r, last_sync_at: '' });
     expect(strip(second)).toEqual(strip(first));
-    const more = IngestResponse.parse((await api(`/users/${user}/media`, { body: { media: [item('r4', MSG, '2024-07-13T02:00:00Z')] } })).json);
+    const more = IngestResponse.parse(
+      (await api(`/users/${user}/media`, { body: { media: [item('r4', MSG, '2024-07-13T02:00:00Z')] } })).json,
+    );
     expect(more.events).toHaveLength(1);
     expect(more.events[0]!.media!.map((m) => m.media_id)).toEqual(['r1', 'r2', 'r4']);
     expect(more.events[0]!.media_count).toBe(3);
@@ -670,7 +899,9 @@ describe('GET /users/{id}/events and /stats', () => {
   let pager = '';
   beforeAll(async () => {
     pager = await newUser('pager@example.com');
-    const items = PAGING.map((e) => item(`p${e.id}`, HALL, `${e.starts_at_local}Z`, { thumbnail_url: `https://cdn.example/${e.id}.jpg` }));
+    const items = PAGING.map((e) =>
+      item(`p${e.id}`, HALL, `${e.starts_at_local}Z`, { thumbnail_url: `https://cdn.example/${e.id}.jpg` }),
+    );
     const reply = IngestResponse.parse((await api(`/users/${pager}/media`, { body: { media: items } })).json);
     expect(reply.matched).toBe(25);
   });
@@ -682,14 +913,28 @@ describe('GET /users/{id}/events and /stats', () => {
     expect(first.total).toBe(25);
     expect(typeof first.next_cursor).toBe('string');
     expect(first.events.map((e) => e.id)).toEqual(Array.from({ length: 20 }, (_, i) => 224 - i));
-    expect(first.events[0]!.media).toEqual([{ media_id: 'p224', taken_at: '2021-01-25T20:00:00Z', media_type: 'photo', thumbnail_url: 'https://cdn.example/224.jpg' }]);
-    const second = EventsPage.parse((await api(`/users/${pager}/events?cursor=${encodeURIComponent(first.next_cursor!)}`)).json);
+    expect(first.events[0]!.media).toEqual([
+      {
+        media_id: 'p224',
+        taken_at: '2021-01-25T20:00:00Z',
+        media_type: 'photo',
+        thumbnail_url: 'https://cdn.example/224.jpg',
+      },
+    ]);
+    const second = EventsPage.parse(
+      (await api(`/users/${pager}/events?cursor=${encodeURIComponent(first.next_cursor!)}`)).json,
+    );
     expect(second.events.map((e) => e.id)).toEqual([204, 203, 202, 201, 200]);
     expect(second).toMatchObject({ has_more: false, next_cursor: null, total: 25 });
   });
 
   it('follows next_cursor to the end with any page size and include_media=false/0 omitting media', async () => {
-    for (const [limit, flag] of [[1, 'false'], [7, '0'], [100, 'true'], [25, '1']] as const) {
+    for (const [limit, flag] of [
+      [1, 'false'],
+      [7, '0'],
+      [100, 'true'],
+      [25, '1'],
+    ] as const) {
       const ids: number[] = [];
       let cursor: string | null = null;
       for (let i = 0; i < 40; i += 1) {
@@ -713,17 +958,31 @@ describe('GET /users/{id}/events and /stats', () => {
     }
   });
 
-  it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=', 'limit=1.5', 'limit=-1', 'limit=1e1', 'include_media=yes', 'include_media=TRUE', 'include_media=', 'include_media=no'])(
-    'answers ?%s with 400 invalid_request',
-    async (query) => {
-      expectError(await api(`/users/${pager}/events?${query}`), 400, 'invalid_request');
-    },
-  );
+  it.each([
+    'limit=0',
+    'limit=101',
+    'limit=abc',
+    'limit=',
+    'limit=1.5',
+    'limit=-1',
+    'limit=1e1',
+    'include_media=yes',
+    'include_media=TRUE',
+    'include_media=',
+    'include_media=no',
+  ])('answers ?%s with 400 invalid_request', async (query) => {
+    expectError(await api(`/users/${pager}/events?${query}`), 400, 'invalid_request');
+  });
 
   it('answers a cursor this server did not issue for this user with 400 invalid_cursor', async () => {
     const first = EventsPage.parse((await api(`/users/${pager}/events?limit=5`)).json);
     const other = await newUser('other-pager@example.com');
-    for (const [user, cursor] of [[pager, 'abc'], [pager, `${first.next_cursor}x`], [pager, `x${first.next_cursor}`], [other, first.next_cursor!]] as const) {
+    for (const [user, cursor] of [
+      [pager, 'abc'],
+      [pager, `${first.next_cursor}x`],
+      [pager, `x${first.next_cursor}`],
+      [other, first.next_cursor!],
+    ] as const) {
       expectError(await api(`/users/${user}/events?cursor=${encodeURIComponent(cursor)}`), 400, 'invalid_cursor');
     }
   });
@@ -731,21 +990,53 @@ describe('GET /users/{id}/events and /stats', () => {
   it('computes stats on local dates with seasons flipped south of the equator and superlatives from 3 events', async () => {
     const user = await newUser('stats@example.com');
     const stats = async () => Stats.parse((await api(`/users/${user}/stats`)).json);
-    await api(`/users/${user}/media`, { body: { media: [item('s1', MSG, AT), item('s2', SYDNEY, '2024-01-10T08:00:00Z'), item('u', MSG, '2024-08-13T00:00:00Z')] } });
+    await api(`/users/${user}/media`, {
+      body: {
+        media: [
+          item('s1', MSG, AT),
+          item('s2', SYDNEY, '2024-01-10T08:00:00Z'),
+          item('u', MSG, '2024-08-13T00:00:00Z'),
+        ],
+      },
+    });
     expect(await stats()).toMatchObject({
-      total_events: 2, total_venues: 2, concerts_count: 2, sports_count: 0, busiest_year: null, top_season: null,
-      top_artist: null, top_genre: null, top_team: null, top_league: null, first_attended: '2024-01-10', most_recently_attended: '2024-07-12',
+      total_events: 2,
+      total_venues: 2,
+      concerts_count: 2,
+      sports_count: 0,
+      busiest_year: null,
+      top_season: null,
+      top_artist: null,
+      top_genre: null,
+      top_team: null,
+      top_league: null,
+      first_attended: '2024-01-10',
+      most_recently_attended: '2024-07-12',
     });
     // The sport event starts 2023-12-01 19:00 in New York, which is 2023-12-02 in UTC.
     await api(`/users/${user}/media`, { body: { media: [item('s3', MSG, '2023-12-02T00:30:00Z')] } });
     const full = await stats();
     expect(full).toMatchObject({
-      total_events: 3, total_venues: 2, concerts_count: 2, sports_count: 1, has_synced: false,
-      first_attended: '2023-12-01', most_recently_attended: '2024-07-12', busiest_year: '2024', top_season: 'summer',
-      top_artist: 'The Example Band', top_genre: 'rock', top_league: 'Example League',
+      total_events: 3,
+      total_venues: 2,
+      concerts_count: 2,
+      sports_count: 1,
+      has_synced: false,
+      first_attended: '2023-12-01',
+      most_recently_attended: '2024-07-12',
+      busiest_year: '2024',
+      top_season: 'summer',
+      top_artist: 'The Example Band',
+      top_genre: 'rock',
+      top_league: 'Example League',
     });
     expect(['Alpha City', 'Beta United']).toContain(full.top_team);
-    expect(full.unique_venues.map((v) => [v.venue.id, v.visit_count])).toEqual(expect.arrayContaining([[1, 2], [2, 1]]));
+    expect(full.unique_venues.map((v) => [v.venue.id, v.visit_count])).toEqual(
+      expect.arrayContaining([
+        [1, 2],
+        [2, 1],
+      ]),
+    );
     expect(full.unique_venues).toHaveLength(2);
     const page = EventsPage.parse((await api(`/users/${user}/events`)).json);
     expect(page.events.map((e: Event) => e.id)).toEqual([100, 103, 104]);

@@ -62,7 +62,17 @@ describe('client commands against camroll serve', () => {
   });
 
   it('users create makes a user, then finds the same one', async () => {
-    const first = await camroll(['users', 'create', '--email', 'e2e-user@example.com', '--first-name', 'Ada', '--city', 'Lyon', '--json']);
+    const first = await camroll([
+      'users',
+      'create',
+      '--email',
+      'e2e-user@example.com',
+      '--first-name',
+      'Ada',
+      '--city',
+      'Lyon',
+      '--json',
+    ]);
     expectExit(first, 0);
     const created = JSON.parse(first.stdout);
     expect(created.existing).toBe(false);
@@ -72,7 +82,8 @@ describe('client commands against camroll serve', () => {
   });
 
   it('events and stats of a fresh user', async () => {
-    const user = JSON.parse((await camroll(['users', 'create', '--email', 'fresh@example.com', '--json'])).stdout).user_id as string;
+    const user = JSON.parse((await camroll(['users', 'create', '--email', 'fresh@example.com', '--json'])).stdout)
+      .user_id as string;
     const page = await camroll(['events', '--user', user, '--json']);
     expectExit(page, 0);
     expect(JSON.parse(page.stdout)).toMatchObject({ events: [], has_more: false, next_cursor: null });
@@ -83,7 +94,12 @@ describe('client commands against camroll serve', () => {
 
     const stats = await camroll(['stats', '--user', user, '--json']);
     expectExit(stats, 0);
-    expect(JSON.parse(stats.stdout)).toMatchObject({ total_events: 0, has_synced: false, sports_count: 0, unique_venues: [] });
+    expect(JSON.parse(stats.stdout)).toMatchObject({
+      total_events: 0,
+      has_synced: false,
+      sports_count: 0,
+      unique_venues: [],
+    });
     const readable = await camroll(['stats', '--user', user]);
     expectExit(readable, 0);
     expect(readable.stdout).toMatch(/Events\s+0 \(0 concerts, 0 sports\)/);
@@ -155,7 +171,8 @@ describe('camroll config', () => {
 
   it('takes the key from CAMROLL_API_KEY when stdin is empty, and refuses when there is none', async () => {
     const plain = home();
-    for (const name of ['x', 'y']) expectExit(await camroll(['config', 'set-url', serve.baseUrl, '--profile', name], plain), 0);
+    for (const name of ['x', 'y'])
+      expectExit(await camroll(['config', 'set-url', serve.baseUrl, '--profile', name], plain), 0);
     const fromEnv = await camroll(['config', 'set-key', '--profile', 'x'], { ...plain, CAMROLL_API_KEY: KEY }, '');
     expectExit(fromEnv, 0);
     const none = await camroll(['config', 'set-key', '--profile', 'y'], plain, '');

@@ -28,7 +28,13 @@ describe('the contract as clients meet it (real binary)', () => {
         const started = performance.now();
         const res = await request(`${serve.baseUrl}/health`, { headers: { 'x-partner-api-key': key } });
         const body = (await res.body.json()) as { error?: { code: string } };
-        return { status: res.statusCode, body, retryAfter: res.headers['retry-after'], ms: performance.now() - started, doneAt: performance.now() };
+        return {
+          status: res.statusCode,
+          body,
+          retryAfter: res.headers['retry-after'],
+          ms: performance.now() - started,
+          doneAt: performance.now(),
+        };
       };
       // More than the old limit of 60 a minute, all from 127.0.0.1.
       const wrong = Array.from({ length: 70 }, (_, i) => health(`sk_guess_${i}`));
@@ -50,39 +56,53 @@ describe('the contract as clients meet it (real binary)', () => {
     }
   }, 60_000);
 
-  it.each([['0'], ['1']])('ignores one BOM before the body on every route that takes one (--ingest-threads %s)', async (threads) => {
-    const home = tempHome();
-    const serve = await startServe({ env: { ...home.env, CAMROLL_API_KEY: KEY }, db: join(home.dir, 'service.db'), args: ['--ingest-threads', threads] });
-    try {
-      const post = async (path: string, text: string, prefix: Buffer = BOM) => {
-        const res = await request(`${serve.baseUrl}${path}`, {
-          method: 'POST',
-          headers: { 'x-partner-api-key': KEY, 'content-type': 'application/json' },
-          body: Buffer.concat([prefix, Buffer.from(text)]),
-        });
-        return { status: res.statusCode, json: (await res.body.json()) as any };
-      };
-      const created = await post('/users', JSON.stringify({ email: 'bom@example.com', first_name: 'constructor' }));
-      expect(created.status).toBe(201);
-      const user = created.json.user_id as string;
-      expect((await post('/users', JSON.stringify({ email: 'bom-plain@example.com' }))).status).toBe(201);
-      const batch = await post(`/users/${user}/media`, JSON.stringify({ media: [itemAt('bom-1', 1, '2024-07-13T00:00:00Z')] }));
-      expect(batch.status).toBe(200);
-      expect(batch.json).toMatchObject({ accepted: 1, matched: 1 });
-      const poisonWord = await post(`/users/${user}/media`, JSON.stringify({ media: [itemAt('bom-2', 1, '2024-07-13T00:00:00Z', 0, { filename: 'prototype.jpg' })] }));
-      expect(poisonWord.status).toBe(200);
-      expect((await post(`/users/${user}/sync-complete`, '{}')).status).toBe(200);
-      expect((await post(`/users/${user}/sync-complete`, '')).status).toBe(200);
-      // Two BOMs are not JSON, on every route alike.
-      for (const path of ['/users', `/users/${user}/media`, `/users/${user}/sync-complete`]) {
-        const twice = await post(path, '{}', Buffer.concat([BOM, BOM]));
-        expect(twice.status, path).toBe(400);
-        expect(twice.json.error.code).toBe('invalid_request');
+  it.each([['0'], ['1']])(
+    'ignores one BOM before the body on every route that takes one (--ingest-threads %s)',
+    async (threads) => {
+      const home = tempHome();
+      const serve = await startServe({
+        env: { ...home.env, CAMROLL_API_KEY: KEY },
+        db: join(home.dir, 'service.db'),
+        args: ['--ingest-threads', threads],
+      });
+      try {
+        const post = async (path: string, text: string, prefix: Buffer = BOM) => {
+          const res = await request(`${serve.baseUrl}${path}`, {
+            method: 'POST',
+            headers: { 'x-partner-api-key': KEY, 'content-type': 'application/json' },
+            body: Buffer.concat([prefix, Buffer.from(text)]),
+          });
+          return { status: res.statusCode, json: (await res.body.json()) as any };
+        };
+        const created = await post('/users', JSON.stringify({ email: 'bom@example.com', first_name: 'constructor' }));
+        expect(created.status).toBe(201);
+        const user = created.json.user_id as string;
+        expect((await post('/users', JSON.stringify({ email: 'bom-plain@example.com' }))).status).toBe(201);
+        const batch = await post(
+          `/users/${user}/media`,
+          JSON.stringify({ media: [itemAt('bom-1', 1, '2024-07-13T00:00:00Z')] }),
+        );
+        expect(batch.status).toBe(200);
+        expect(batch.json).toMatchObject({ accepted: 1, matched: 1 });
+        const poisonWord = await post(
+          `/users/${user}/media`,
+          JSON.stringify({ media: [itemAt('bom-2', 1, '2024-07-13T00:00:00Z', 0, { filename: 'prototype.jpg' })] }),
+        );
+        expect(poisonWord.status).toBe(200);
+        expect((await post(`/users/${user}/sync-complete`, '{}')).status).toBe(200);
+        expect((await post(`/users/${user}/sync-complete`, '')).status).toBe(200);
+        // Two BOMs are not JSON, on every route alike.
+        for (const path of ['/users', `/users/${user}/media`, `/users/${user}/sync-complete`]) {
+          const twice = await post(path, '{}', Buffer.concat([BOM, BOM]));
+          expect(twice.status, path).toBe(400);
+          expect(twice.json.error.code).toBe('invalid_request');
+        }
+      } finally {
+        await serve.stop();
       }
-    } finally {
-      await serve.stop();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   it('camroll openapi: idn-email, a boolean include_media, a starts_at_local without offset, open error codes, a contact', async () => {
     const result = await collect(spawnCamroll(['openapi'], { env: tempHome().env }));
@@ -90,15 +110,22 @@ describe('the contract as clients meet it (real binary)', () => {
     const doc = JSON.parse(result.stdout);
     const { schemas } = doc.components;
     expect(schemas.UserCreateRequest.properties.email.format).toBe('idn-email');
-    const include = doc.paths['/users/{user_id}/events'].get.parameters.find((p: { name: string }) => p.name === 'include_media');
+    const include = doc.paths['/users/{user_id}/events'].get.parameters.find(
+      (p: { name: string }) => p.name === 'include_media',
+    );
     expect(include.schema.type).toBe('boolean');
     const startsAt = new RegExp(schemas.Event.properties.starts_at_local.pattern);
     expect(startsAt.test('2024-07-12T20:00:00')).toBe(true);
     expect(startsAt.test('2024-07-12T20:00:00Z')).toBe(false);
     expect(startsAt.test('2024-07-12T20:00:00+02:00')).toBe(false);
     expect(schemas.ErrorEnvelope.properties.error.properties.code.enum).toBeUndefined();
-    const code400 = doc.paths['/users'].post.responses['400'].content['application/json'].schema.allOf[1].properties.error.properties.code;
-    expect(code400.anyOf).toEqual([{ type: 'string', enum: expect.arrayContaining(['invalid_email']) }, { type: 'string' }]);
+    const code400 =
+      doc.paths['/users'].post.responses['400'].content['application/json'].schema.allOf[1].properties.error.properties
+        .code;
+    expect(code400.anyOf).toEqual([
+      { type: 'string', enum: expect.arrayContaining(['invalid_email']) },
+      { type: 'string' },
+    ]);
     expect(doc.info.contact.name).toEqual(expect.any(String));
   });
 });

@@ -32,24 +32,43 @@ describe('a silent host (takes the connection, never answers)', () => {
     rmSync(home.dir, { recursive: true, force: true });
   });
 
-  it.each(['ping', 'health'])('%s --timeout 1 gives up after about two timeouts, saying it waited for the host', async (command) => {
-    const baseUrl = `http://127.0.0.1:${silent.port}/v1`;
-    const started = Date.now();
-    const result = await runCamroll([command, '--base-url', baseUrl, '--timeout', '1'], { env });
-    const elapsed = Date.now() - started;
-    expect(result.code, result.stderr).toBe(1);
-    // Two waits of 1 s, a backoff under 0.5 s, and the start of the binary on a loaded machine.
-    expect(elapsed).toBeLessThan(10_000);
-    expect(result.stderr).toContain(`camroll: waiting for http://127.0.0.1:${silent.port}: no answer after 0.5 s (gives up after 1 s)`);
-    expect(result.stderr).toContain(`camroll: GET ${baseUrl}/${command} failed: no answer within 1 s [UND_ERR_HEADERS_TIMEOUT]\n`);
-    expect(result.stderr).toContain('took the connection but did not answer (a hung server or proxy?)');
-    // One retry, not five.
-    expect(result.stderr.match(/retrying after/g)).toHaveLength(1);
-  });
+  it.each(['ping', 'health'])(
+    '%s --timeout 1 gives up after about two timeouts, saying it waited for the host',
+    async (command) => {
+      const baseUrl = `http://127.0.0.1:${silent.port}/v1`;
+      const started = Date.now();
+      const result = await runCamroll([command, '--base-url', baseUrl, '--timeout', '1'], { env });
+      const elapsed = Date.now() - started;
+      expect(result.code, result.stderr).toBe(1);
+      // Two waits of 1 s, a backoff under 0.5 s, and the start of the binary on a loaded machine.
+      expect(elapsed).toBeLessThan(10_000);
+      expect(result.stderr).toContain(
+        `camroll: waiting for http://127.0.0.1:${silent.port}: no answer after 0.5 s (gives up after 1 s)`,
+      );
+      expect(result.stderr).toContain(
+        `camroll: GET ${baseUrl}/${command} failed: no answer within 1 s [UND_ERR_HEADERS_TIMEOUT]\n`,
+      );
+      expect(result.stderr).toContain('took the connection but did not answer (a hung server or proxy?)');
+      // One retry, not five.
+      expect(result.stderr.match(/retrying after/g)).toHaveLength(1);
+    },
+  );
 
   it('sync --timeout 2: the start-up /health ends as an outage within 30 s', async () => {
     const started = Date.now();
-    const result = await runCamroll(['sync', lib, '--email', 'silent@example.com', '--base-url', `http://127.0.0.1:${silent.port}/v1`, '--timeout', '2'], { env });
+    const result = await runCamroll(
+      [
+        'sync',
+        lib,
+        '--email',
+        'silent@example.com',
+        '--base-url',
+        `http://127.0.0.1:${silent.port}/v1`,
+        '--timeout',
+        '2',
+      ],
+      { env },
+    );
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain(`camroll: waiting for http://127.0.0.1:${silent.port}`);
@@ -64,7 +83,20 @@ describe('a silent host (takes the connection, never answers)', () => {
     const relay = await startFreezingRelay({ host: '127.0.0.1', port: Number(new URL(serve.baseUrl).port) });
     try {
       const baseUrl = `http://127.0.0.1:${relay.port}/v1`;
-      const args = ['sync', lib, '--email', 'falls-silent@example.com', '--batch-size', '2', '--concurrency', '1', '--base-url', baseUrl, '--timeout', '2'];
+      const args = [
+        'sync',
+        lib,
+        '--email',
+        'falls-silent@example.com',
+        '--batch-size',
+        '2',
+        '--concurrency',
+        '1',
+        '--base-url',
+        baseUrl,
+        '--timeout',
+        '2',
+      ];
       const child = spawnCamroll([...args, '-v', '--json'], { env });
       const done = collect(child, 90_000);
       await new Promise<void>((resolve, reject) => {
@@ -84,13 +116,21 @@ describe('a silent host (takes the connection, never answers)', () => {
       expect(summary).toMatchObject({ outcome: 'outage', sync_complete: false });
       expect(summary.pending).toBeGreaterThan(0);
       expect(stopped.stderr).toContain(`camroll: waiting for http://127.0.0.1:${relay.port}`);
-      expect(stopped.stderr).toMatch(/sync stopped: the host stopped answering: no answer within 2 s, \d+ times in a row \(last: POST \S+\/media, UND_ERR_HEADERS_TIMEOUT\)/);
-      expect(stopped.stderr).toContain(`${summary.pending} items stay pending and the journal is consistent: run the same command again to resume [host_unreachable]`);
+      expect(stopped.stderr).toMatch(
+        /sync stopped: the host stopped answering: no answer within 2 s, \d+ times in a row \(last: POST \S+\/media, UND_ERR_HEADERS_TIMEOUT\)/,
+      );
+      expect(stopped.stderr).toContain(
+        `${summary.pending} items stay pending and the journal is consistent: run the same command again to resume [host_unreachable]`,
+      );
 
       relay.thaw();
       const rerun = await runCamroll([...args, '--json'], { env });
       expect(rerun.code, rerun.stderr).toBe(0);
-      expect(JSON.parse(rerun.stdout)).toMatchObject({ outcome: 'ok', sync_complete: true, resumed_pending: summary.pending });
+      expect(JSON.parse(rerun.stdout)).toMatchObject({
+        outcome: 'ok',
+        sync_complete: true,
+        resumed_pending: summary.pending,
+      });
     } finally {
       await relay.close();
       await serve.stop();
@@ -99,7 +139,18 @@ describe('a silent host (takes the connection, never answers)', () => {
 
   const TITLE = 'sync on a terminal says it is waiting for the host';
   it.skipIf(!hasScript)(hasScript ? TITLE : `${TITLE} (skipped: needs util-linux script)`, async () => {
-    const command = [process.execPath, BIN, 'sync', lib, '--email', 'tty-silent@example.com', '--base-url', `http://127.0.0.1:${silent.port}/v1`, '--timeout', '2']
+    const command = [
+      process.execPath,
+      BIN,
+      'sync',
+      lib,
+      '--email',
+      'tty-silent@example.com',
+      '--base-url',
+      `http://127.0.0.1:${silent.port}/v1`,
+      '--timeout',
+      '2',
+    ]
       .map((a) => `'${a}'`)
       .join(' ');
     const child = spawn('script', ['-qec', `stty cols 80 rows 24; exec ${command}`, '/dev/null'], {
@@ -109,7 +160,12 @@ describe('a silent host (takes the connection, never answers)', () => {
     const result = await collect(child, 60_000);
     // The line is whole above the bars, wrapped at the terminal's 80 columns.
     const screen = renderScreen(result.stdout + result.stderr, 80);
-    expect(showsWhole(screen, `camroll: waiting for http://127.0.0.1:${silent.port}: no answer after 1 s (gives up after 2 s)`)).toBe(true);
+    expect(
+      showsWhole(
+        screen,
+        `camroll: waiting for http://127.0.0.1:${silent.port}: no answer after 1 s (gives up after 2 s)`,
+      ),
+    ).toBe(true);
     expect(showsWhole(screen, '[host_unreachable]')).toBe(true);
     expect(barRows(screen)).toEqual([]);
   });
@@ -148,15 +204,24 @@ describe('the wrong scheme, in every command', () => {
     rmSync(home.dir, { recursive: true, force: true });
   });
 
-  const COMMANDS: string[][] = [['ping'], ['health'], ['stats', '--user', USER], ['events', '--user', USER], ['sync', join(ROOT, 'fixtures', 'library', 'events'), '--email', 'scheme@example.com']];
+  const COMMANDS: string[][] = [
+    ['ping'],
+    ['health'],
+    ['stats', '--user', USER],
+    ['events', '--user', USER],
+    ['sync', join(ROOT, 'fixtures', 'library', 'events'), '--email', 'scheme@example.com'],
+  ];
 
-  it.each(COMMANDS)('%s: https:// against plain HTTP names the http:// URL, without retries or OpenSSL text', async (...args) => {
-    const result = await runCamroll([...args, '--base-url', `https://127.0.0.1:${plainPort}/v1`], { env });
-    expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain('the server speaks plain HTTP, not TLS [server_speaks_plain_http]');
-    expect(result.stderr).toContain(`  the server speaks plain HTTP: did you mean http://127.0.0.1:${plainPort}/v1?`);
-    expect(result.stderr).not.toMatch(/retrying|SSL routines|openssl|a bug in camroll/i);
-  });
+  it.each(COMMANDS)(
+    '%s: https:// against plain HTTP names the http:// URL, without retries or OpenSSL text',
+    async (...args) => {
+      const result = await runCamroll([...args, '--base-url', `https://127.0.0.1:${plainPort}/v1`], { env });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain('the server speaks plain HTTP, not TLS [server_speaks_plain_http]');
+      expect(result.stderr).toContain(`  the server speaks plain HTTP: did you mean http://127.0.0.1:${plainPort}/v1?`);
+      expect(result.stderr).not.toMatch(/retrying|SSL routines|openssl|a bug in camroll/i);
+    },
+  );
 
   it.each(COMMANDS)('%s: http:// against TLS names the https:// URL, without retries', async (...args) => {
     const result = await runCamroll([...args, '--base-url', `http://127.0.0.1:${tlsPort}/v1`], { env });
@@ -169,8 +234,12 @@ describe('the wrong scheme, in every command', () => {
   it('doctor says it in one line (reach.ping), with the fix', async () => {
     const plain = await runCamroll(['doctor', '--base-url', `https://127.0.0.1:${plainPort}/v1`], { env });
     expect(plain.code).toBe(1);
-    expect(plain.stdout).toMatch(/^reach\.ping +fail +the server speaks plain HTTP, not TLS \(ERR_SSL_WRONG_VERSION_NUMBER\)$/m);
-    expect(plain.stdout).toContain(`reach.ping: the server speaks plain HTTP: did you mean http://127.0.0.1:${plainPort}/v1?`);
+    expect(plain.stdout).toMatch(
+      /^reach\.ping +fail +the server speaks plain HTTP, not TLS \(ERR_SSL_WRONG_VERSION_NUMBER\)$/m,
+    );
+    expect(plain.stdout).toContain(
+      `reach.ping: the server speaks plain HTTP: did you mean http://127.0.0.1:${plainPort}/v1?`,
+    );
     expect(plain.stdout + plain.stderr).not.toMatch(/SSL routines/);
     const tls = await runCamroll(['doctor', '--base-url', `http://127.0.0.1:${tlsPort}/v1`], { env });
     expect(tls.code).toBe(1);

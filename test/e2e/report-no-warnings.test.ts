@@ -17,7 +17,12 @@ beforeAll(() => {
     const folder = join(lib, `roll-${Math.floor(i / 600)}`);
     if (i % 600 === 0) mkdirSync(folder, { recursive: true });
     // No GPS: the service rejects every one (missing_coordinates), so each is a report line.
-    const spec = { takenAt: new Date(Date.UTC(2020, 0, 1) + i * 60_000), latitude: null, longitude: null, tag: `r${i}` };
+    const spec = {
+      takenAt: new Date(Date.UTC(2020, 0, 1) + i * 60_000),
+      latitude: null,
+      longitude: null,
+      tag: `r${i}`,
+    };
     writeFileSync(join(folder, `IMG_${String(i).padStart(5, '0')}.jpg`), makeJpeg(spec));
   }
 });
@@ -30,7 +35,10 @@ describe(`--report with ${FILES} lines`, () => {
     ['sync (embedded service)', ['sync', '--email', 'many-lines@example.com', '--no-events'], 0],
   ])('%s: every line is written and stderr holds no Node warning', async (name, command, code) => {
     const report = join(home.dir, `${name.replace(/\W+/g, '-')}.jsonl`);
-    const result = await runCamroll([...command, lib, '--report', report, '--no-cache'], { env: home.env, timeoutMs: 180_000 });
+    const result = await runCamroll([...command, lib, '--report', report, '--no-cache'], {
+      env: home.env,
+      timeoutMs: 180_000,
+    });
     expect(result.code, result.stderr).toBe(code);
     const lines = readFileSync(report, 'utf8').trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(2000);

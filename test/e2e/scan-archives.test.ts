@@ -41,12 +41,17 @@ const facts = (line: Line): unknown => ({ media: line.media, source: line.source
 describe('camroll scan of exports read in place', () => {
   let home: ReturnType<typeof tempHome>;
   let folder: Map<string, unknown>;
-  const scan = (args: string[], cwd = ARCHIVES): Promise<RunResult> => runCamroll(['scan', ...args], { env: home.env, cwd });
+  const scan = (args: string[], cwd = ARCHIVES): Promise<RunResult> =>
+    runCamroll(['scan', ...args], { env: home.env, cwd });
 
   beforeAll(async () => {
     home = tempHome();
     const run = await scan(['.', '--jsonl', '--no-cache'], LIBRARY);
-    folder = new Map(parseLines(run).filter((line) => PACKED.some((prefix) => line.path.startsWith(prefix))).map((line) => [line.path, facts(line)]));
+    folder = new Map(
+      parseLines(run)
+        .filter((line) => PACKED.some((prefix) => line.path.startsWith(prefix)))
+        .map((line) => [line.path, facts(line)]),
+    );
     expect(folder.size).toBeGreaterThanOrEqual(14);
   });
   afterAll(() => rmSync(home.dir, { recursive: true, force: true }));
@@ -64,25 +69,31 @@ describe('camroll scan of exports read in place', () => {
   it.each([
     ['zip', ['takeout-001.zip', 'takeout-002.zip']],
     ['tgz', ['takeout-001.tgz', 'takeout-002.tgz']],
-  ])('a Takeout in two %s parts scans as the folder it was made from: ids, capture times, places, sidecars across parts', async (_kind, parts) => {
-    const run = await scan([...parts, '--jsonl', '--no-cache']);
-    expect(run.code, run.stderr).toBe(0);
-    const lines = parseLines(run);
-    expect(byMember(lines, /^takeout-00[12]\.(zip|tgz)$/)).toEqual(folder);
-    // The 2022 photos are in part 1, their JSON in part 2: the Takeout rule applied across parts.
-    const crossPart = lines.filter((line) => line.path.includes('Photos from 2022') && line.source?.taken_at === 'takeout');
-    expect(crossPart.length).toBeGreaterThanOrEqual(6);
-    expect(run.stderr).toMatch(/skipped: .*appledouble 1/);
-    expect(run.stderr).toMatch(/nas_thumbnail 1/);
-    expect(run.stderr).toMatch(/trashed 1/);
-  });
+  ])(
+    'a Takeout in two %s parts scans as the folder it was made from: ids, capture times, places, sidecars across parts',
+    async (_kind, parts) => {
+      const run = await scan([...parts, '--jsonl', '--no-cache']);
+      expect(run.code, run.stderr).toBe(0);
+      const lines = parseLines(run);
+      expect(byMember(lines, /^takeout-00[12]\.(zip|tgz)$/)).toEqual(folder);
+      // The 2022 photos are in part 1, their JSON in part 2: the Takeout rule applied across parts.
+      const crossPart = lines.filter(
+        (line) => line.path.includes('Photos from 2022') && line.source?.taken_at === 'takeout',
+      );
+      expect(crossPart.length).toBeGreaterThanOrEqual(6);
+      expect(run.stderr).toMatch(/skipped: .*appledouble 1/);
+      expect(run.stderr).toMatch(/nas_thumbnail 1/);
+      expect(run.stderr).toMatch(/trashed 1/);
+    },
+  );
 
-  it('part 1 unpacked in a folder and part 2 still zipped are one tree: the zip\'s JSON applies to the folder\'s photos', async () => {
+  it("part 1 unpacked in a folder and part 2 still zipped are one tree: the zip's JSON applies to the folder's photos", async () => {
     const unpacked = mkdtempSync(join(home.dir, 'part1-'));
     const from = join(LIBRARY, 'takeout', 'Takeout', 'Google Photos', 'Photos from 2022');
     const to = join(unpacked, 'takeout', 'Takeout', 'Google Photos', 'Photos from 2022');
     mkdirSync(to, { recursive: true });
-    for (const name of readdirSync(from).filter((n) => n.endsWith('.jpg'))) copyFileSync(join(from, name), join(to, name));
+    for (const name of readdirSync(from).filter((n) => n.endsWith('.jpg')))
+      copyFileSync(join(from, name), join(to, name));
     const run = await scan([unpacked, join(ARCHIVES, 'takeout-002.zip'), '--jsonl', '--no-cache']);
     expect(run.code, run.stderr).toBe(0);
     const photos = parseLines(run).filter((line) => line.path.includes('Photos from 2022'));
@@ -112,10 +123,15 @@ describe('camroll scan of exports read in place', () => {
       expect(run.code, run.stderr).toBe(1);
       const lines = parseLines(run);
       const cut = lines.filter((line) => line.error);
-      expect(cut).toEqual([{ path: `${file}!/${cutAt}`, error: { code: 'truncated_archive', message: expect.any(String) } }]);
+      expect(cut).toEqual([
+        { path: `${file}!/${cutAt}`, error: { code: 'truncated_archive', message: expect.any(String) } },
+      ]);
       const whole = lines.filter((line) => line.media);
       expect(whole.length).toBeGreaterThanOrEqual(2);
-      const library = await scan(whole.map((line) => line.path.split('!/')[1]!).concat('--jsonl', '--no-cache'), LIBRARY);
+      const library = await scan(
+        whole.map((line) => line.path.split('!/')[1]!).concat('--jsonl', '--no-cache'),
+        LIBRARY,
+      );
       const ids = new Set(parseLines(library).map((line) => line.media?.id));
       for (const line of whole) expect(ids.has(line.media!.id)).toBe(true);
     }
@@ -125,16 +141,23 @@ describe('camroll scan of exports read in place', () => {
     const run = await scan(['cut.tgz', '--jsonl', '--no-cache']);
     expect(run.code).toBe(1);
     const lines = parseLines(run);
-    expect(lines.filter((line) => line.error)).toEqual([{ path: expect.stringMatching(/^cut\.tgz!\//), error: { code: 'truncated_archive', message: expect.any(String) } }]);
+    expect(lines.filter((line) => line.error)).toEqual([
+      {
+        path: expect.stringMatching(/^cut\.tgz!\//),
+        error: { code: 'truncated_archive', message: expect.any(String) },
+      },
+    ]);
     const whole = lines.filter((line) => line.media);
     expect(whole.length).toBeGreaterThanOrEqual(4);
-    for (const line of whole) expect((folder.get(line.path.split('!/')[1]!) as { media: { id: string } }).media.id).toBe(line.media!.id);
+    for (const line of whole)
+      expect((folder.get(line.path.split('!/')[1]!) as { media: { id: string } }).media.id).toBe(line.media!.id);
   });
 
   it('archives met in a folder are counted and named until --archives opens them', async () => {
     const dir = mkdtempSync(join(home.dir, 'exports-'));
     mkdirSync(join(dir, 'downloads'));
-    for (const part of ['takeout-001.zip', 'takeout-002.zip']) copyFileSync(join(ARCHIVES, part), join(dir, 'downloads', part));
+    for (const part of ['takeout-001.zip', 'takeout-002.zip'])
+      copyFileSync(join(ARCHIVES, part), join(dir, 'downloads', part));
     const closed = await scan(['.', '--json', '--no-cache'], dir);
     expect(closed.code, closed.stderr).toBe(0);
     expect(JSON.parse(closed.stdout)).toMatchObject({ files: 0, skipped: { archive: 2 } });
@@ -148,7 +171,10 @@ describe('camroll scan of exports read in place', () => {
   it('a bomb, an encrypted member and names that would escape a folder: error lines or plain names, never a prompt', async () => {
     const bomb = await scan(['bomb.zip', '--jsonl', '--no-cache']);
     expect(bomb.code).toBe(1);
-    expect(parseLines(bomb).find((line) => line.error)).toMatchObject({ path: 'bomb.zip!/DCIM/IMG_0001.jpg', error: { code: 'archive_limit' } });
+    expect(parseLines(bomb).find((line) => line.error)).toMatchObject({
+      path: 'bomb.zip!/DCIM/IMG_0001.jpg',
+      error: { code: 'archive_limit' },
+    });
     expect(parseLines(bomb).filter((line) => line.media)).toHaveLength(1);
 
     const encrypted = await scan(['encrypted.zip', '--jsonl', '--no-cache']);
@@ -160,7 +186,11 @@ describe('camroll scan of exports read in place', () => {
 
     const names = await scan(['names.zip', '--jsonl', '--no-cache']);
     expect(names.code, names.stderr).toBe(0);
-    expect(parseLines(names).map((line) => line.path).sort()).toEqual([
+    expect(
+      parseLines(names)
+        .map((line) => line.path)
+        .sort(),
+    ).toEqual([
       'names.zip!/../../escape/patagonia.jpg',
       'names.zip!//etc/patagonia.jpg',
       'names.zip!/nul/pat\u0000gonia.jpg',
@@ -170,7 +200,9 @@ describe('camroll scan of exports read in place', () => {
   it('an iCloud export: Photo Details CSVs across parts give photos without an instant of their own one, deleted rows are trashed, the nested zip is read', async () => {
     const run = await scan(['iCloud Photos Part 1 of 2.zip', 'iCloud Photos Part 2 of 2.zip', '--jsonl', '--no-cache']);
     expect(run.code, run.stderr).toBe(0);
-    const lines = new Map(parseLines(run).map((line) => [line.path.replace(/^iCloud Photos Part \d of 2\.zip!\//, ''), line]));
+    const lines = new Map(
+      parseLines(run).map((line) => [line.path.replace(/^iCloud Photos Part \d of 2\.zip!\//, ''), line]),
+    );
     const taken = (path: string): unknown => [lines.get(path)?.media?.taken_at, lines.get(path)?.source?.taken_at];
     // Part 2's CSV describes a photo of part 1; rows give a UTC minute.
     expect(taken('iCloud Photos/Photos/IMG_0101.JPG')).toEqual(['2022-06-04T12:11:00Z', 'icloud_csv']);
@@ -189,7 +221,11 @@ describe('camroll scan of exports read in place', () => {
   it('decodes names as the zip says: UTF-8 when flagged, CP437 otherwise', async () => {
     const run = await scan(['encodings.zip', '--jsonl', '--no-cache']);
     expect(run.code, run.stderr).toBe(0);
-    expect(parseLines(run).map((line) => line.path).sort()).toEqual(['encodings.zip!/cp437/café.jpg', 'encodings.zip!/Été/Ünïcode_写真.jpg']);
+    expect(
+      parseLines(run)
+        .map((line) => line.path)
+        .sort(),
+    ).toEqual(['encodings.zip!/cp437/café.jpg', 'encodings.zip!/Été/Ünïcode_写真.jpg']);
   });
 
   it('reads zip64 records', async () => {
@@ -210,7 +246,10 @@ describe('camroll sync of exports read in place', () => {
 
   it('a sync of the folder, then of its zips, sends nothing the second time; a cut zip never completes', async () => {
     const sync = (args: string[]): Promise<RunResult> =>
-      runCamroll(['sync', ...args, '--email', 'takeout@example.com', '--json', '--no-cache'], { env: env.clientEnv(env.serve.baseUrl), cwd: ROOT });
+      runCamroll(['sync', ...args, '--email', 'takeout@example.com', '--json', '--no-cache'], {
+        env: env.clientEnv(env.serve.baseUrl),
+        cwd: ROOT,
+      });
     const first = await sync([join(LIBRARY, 'takeout'), join(LIBRARY, 'events', 'new-york')]);
     expect(first.code, first.stderr).toBe(0);
     const sent = JSON.parse(first.stdout) as { sent: number; files: number };
@@ -218,7 +257,12 @@ describe('camroll sync of exports read in place', () => {
 
     const zips = await sync([join(ARCHIVES, 'takeout-001.zip'), join(ARCHIVES, 'takeout-002.zip')]);
     expect(zips.code, zips.stderr).toBe(0);
-    expect(JSON.parse(zips.stdout)).toMatchObject({ files: sent.files, sent: 0, skipped_already_sent: sent.files, sync_complete: true });
+    expect(JSON.parse(zips.stdout)).toMatchObject({
+      files: sent.files,
+      sent: 0,
+      skipped_already_sent: sent.files,
+      sync_complete: true,
+    });
 
     const cut = await sync([join(ARCHIVES, 'cut.zip')]);
     expect(JSON.parse(cut.stdout)).toMatchObject({ sync_complete: false });

@@ -9,8 +9,16 @@ import { writePhotoLibrary } from '../../bench/scan-library.js';
 import { collect, runCamroll, spawnCamroll, tempHome } from './helpers/camroll.js';
 
 const MEDIA_KEYS = [
-  'id', 'taken_at', 'latitude', 'longitude', 'media_type', 'filename', 'duration_seconds',
-  'device_make', 'device_model', 'device_lens_model',
+  'id',
+  'taken_at',
+  'latitude',
+  'longitude',
+  'media_type',
+  'filename',
+  'duration_seconds',
+  'device_make',
+  'device_model',
+  'device_lens_model',
 ];
 
 const MediaLine = z
@@ -20,7 +28,9 @@ const MediaLine = z
     source: z.object({ taken_at: z.string().nullable(), coordinates: z.string().nullable() }).strict(),
   })
   .strict();
-const ErrorLine = z.object({ path: z.string().min(1), error: z.object({ code: z.string().min(1), message: z.string() }).strict() }).strict();
+const ErrorLine = z
+  .object({ path: z.string().min(1), error: z.object({ code: z.string().min(1), message: z.string() }).strict() })
+  .strict();
 
 let home: ReturnType<typeof tempHome>;
 let lib: string;
@@ -46,11 +56,17 @@ describe('camroll scan (real binary)', () => {
   it('--jsonl prints one valid line per media file, the summary on stderr, and exits 1 for a broken file', async () => {
     const run = await runCamroll(['scan', lib, '--jsonl', '--no-cache'], { env: home.env });
     expect(run.code, run.stderr).toBe(1);
-    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(32);
     for (const line of lines) {
       if ('error' in line) {
-        expect(ErrorLine.parse(line)).toEqual({ path: 'broken.jpg', error: { code: 'unsupported_format', message: expect.any(String) } });
+        expect(ErrorLine.parse(line)).toEqual({
+          path: 'broken.jpg',
+          error: { code: 'unsupported_format', message: expect.any(String) },
+        });
         continue;
       }
       const parsed = MediaLine.parse(line);
@@ -76,12 +92,21 @@ describe('camroll scan (real binary)', () => {
     // exifFor: no GPS for n % 7 === 0 (0, 7, 14, 21, 28), no date for n % 11 === 0 (0, 11, 22).
     expect(first.stdout).toMatch(/would be rejected:\s+7 \(missing_coordinates 5, missing_taken_at 2\)/);
 
-    const problems = fs.readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const problems = fs
+      .readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(problems.filter((p) => 'error' in p).map((p) => p.path)).toEqual(['broken.jpg']);
     const rejections = problems.filter((p) => 'rejection' in p);
     expect(rejections.map((p) => p.rejection).sort()).toEqual([
-      'missing_coordinates', 'missing_coordinates', 'missing_coordinates', 'missing_coordinates', 'missing_coordinates',
-      'missing_taken_at', 'missing_taken_at',
+      'missing_coordinates',
+      'missing_coordinates',
+      'missing_coordinates',
+      'missing_coordinates',
+      'missing_coordinates',
+      'missing_taken_at',
+      'missing_taken_at',
     ]);
 
     const second = await runCamroll(['scan', lib, '--json'], { env: home.env });
@@ -111,7 +136,9 @@ describe('camroll scan (real binary)', () => {
     }
     const emptyGlob = await runCamroll(['scan', lib, '--exclude', ''], { env: home.env });
     expect(emptyGlob.code).toBe(2);
-    const report = await runCamroll(['scan', lib, '--report', path.join(home.dir, 'no-such-folder', 'report.jsonl')], { env: home.env });
+    const report = await runCamroll(['scan', lib, '--report', path.join(home.dir, 'no-such-folder', 'report.jsonl')], {
+      env: home.env,
+    });
     expect(report.code).toBe(2);
     expect(report.stderr).toMatch(/cannot write the report file/);
     expect(report.stdout).toBe('');

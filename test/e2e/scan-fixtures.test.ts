@@ -16,7 +16,10 @@ const KEY_DIR = join(ROOT, 'fixtures', 'expected');
 const Source = z.object({ taken_at: z.string().nullable(), coordinates: z.string().nullable() });
 /** A line's `source`: the key's rule names, plus what the readers skipped (absent when nothing). */
 const LineSource = Source.extend({
-  warnings: z.array(z.object({ code: z.string().min(1), message: z.string().min(1) }).strict()).min(1).optional(),
+  warnings: z
+    .array(z.object({ code: z.string().min(1), message: z.string().min(1) }).strict())
+    .min(1)
+    .optional(),
 }).strict();
 const KeyMedia = z.object({
   id: z.string(),
@@ -65,13 +68,23 @@ const KeySummary = z.object({
 /** A `scan --jsonl` line (product decisions §1): media with its sources, or an error. */
 const Line = z.union([
   z.object({ path: z.string(), media: MediaMetadata, source: LineSource }).strict(),
-  z.object({ path: z.string(), error: z.object({ code: z.string().min(1), message: z.string().min(1) }).strict() }).strict(),
+  z
+    .object({ path: z.string(), error: z.object({ code: z.string().min(1), message: z.string().min(1) }).strict() })
+    .strict(),
 ]);
 type Line = z.infer<typeof Line>;
 
 const MEDIA_FIELDS = [
-  'id', 'taken_at', 'latitude', 'longitude', 'media_type', 'filename',
-  'duration_seconds', 'device_make', 'device_model', 'device_lens_model',
+  'id',
+  'taken_at',
+  'latitude',
+  'longitude',
+  'media_type',
+  'filename',
+  'duration_seconds',
+  'device_make',
+  'device_model',
+  'device_lens_model',
 ].sort();
 
 const key: KeyEntry[] = readFileSync(join(KEY_DIR, 'scan.jsonl'), 'utf8')
@@ -131,7 +144,8 @@ describe('scan fixtures/library --jsonl --no-cache', () => {
     const expected = key.map((entry) => entry.path).sort();
     expect([...lines.keys()].sort()).toEqual(expected);
     for (const skipped of summaryKey.skipped) {
-      for (const path of lines.keys()) expect(path.startsWith(skipped.path), `${path} should be skipped (${skipped.reason})`).toBe(false);
+      for (const path of lines.keys())
+        expect(path.startsWith(skipped.path), `${path} should be skipped (${skipped.reason})`).toBe(false);
     }
   });
 
@@ -144,49 +158,60 @@ describe('scan fixtures/library --jsonl --no-cache', () => {
     },
   );
 
-  it.each(key.filter((entry) => entry.media).map((entry) => [entry.path, entry] as const))('reads %s as the key says', (path, entry) => {
-    const line = lines.get(path);
-    expect(line, `no line for ${path}`).toBeDefined();
-    if (!line) return;
-    if ('error' in line) {
-      // Only where the issue allows either answer (WebP: own parser or a dedicated code).
-      expect(entry.alt_error, `${path}: ${line.error.code} ${line.error.message}`).toBeDefined();
-      expect(line.error.code).toBe(entry.alt_error);
-      return;
-    }
-    const want = entry.media!;
-    const got = line.media;
-    expect(Object.keys(got).sort()).toEqual(MEDIA_FIELDS);
-    expect(got.id).toBe(want.id);
-    expect(got.filename).toBe(want.filename);
-    expect(got.media_type).toBe(want.media_type);
-    expect({ taken_at: line.source.taken_at, coordinates: line.source.coordinates }).toEqual(entry.source);
-    // A skipped part is said, never silent; a file read whole says nothing.
-    expect((line.source.warnings ?? []).map((w) => w.code), JSON.stringify(line.source.warnings)).toEqual(entry.warnings ?? []);
-    if (want.taken_at === null) {
-      expect(got.taken_at).toBeNull();
-    } else {
-      expect(got.taken_at).toMatch(/Z$/);
-      expect(new Date(got.taken_at!).toISOString()).toBe(new Date(want.taken_at).toISOString());
-    }
-    for (const field of ['latitude', 'longitude'] as const) {
-      if (want[field] === null) expect(got[field], field).toBeNull();
-      else expect(Math.abs((got[field] ?? Number.NaN) - want[field]), `${field} ${got[field]}`).toBeLessThanOrEqual(1e-5);
-    }
-    if (want.duration_seconds === null) expect(got.duration_seconds).toBeNull();
-    else expect(Math.abs((got.duration_seconds ?? Number.NaN) - want.duration_seconds)).toBeLessThanOrEqual(0.1);
-    expect({ make: got.device_make, model: got.device_model, lens: got.device_lens_model }).toEqual({
-      make: want.device_make,
-      model: want.device_model,
-      lens: want.device_lens_model,
-    });
-  });
+  it.each(key.filter((entry) => entry.media).map((entry) => [entry.path, entry] as const))(
+    'reads %s as the key says',
+    (path, entry) => {
+      const line = lines.get(path);
+      expect(line, `no line for ${path}`).toBeDefined();
+      if (!line) return;
+      if ('error' in line) {
+        // Only where the issue allows either answer (WebP: own parser or a dedicated code).
+        expect(entry.alt_error, `${path}: ${line.error.code} ${line.error.message}`).toBeDefined();
+        expect(line.error.code).toBe(entry.alt_error);
+        return;
+      }
+      const want = entry.media!;
+      const got = line.media;
+      expect(Object.keys(got).sort()).toEqual(MEDIA_FIELDS);
+      expect(got.id).toBe(want.id);
+      expect(got.filename).toBe(want.filename);
+      expect(got.media_type).toBe(want.media_type);
+      expect({ taken_at: line.source.taken_at, coordinates: line.source.coordinates }).toEqual(entry.source);
+      // A skipped part is said, never silent; a file read whole says nothing.
+      expect(
+        (line.source.warnings ?? []).map((w) => w.code),
+        JSON.stringify(line.source.warnings),
+      ).toEqual(entry.warnings ?? []);
+      if (want.taken_at === null) {
+        expect(got.taken_at).toBeNull();
+      } else {
+        expect(got.taken_at).toMatch(/Z$/);
+        expect(new Date(got.taken_at!).toISOString()).toBe(new Date(want.taken_at).toISOString());
+      }
+      for (const field of ['latitude', 'longitude'] as const) {
+        if (want[field] === null) expect(got[field], field).toBeNull();
+        else
+          expect(Math.abs((got[field] ?? Number.NaN) - want[field]), `${field} ${got[field]}`).toBeLessThanOrEqual(
+            1e-5,
+          );
+      }
+      if (want.duration_seconds === null) expect(got.duration_seconds).toBeNull();
+      else expect(Math.abs((got.duration_seconds ?? Number.NaN) - want.duration_seconds)).toBeLessThanOrEqual(0.1);
+      expect({ make: got.device_make, model: got.device_model, lens: got.device_lens_model }).toEqual({
+        make: want.device_make,
+        model: want.device_model,
+        lens: want.device_lens_model,
+      });
+    },
+  );
 
   it('gives the same id to the same bytes under another name and folder', () => {
     for (const entry of key.filter((e) => e.duplicate_of)) {
       const copy = lines.get(entry.path);
       const original = lines.get(entry.duplicate_of!);
-      expect(copy && 'media' in copy ? copy.media.id : copy).toBe(original && 'media' in original ? original.media.id : original);
+      expect(copy && 'media' in copy ? copy.media.id : copy).toBe(
+        original && 'media' in original ? original.media.id : original,
+      );
     }
   });
 });
@@ -228,7 +253,9 @@ describe('scan fixtures/library (summary on stdout)', () => {
     const damaged = field('damaged');
     expect(Number.parseInt(unreadable, 10) + Number.parseInt(damaged, 10)).toBe(summaryKey.errors);
     expect({ ...counts(unreadable), ...counts(damaged) }).toEqual(summaryKey.errors_by_code);
-    expect(Object.keys(counts(unreadable)).every((code) => code === 'read_error' || code === 'internal_error')).toBe(true);
+    expect(Object.keys(counts(unreadable)).every((code) => code === 'read_error' || code === 'internal_error')).toBe(
+      true,
+    );
   });
 
   it('counts skipped files and folders by reason', () => {
@@ -239,7 +266,9 @@ describe('scan fixtures/library (summary on stdout)', () => {
 
   it('counts what the service would reject, and duplicate contents', () => {
     const { missing_coordinates: coordinates, missing_taken_at: takenAt } = summaryKey.would_reject;
-    expect(field('would be rejected')).toBe(`${coordinates + takenAt} (missing_coordinates ${coordinates}, missing_taken_at ${takenAt})`);
+    expect(field('would be rejected')).toBe(
+      `${coordinates + takenAt} (missing_coordinates ${coordinates}, missing_taken_at ${takenAt})`,
+    );
     const duplicates = field('duplicates');
     expect(Number.parseInt(duplicates, 10)).toBe(summaryKey.duplicate_files);
     expect(duplicates).toContain(`(${summaryKey.distinct_ids} distinct contents)`);
@@ -277,7 +306,9 @@ describe('sync fixtures/library against the bundled demo catalog (embedded servi
     }
     const got = new Map(page.events.map((event) => [event.id, event.media.map((m) => m.media_id).sort()]));
     expect(Object.fromEntries(got)).toEqual(Object.fromEntries(want));
-    expect(summary.matched).toBe(Object.values(summaryKey.sync_expected.matched_media_by_event).reduce((a, b) => a + b, 0));
+    expect(summary.matched).toBe(
+      Object.values(summaryKey.sync_expected.matched_media_by_event).reduce((a, b) => a + b, 0),
+    );
     expect(summary.unlicensed).toBe(summaryKey.sync_expected.unlicensed_at_venue_6);
   });
 });

@@ -13,7 +13,10 @@ describe('serve where it cannot listen', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const result = await runCamroll(['serve', '--host', '127.0.0.1', '--port', String(port), '--db', join(home.dir, 'taken.db')], { env: home.env });
+      const result = await runCamroll(
+        ['serve', '--host', '127.0.0.1', '--port', String(port), '--db', join(home.dir, 'taken.db')],
+        { env: home.env },
+      );
       expect(result.code, result.stderr).toBe(1);
       expect(result.stdout).not.toContain('listening on');
       expect(result.stderr).toBe(
@@ -25,9 +28,11 @@ describe('serve where it cannot listen', () => {
     }
   });
 
-  it('an address that is not this machine\'s (EADDRNOTAVAIL): says so and what --host takes', async () => {
+  it("an address that is not this machine's (EADDRNOTAVAIL): says so and what --host takes", async () => {
     // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of a test machine, so nothing listens anywhere.
-    const result = await runCamroll(['serve', '--host', '192.0.2.1', '--port', '0', '--db', ':memory:'], { env: home.env });
+    const result = await runCamroll(['serve', '--host', '192.0.2.1', '--port', '0', '--db', ':memory:'], {
+      env: home.env,
+    });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toBe(
       'camroll: cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine [address_unavailable]\n' +

@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeServed } from '../../src/cli/commands/serve.js';
 import { tempHome } from './helpers/camroll.js';
@@ -12,7 +11,11 @@ describe('camroll serve --log-requests', () => {
   afterAll(() => rmSync(home.dir, { recursive: true, force: true }));
 
   it('logs one line per request with method, path, status, code and duration, never the key', async () => {
-    const serve = await startServe({ env: { ...home.env, CAMROLL_API_KEY: KEY }, db: ':memory:', args: ['--log-requests'] });
+    const serve = await startServe({
+      env: { ...home.env, CAMROLL_API_KEY: KEY },
+      db: ':memory:',
+      args: ['--log-requests'],
+    });
     let stderr = '';
     try {
       await fetch(`${serve.baseUrl}/ping`);
@@ -32,10 +35,18 @@ describe('camroll serve --log-requests', () => {
 });
 
 describe('request log lines', () => {
-  const served = { method: 'POST', path: '/v1/users/x/media', status: 413, code: 'invalid_batch_size', durationMs: 3.14159 };
+  const served = {
+    method: 'POST',
+    path: '/v1/users/x/media',
+    status: 413,
+    code: 'invalid_batch_size',
+    durationMs: 3.12345,
+  };
   it('pretty', () => {
     expect(describeServed(served, 'pretty')).toBe('POST /v1/users/x/media 413 invalid_batch_size 3.1 ms\n');
-    expect(describeServed({ ...served, status: 200, code: null }, 'pretty')).toBe('POST /v1/users/x/media 200 3.1 ms\n');
+    expect(describeServed({ ...served, status: 200, code: null }, 'pretty')).toBe(
+      'POST /v1/users/x/media 200 3.1 ms\n',
+    );
   });
   it('json', () => {
     expect(JSON.parse(describeServed(served, 'json', () => new Date('2026-11-24T10:00:00Z')))).toEqual({

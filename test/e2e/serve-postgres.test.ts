@@ -33,17 +33,25 @@ function batch(k: number): { id: string; taken_at: string; latitude: number; lon
   return Array.from({ length: 200 }, (_, i) => {
     const event = EVENTS[(k + i) % EVENTS.length]!;
     const id = i < 20 ? `shared-${i}` : `b${k}-${i}`;
-    return { id, taken_at: new Date(Date.parse(event.startUtc) + (i % 60) * 60_000).toISOString(), latitude: event.lat, longitude: event.lon };
+    return {
+      id,
+      taken_at: new Date(Date.parse(event.startUtc) + (i % 60) * 60_000).toISOString(),
+      latitude: event.lat,
+      longitude: event.lon,
+    };
   });
 }
 
 describe.skipIf(!url)(
-  url ? 'two serve instances on one PostgreSQL database' : 'two serve instances on one PostgreSQL database (skipped: set CAMROLL_TEST_DATABASE_URL)',
+  url
+    ? 'two serve instances on one PostgreSQL database'
+    : 'two serve instances on one PostgreSQL database (skipped: set CAMROLL_TEST_DATABASE_URL)',
   () => {
     const handles: ServeHandle[] = [];
     const home = tempHome('camroll-team-');
     afterAll(async () => {
-      for (const handle of handles) if (handle.child.exitCode === null && handle.child.signalCode === null) await handle.stop();
+      for (const handle of handles)
+        if (handle.child.exitCode === null && handle.child.signalCode === null) await handle.stop();
       rmSync(home.dir, { recursive: true, force: true });
     });
 
@@ -60,7 +68,9 @@ describe.skipIf(!url)(
       const [a, b] = await Promise.all([start(), start()]);
 
       // One user, whichever instance is asked (idempotent on the e-mail across instances).
-      const created = await Promise.all([a!, b!].map((h) => call(h.baseUrl, 'POST', '/users', { email: 'team@example.com' })));
+      const created = await Promise.all(
+        [a!, b!].map((h) => call(h.baseUrl, 'POST', '/users', { email: 'team@example.com' })),
+      );
       expect(created.map((r) => r.status)).toEqual([201, 201]);
       const userId = created[0]!.json.user_id as string;
       expect(created[1]!.json.user_id).toBe(userId);
@@ -70,7 +80,8 @@ describe.skipIf(!url)(
         try {
           const reply = await call(h.baseUrl, 'POST', `/users/${userId}/media`, { media: batch(k) });
           if (reply.status !== 200) return false;
-          for (const match of reply.json.matches as { media_id: string; matched: boolean }[]) if (match.matched) acknowledged.add(match.media_id);
+          for (const match of reply.json.matches as { media_id: string; matched: boolean }[])
+            if (match.matched) acknowledged.add(match.media_id);
           return true;
         } catch {
           return false; // the instance died with this batch in flight: not acknowledged
@@ -93,7 +104,11 @@ describe.skipIf(!url)(
       // Pages alternate instances: a cursor from one is valid on the other (shared secret).
       for (let page = 0; page < 10; page += 1) {
         const base = page % 2 === 0 ? a!.baseUrl : c.baseUrl;
-        const reply: Reply = await call(base, 'GET', `/users/${userId}/events?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+        const reply: Reply = await call(
+          base,
+          'GET',
+          `/users/${userId}/events?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         expect(reply.status).toBe(200);
         total = reply.json.total;
         for (const event of reply.json.events) {

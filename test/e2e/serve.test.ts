@@ -64,8 +64,16 @@ describe('camroll serve (real binary)', () => {
   it('stops start-up on a malformed catalog, naming the bad entry (exit 1)', async () => {
     const home = tempHome();
     const catalog = join(home.dir, 'bad.json');
-    writeFileSync(catalog, JSON.stringify({ ...ANCHOR_CATALOG_JSON, venues: [...ANCHOR_CATALOG_JSON.venues, { id: 99, name: 'Nowhere', latitude: 200 }] }));
-    const result = await collect(spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', catalog], { env: home.env }));
+    writeFileSync(
+      catalog,
+      JSON.stringify({
+        ...ANCHOR_CATALOG_JSON,
+        venues: [...ANCHOR_CATALOG_JSON.venues, { id: 99, name: 'Nowhere', latitude: 200 }],
+      }),
+    );
+    const result = await collect(
+      spawnCamroll(['serve', '--port', '0', '--db', ':memory:', '--catalog', catalog], { env: home.env }),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/venues/);
     expect(result.stdout).not.toContain('listening on');
@@ -137,11 +145,20 @@ describe('camroll serve (real binary)', () => {
 
     const check = new Database(db);
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
-    const counts = check.prepare('SELECT event_id, media_count FROM user_events WHERE user_id = ?').all(user) as Array<{ event_id: number; media_count: number }>;
-    const actual = check.prepare('SELECT event_id, COUNT(*) AS n FROM matches WHERE user_id = ? GROUP BY event_id').all(user) as Array<{ event_id: number; n: number }>;
-    expect(new Map(counts.map((c) => [c.event_id, c.media_count]))).toEqual(new Map(actual.map((a) => [a.event_id, a.n])));
+    const counts = check.prepare('SELECT event_id, media_count FROM user_events WHERE user_id = ?').all(user) as Array<{
+      event_id: number;
+      media_count: number;
+    }>;
+    const actual = check
+      .prepare('SELECT event_id, COUNT(*) AS n FROM matches WHERE user_id = ? GROUP BY event_id')
+      .all(user) as Array<{ event_id: number; n: number }>;
+    expect(new Map(counts.map((c) => [c.event_id, c.media_count]))).toEqual(
+      new Map(actual.map((a) => [a.event_id, a.n])),
+    );
     // Batches commit whole: every stored batch holds all 20 of its matched items.
-    const perBatch = check.prepare(`SELECT substr(media_id, 1, instr(media_id, '-')) AS b, COUNT(*) AS n FROM matches GROUP BY b`).all() as Array<{ n: number }>;
+    const perBatch = check
+      .prepare(`SELECT substr(media_id, 1, instr(media_id, '-')) AS b, COUNT(*) AS n FROM matches GROUP BY b`)
+      .all() as Array<{ n: number }>;
     expect(perBatch.length).toBeGreaterThanOrEqual(12);
     expect(perBatch.every((row) => row.n === 20)).toBe(true);
     check.close();
@@ -158,16 +175,29 @@ describe('camroll serve (real binary)', () => {
     writeFileSync(catalog, JSON.stringify(ANCHOR_CATALOG_JSON));
     const env = { ...home.env, CAMROLL_API_KEY: KEY };
     const bodies = [
-      JSON.stringify({ media: [itemAt('a', 1, '2024-07-13T00:00:00Z'), { id: 'b' }, itemAt('c', 2, '2019-01-01T00:00:00Z')] }),
-      JSON.stringify({ media: Array.from({ length: 200 }, (_, i) => itemAt(`big-${i}`, 1, '2024-07-13T00:00:00Z', i % 60)) }),
+      JSON.stringify({
+        media: [itemAt('a', 1, '2024-07-13T00:00:00Z'), { id: 'b' }, itemAt('c', 2, '2019-01-01T00:00:00Z')],
+      }),
+      JSON.stringify({
+        media: Array.from({ length: 200 }, (_, i) => itemAt(`big-${i}`, 1, '2024-07-13T00:00:00Z', i % 60)),
+      }),
       '{"media": [',
     ];
     const answers = async (threads: string) => {
-      const server = await startServe({ env, db: ':memory:', args: ['--catalog', catalog, '--ingest-threads', threads] });
-      const user = (await call(server.baseUrl, 'POST', '/users', { email: 'threads@example.com' })).json.user_id as string;
+      const server = await startServe({
+        env,
+        db: ':memory:',
+        args: ['--catalog', catalog, '--ingest-threads', threads],
+      });
+      const user = (await call(server.baseUrl, 'POST', '/users', { email: 'threads@example.com' })).json
+        .user_id as string;
       const out: Array<{ status: number; json: unknown }> = [];
       for (const body of bodies) {
-        const res = await request(`${server.baseUrl}/users/${user}/media`, { method: 'POST', headers: { 'x-partner-api-key': KEY, 'content-type': 'application/json' }, body });
+        const res = await request(`${server.baseUrl}/users/${user}/media`, {
+          method: 'POST',
+          headers: { 'x-partner-api-key': KEY, 'content-type': 'application/json' },
+          body,
+        });
         const json = (await res.body.json()) as Record<string, unknown>;
         // The real clock differs between the two runs; everything else must not.
         if (res.statusCode === 200) {
@@ -183,7 +213,11 @@ describe('camroll serve (real binary)', () => {
     };
     const threaded = await answers('1');
     expect(threaded.map((answer) => answer.status)).toEqual([200, 200, 400]);
-    expect(threaded[0]!.json).toMatchObject({ accepted: 2, matched: 1, rejected: [{ id: 'b', reason: 'missing_coordinates' }] });
+    expect(threaded[0]!.json).toMatchObject({
+      accepted: 2,
+      matched: 1,
+      rejected: [{ id: 'b', reason: 'missing_coordinates' }],
+    });
     expect(threaded[1]!.json).toMatchObject({ accepted: 200, matched: 200 });
     expect(threaded).toEqual(await answers('0'));
   });

@@ -77,7 +77,9 @@ describe('the user directory round-trips through users list --json and users imp
     expectExit(imported, 0);
     expect(imported.stdout).toBe('imported 11 users for 2 targets: 11 added, 0 updated, 0 unchanged\n');
     expect(imported.stderr).toBe('');
-    const again = JSON.parse((await runCamroll(['users', 'list', '--json'], { env: second.env })).stdout) as ListedEntry[];
+    const again = JSON.parse(
+      (await runCamroll(['users', 'list', '--json'], { env: second.env })).stdout,
+    ) as ListedEntry[];
     const key = (e: ListedEntry) => `${e.target} ${e.email} ${e.user_id}`;
     expect(again.map(key)).toEqual(entries.map(key));
 
@@ -103,7 +105,9 @@ describe('a lookup by e-mail writes nothing, and its hints say what to do', () =
     const before = snapshot(machine.dir);
     const run = await runCamroll(['stats', '--email', 'unknown@example.com'], { env });
     expectExit(run, 1);
-    expect(run.stderr).toContain(`no user with e-mail unknown@example.com is known on this machine for ${serve.baseUrl} [unknown_email]`);
+    expect(run.stderr).toContain(
+      `no user with e-mail unknown@example.com is known on this machine for ${serve.baseUrl} [unknown_email]`,
+    );
     expect(snapshot(machine.dir)).toEqual(before);
     expectExit(await runCamroll(['users', 'list', '--json'], { env }), 0);
     expect(snapshot(machine.dir)).toEqual(before);
@@ -119,14 +123,19 @@ describe('a lookup by e-mail writes nothing, and its hints say what to do', () =
     expectExit(await runCamroll(['users', 'import', join(machine.dir, 'away.csv'), '--base-url', OTHER], { env }), 0);
 
     const before = snapshot(machine.dir);
-    expect(Object.keys(before).filter((name) => name.includes('users.sqlite3'))).toEqual([join('data', 'camroll', 'users.sqlite3')]);
+    expect(Object.keys(before).filter((name) => name.includes('users.sqlite3'))).toEqual([
+      join('data', 'camroll', 'users.sqlite3'),
+    ]);
     const stats = await runCamroll(['stats', '--email', 'Real.Fan@example.com', '--json'], { env });
     expectExit(stats, 0);
     expect(JSON.parse(stats.stdout)).toMatchObject({ total_events: 0 });
     const events = await runCamroll(['events', '--email', 'real.fan@example.com', '--json'], { env });
     expectExit(events, 0);
     expect(snapshot(machine.dir)).toEqual(before);
-    const listed = JSON.parse((await runCamroll(['users', 'list', '--json'], { env })).stdout) as (ListedEntry & { last_seen: string; first_seen: string })[];
+    const listed = JSON.parse((await runCamroll(['users', 'list', '--json'], { env })).stdout) as (ListedEntry & {
+      last_seen: string;
+      first_seen: string;
+    })[];
     const real = listed.find((e) => e.email === 'real.fan@example.com');
     expect(real).toMatchObject({ user_id: realId });
     expect(real?.last_seen).toBe(real?.first_seen);
@@ -141,14 +150,20 @@ describe('a lookup by e-mail writes nothing, and its hints say what to do', () =
 
     const away = await runCamroll(['stats', '--email', 'away@example.com'], { env });
     expectExit(away, 1);
-    expect(away.stderr).toMatch(new RegExp(`it is known for ${OTHER.replace(/[.]/g, '\\.')} \\(user [0-9a-f-]{36}\\): add --base-url ${OTHER.replace(/[.]/g, '\\.')}\n`));
+    expect(away.stderr).toMatch(
+      new RegExp(
+        `it is known for ${OTHER.replace(/[.]/g, '\\.')} \\(user [0-9a-f-]{36}\\): add --base-url ${OTHER.replace(/[.]/g, '\\.')}\n`,
+      ),
+    );
     expect(snapshot(machine.dir)).toEqual(before);
   });
 
   it('a 404 for an entry of the directory says to forget it, with the flags that reach the same target', async () => {
     const { CAMROLL_BASE_URL: _, ...unset } = env;
     const before = snapshot(machine.dir);
-    const stale = await runCamroll(['stats', '--email', 'stale@example.com', '--base-url', serve.baseUrl], { env: unset });
+    const stale = await runCamroll(['stats', '--email', 'stale@example.com', '--base-url', serve.baseUrl], {
+      env: unset,
+    });
     expectExit(stale, 1);
     expect(stale.stderr).toContain(`[user_not_found]`);
     expect(stale.stderr).toContain(staleId);
@@ -186,7 +201,9 @@ describe('set-up mistakes are caught when made (real binary against camroll serv
 
     const typo = await runCamroll(['config', 'set-key', '--profile', 'lcoal'], { env, stdin: `${KEY}\n` });
     expectExit(typo, 2);
-    expect(typo.stderr).toContain('no profile named "lcoal"; create it first with `camroll config set-url <url> --profile lcoal`');
+    expect(typo.stderr).toContain(
+      'no profile named "lcoal"; create it first with `camroll config set-url <url> --profile lcoal`',
+    );
     const listed = JSON.parse((await runCamroll(['config', 'list', '--json'], { env })).stdout) as { name: string }[];
     expect(listed.map((p) => p.name)).toEqual(['local']);
     expectExit(await runCamroll(['config', 'set-key', '--profile', 'local'], { env, stdin: `${KEY}\n` }), 0);
@@ -210,7 +227,9 @@ describe('set-up mistakes are caught when made (real binary against camroll serv
   it('doctor at a base URL without its version path: every failed check has a hint', async () => {
     const { env } = home();
     const origin = serve.baseUrl.replace(/\/v1$/, '');
-    const doctor = await runCamroll(['doctor', '--base-url', origin, '--json'], { env: { ...env, CAMROLL_API_KEY: KEY } });
+    const doctor = await runCamroll(['doctor', '--base-url', origin, '--json'], {
+      env: { ...env, CAMROLL_API_KEY: KEY },
+    });
     expectExit(doctor, 1);
     const report = JSON.parse(doctor.stdout) as DoctorReport;
     const failed = report.checks.filter((c) => c.status === 'fail');

@@ -32,7 +32,9 @@ describe('camroll sync: the same bytes at two paths', () => {
   });
 
   const sync = async (roots: string[]): Promise<Summary> => {
-    const run = await runCamroll(['sync', ...roots, '--email', 'dupes@example.com', '--json', '--no-events'], { env: env.clientEnv(env.serve.baseUrl) });
+    const run = await runCamroll(['sync', ...roots, '--email', 'dupes@example.com', '--json', '--no-events'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout + run.stderr).not.toContain(TEST_KEY);
     return JSON.parse(run.stdout) as Summary;
@@ -49,8 +51,16 @@ describe('camroll sync: the same bytes at two paths', () => {
       ['a b c', folders, () => undefined],
       ['c b a', [...folders].reverse(), () => undefined],
       ['the library', [lib], () => undefined],
-      ['the library, scan cache removed', [lib], () => rmSync(join(env.dir, 'cache'), { recursive: true, force: true })],
-      ['c b a, scan cache removed', [...folders].reverse(), () => rmSync(join(env.dir, 'cache'), { recursive: true, force: true })],
+      [
+        'the library, scan cache removed',
+        [lib],
+        () => rmSync(join(env.dir, 'cache'), { recursive: true, force: true }),
+      ],
+      [
+        'c b a, scan cache removed',
+        [...folders].reverse(),
+        () => rmSync(join(env.dir, 'cache'), { recursive: true, force: true }),
+      ],
       ['the library again', [lib], () => undefined],
     ];
     for (const [name, roots, before] of runs) {
@@ -61,9 +71,12 @@ describe('camroll sync: the same bytes at two paths', () => {
 
     // The dry run's plan counts what the real run did: nothing to send, both ids answered.
     for (const roots of [folders, [...folders].reverse()]) {
-      const dry = await runCamroll(['sync', ...roots, '--email', 'dupes@example.com', '--json', '--no-events', '--dry-run'], {
-        env: env.clientEnv(env.serve.baseUrl),
-      });
+      const dry = await runCamroll(
+        ['sync', ...roots, '--email', 'dupes@example.com', '--json', '--no-events', '--dry-run'],
+        {
+          env: env.clientEnv(env.serve.baseUrl),
+        },
+      );
       expect(dry.code, dry.stderr).toBe(0);
       expect(JSON.parse(dry.stdout)).toMatchObject({
         dry_run: true,

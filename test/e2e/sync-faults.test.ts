@@ -26,11 +26,19 @@ describe('camroll sync through a faulty network', () => {
       slowMs: 200,
     });
     try {
-      const run = await runCamroll(['sync', lib, '--email', 'faulty@example.com', '--batch-size', '10', '--concurrency', '4', '--json'], {
-        env: env.clientEnv(proxy.baseUrl),
-      });
+      const run = await runCamroll(
+        ['sync', lib, '--email', 'faulty@example.com', '--batch-size', '10', '--concurrency', '4', '--json'],
+        {
+          env: env.clientEnv(proxy.baseUrl),
+        },
+      );
       expect(run.code, run.stderr).toBe(0);
-      const summary = JSON.parse(run.stdout) as { user_id: string; sent: number; accepted: number; failed_batches: number };
+      const summary = JSON.parse(run.stdout) as {
+        user_id: string;
+        sent: number;
+        accepted: number;
+        failed_batches: number;
+      };
       const rejected = facts.missingCoordinates + facts.missingTakenAt;
       expect(summary).toMatchObject({ sent: 100, accepted: 100 - rejected, failed_batches: 0 });
 

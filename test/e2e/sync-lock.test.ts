@@ -23,7 +23,10 @@ describe('two syncs of the same user to the same target', () => {
     const held = proxy.arm({ nth: 1, phase: 'before_forward' });
     const first = spawnCamroll(['sync', lib, '--email', email, ...ARGS], { env: env.clientEnv(proxy.baseUrl) });
     const firstDone = collect(first, 60_000);
-    await Promise.race([held, firstDone.then((r) => Promise.reject(new Error(`sync ended before the hold: ${r.stderr}`)))]);
+    await Promise.race([
+      held,
+      firstDone.then((r) => Promise.reject(new Error(`sync ended before the hold: ${r.stderr}`))),
+    ]);
 
     const second = await runCamroll(['sync', lib, '--email', email, ...ARGS], { env: env.clientEnv(proxy.baseUrl) });
     expect(second.code).toBe(1);

@@ -25,7 +25,18 @@ describe('the host going away mid-sync', () => {
     const env = { ...home.env, CAMROLL_API_KEY: KEY };
     const serve = await startServe({ env, db });
     const port = new URL(serve.baseUrl).port;
-    const args = ['sync', lib, '--email', 'outage@example.com', '--batch-size', '2', '--concurrency', '1', '--base-url', serve.baseUrl];
+    const args = [
+      'sync',
+      lib,
+      '--email',
+      'outage@example.com',
+      '--batch-size',
+      '2',
+      '--concurrency',
+      '1',
+      '--base-url',
+      serve.baseUrl,
+    ];
     // The defaults: 5 connection failures in a row, the client's own retries and backoff.
     const child = spawnCamroll([...args, '-v', '--json'], { env });
     const done = collect(child, 60_000);
@@ -58,9 +69,17 @@ describe('the host going away mid-sync', () => {
     try {
       const rerun = await runCamroll([...args, '--json'], { env });
       expect(rerun.code, rerun.stderr).toBe(0);
-      expect(JSON.parse(rerun.stdout)).toMatchObject({ outcome: 'ok', sync_complete: true, resumed_pending: summary.pending });
+      expect(JSON.parse(rerun.stdout)).toMatchObject({
+        outcome: 'ok',
+        sync_complete: true,
+        resumed_pending: summary.pending,
+      });
       // The count the stop gave is the one the resume gives.
-      expect(rerun.stderr).toMatch(new RegExp(`resuming an interrupted sync: \\d+ items already answered are skipped, ${summary.pending} pending items are sent again`));
+      expect(rerun.stderr).toMatch(
+        new RegExp(
+          `resuming an interrupted sync: \\d+ items already answered are skipped, ${summary.pending} pending items are sent again`,
+        ),
+      );
     } finally {
       await again.stop();
     }
@@ -73,7 +92,10 @@ describe('the host going away mid-sync', () => {
     const serve = await startServe({ env, db });
     try {
       generateLibrary({ dir: watched, files: 4, anchorShare: 0, seed: 5, perFolder: 4 });
-      const child = spawnCamroll(['sync', watched, '--email', 'watch-outage@example.com', '--watch', '--json', '--base-url', serve.baseUrl], { env });
+      const child = spawnCamroll(
+        ['sync', watched, '--email', 'watch-outage@example.com', '--watch', '--json', '--base-url', serve.baseUrl],
+        { env },
+      );
       const done = collect(child, 90_000);
       await new Promise<void>((resolve, reject) => {
         let seen = '';
@@ -89,7 +111,13 @@ describe('the host going away mid-sync', () => {
       copyFileSync(photo, join(watched, 'arrived', 'IMG_5003.jpg'));
       const stopped = await done;
       expect(stopped.code, stopped.stderr).toBe(1);
-      const summary = JSON.parse(stopped.stdout) as { outcome: string; pending: number; sync_complete: boolean; sent: number; watch: Record<string, number> };
+      const summary = JSON.parse(stopped.stdout) as {
+        outcome: string;
+        pending: number;
+        sync_complete: boolean;
+        sent: number;
+        watch: Record<string, number>;
+      };
       // The pass had completed; the change found no host and stays pending for the next run.
       expect(summary).toMatchObject({ outcome: 'outage', sync_complete: true, sent: 4 });
       // `pending` counts the pass's items, `watch.pending` those of the changes; the message counts both.

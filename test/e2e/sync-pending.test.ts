@@ -13,7 +13,11 @@ describe('pending items and filters, as later runs see them', () => {
   it('files deleted after their batch failed leave no pending notice once a pass completes', async () => {
     // Every request before the first media POST passes; that one gets a 500, and with
     // --retries 0 its batch fails and stays pending.
-    const proxy = await startFaultProxy({ target: env.serve.baseUrl, sequence: ['none', 'none', 'none', 'error500'], maxFaultsPerRequest: 1 });
+    const proxy = await startFaultProxy({
+      target: env.serve.baseUrl,
+      sequence: ['none', 'none', 'none', 'error500'],
+      maxFaultsPerRequest: 1,
+    });
     const report = join(env.dir, 'failed.jsonl');
     const args = ['sync', lib, '--email', 'deleted@example.com', '--batch-size', '5', '--concurrency', '1', '--json'];
     // Every run goes through the proxy: its base URL keys the journal.
@@ -35,9 +39,17 @@ describe('pending items and filters, as later runs see them', () => {
 
       const second = await runCamroll(args, { env: clientEnv });
       expect(second.code, second.stderr).toBe(0);
-      expect(second.stderr).toContain('resuming an interrupted sync: 25 items already answered are skipped, 5 pending items are sent again');
+      expect(second.stderr).toContain(
+        'resuming an interrupted sync: 25 items already answered are skipped, 5 pending items are sent again',
+      );
       // The pending ones are gone from the disk: nothing to send, and the pass completes.
-      expect(JSON.parse(second.stdout)).toMatchObject({ outcome: 'ok', files: 25, sent: 0, skipped_already_sent: 25, sync_complete: true });
+      expect(JSON.parse(second.stdout)).toMatchObject({
+        outcome: 'ok',
+        files: 25,
+        sent: 0,
+        skipped_already_sent: 25,
+        sync_complete: true,
+      });
 
       const third = await runCamroll(args, { env: clientEnv });
       expect(third.code, third.stderr).toBe(0);
@@ -50,15 +62,22 @@ describe('pending items and filters, as later runs see them', () => {
   });
 
   it('--exclude leaves out what scan --exclude leaves out', async () => {
-    const scan = await runCamroll(['scan', lib, '--exclude', 'roll-0001', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
-    const scanned = JSON.parse(scan.stdout) as { files: number };
-    const run = await runCamroll(['sync', lib, '--email', 'excluded@example.com', '--exclude', 'roll-0001', '--json', '--no-events'], {
+    const scan = await runCamroll(['scan', lib, '--exclude', 'roll-0001', '--json'], {
       env: env.clientEnv(env.serve.baseUrl),
     });
+    const scanned = JSON.parse(scan.stdout) as { files: number };
+    const run = await runCamroll(
+      ['sync', lib, '--email', 'excluded@example.com', '--exclude', 'roll-0001', '--json', '--no-events'],
+      {
+        env: env.clientEnv(env.serve.baseUrl),
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout) as { files: number; sent: number };
     // roll-0001 held ten files; what the first test deleted came from anywhere.
-    const all = JSON.parse((await runCamroll(['scan', lib, '--json'], { env: env.clientEnv(env.serve.baseUrl) })).stdout) as { files: number };
+    const all = JSON.parse(
+      (await runCamroll(['scan', lib, '--json'], { env: env.clientEnv(env.serve.baseUrl) })).stdout,
+    ) as { files: number };
     expect(summary.files).toBe(scanned.files);
     expect(summary.sent).toBe(scanned.files);
     expect(all.files - scanned.files).toBeGreaterThan(0);

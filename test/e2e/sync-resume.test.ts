@@ -18,7 +18,9 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
   useSyncLibrary({ files: 80, anchorShare: 0.2, seed: 31, perFolder: 40 }, (suite) => ({ env, lib } = suite));
   beforeAll(async () => {
     proxy = await startFaultProxy({ target: env.serve.baseUrl });
-    const clean = await runCamroll(['sync', lib, '--email', 'clean@example.com', ...ARGS], { env: env.clientEnv(env.serve.baseUrl) });
+    const clean = await runCamroll(['sync', lib, '--email', 'clean@example.com', ...ARGS], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
     expect(clean.code, clean.stderr).toBe(0);
     cleanUser = (JSON.parse(clean.stdout) as { user_id: string }).user_id;
     cleanEvents = await env.events(cleanUser);
@@ -28,7 +30,8 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
   });
 
   /** The accepted ids journaled for the user under test (the clean run's journal holds the same ids). */
-  const journaled = (): Set<string> => env.journalAccepted((user) => user !== cleanUser && !usersOfOtherTests.has(user));
+  const journaled = (): Set<string> =>
+    env.journalAccepted((user) => user !== cleanUser && !usersOfOtherTests.has(user));
 
   /** Runs a sync that the proxy holds at one media request, then signals it. */
   async function interruptAt(email: string, hold: Hold, signal: NodeJS.Signals) {
@@ -47,7 +50,16 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
     const since = proxy.log.length;
     const run = await runCamroll(['sync', lib, '--email', email, ...ARGS], { env: env.clientEnv(proxy.baseUrl) });
     expect(run.code, run.stderr).toBe(0);
-    return { run, sent: proxy.forwardedIds(since), summary: JSON.parse(run.stdout) as { user_id: string; skipped_already_sent: number; sent: number; resumed_pending: number } };
+    return {
+      run,
+      sent: proxy.forwardedIds(since),
+      summary: JSON.parse(run.stdout) as {
+        user_id: string;
+        skipped_already_sent: number;
+        sent: number;
+        resumed_pending: number;
+      },
+    };
   }
 
   it('SIGKILL at several points: resumes to the clean state, never re-sending a journaled id', async () => {
@@ -83,9 +95,16 @@ describe('camroll sync resumes after SIGKILL and Ctrl-C', () => {
     const email = 'interrupted@example.com';
     const { result } = await interruptAt(email, { nth: 3, phase: 'before_forward' }, 'SIGINT');
     expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr).toContain('camroll: sync interrupted; the journal is consistent: run the same command again to resume [interrupted]');
+    expect(result.stderr).toContain(
+      'camroll: sync interrupted; the journal is consistent: run the same command again to resume [interrupted]',
+    );
     // The summary goes where the result goes: --json gets its document.
-    const stopped = JSON.parse(result.stdout) as { outcome: string; sync_complete: boolean; pending: number; sent: number };
+    const stopped = JSON.parse(result.stdout) as {
+      outcome: string;
+      sync_complete: boolean;
+      pending: number;
+      sent: number;
+    };
     expect(stopped).toMatchObject({ outcome: 'interrupted', sync_complete: false });
     // The held batch was sent and never answered.
     expect(stopped.pending).toBeGreaterThanOrEqual(8);

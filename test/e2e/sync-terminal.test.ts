@@ -10,31 +10,39 @@ const LIBRARY = join(ROOT, 'fixtures', 'library');
 const ESC = '\u001b[';
 
 const TITLE = 'sync on a terminal';
-describe.skipIf(!hasScript)(hasScript ? TITLE : `${TITLE} (skipped: needs util-linux script for a pseudo-terminal)`, () => {
-  let env: SyncEnv;
-  beforeAll(async () => {
-    env = await createSyncEnv();
-  });
-  afterAll(async () => {
-    await env?.close();
-  });
+describe.skipIf(!hasScript)(
+  hasScript ? TITLE : `${TITLE} (skipped: needs util-linux script for a pseudo-terminal)`,
+  () => {
+    let env: SyncEnv;
+    beforeAll(async () => {
+      env = await createSyncEnv();
+    });
+    afterAll(async () => {
+      await env?.close();
+    });
 
-  /** Runs sync on a pseudo-terminal with TERM set; returns everything the terminal showed. */
-  async function onTerminal(term: string, email: string): Promise<{ code: number | null; screen: string }> {
-    const command = [process.execPath, BIN, 'sync', LIBRARY, '--email', email, '--no-events', '--no-cache'].map((a) => `'${a}'`).join(' ');
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env.clientEnv(env.serve.baseUrl), TERM: term }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const result = await collect(child, 120_000);
-    return { code: result.code, screen: result.stdout + result.stderr };
-  }
+    /** Runs sync on a pseudo-terminal with TERM set; returns everything the terminal showed. */
+    async function onTerminal(term: string, email: string): Promise<{ code: number | null; screen: string }> {
+      const command = [process.execPath, BIN, 'sync', LIBRARY, '--email', email, '--no-events', '--no-cache']
+        .map((a) => `'${a}'`)
+        .join(' ');
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        env: { ...env.clientEnv(env.serve.baseUrl), TERM: term },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const result = await collect(child, 120_000);
+      return { code: result.code, screen: result.stdout + result.stderr };
+    }
 
-  it('draws bars on a capable terminal, and plain lines only with TERM=dumb', async () => {
-    const capable = await onTerminal('xterm', 'tty-bars@example.com');
-    expect(capable.code, capable.screen).toBe(0);
-    expect(capable.screen).toContain(ESC);
+    it('draws bars on a capable terminal, and plain lines only with TERM=dumb', async () => {
+      const capable = await onTerminal('xterm', 'tty-bars@example.com');
+      expect(capable.code, capable.screen).toBe(0);
+      expect(capable.screen).toContain(ESC);
 
-    const dumb = await onTerminal('dumb', 'tty-dumb@example.com');
-    expect(dumb.code, dumb.screen).toBe(0);
-    expect(dumb.screen).not.toContain(ESC);
-    expect(dumb.screen).toMatch(/^sent: +50 in 1 batch\r?$/m);
-  });
-});
+      const dumb = await onTerminal('dumb', 'tty-dumb@example.com');
+      expect(dumb.code, dumb.screen).toBe(0);
+      expect(dumb.screen).not.toContain(ESC);
+      expect(dumb.screen).toMatch(/^sent: +50 in 1 batch\r?$/m);
+    });
+  },
+);

@@ -36,9 +36,17 @@ describe.skipIf(skipReason !== null)(skipReason === null ? TITLE : `${TITLE} (sk
     copyFileSync(PHOTO, join(lib, 'ok', 'c.jpg'));
     // A home of its own that nobody may write to.
     const home = join(dir, 'home');
-    clientEnv = { ...env.clientEnv(env.serve.baseUrl), HOME: join(home, 'h'), XDG_DATA_HOME: join(home, 'd'), XDG_CACHE_HOME: join(home, 'c'), XDG_CONFIG_HOME: join(home, 'cf') };
-    for (const key of ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'] as const) mkdirSync(clientEnv[key]!, { recursive: true });
-    for (const entry of [dir, ...readdirSync(dir, { recursive: true }).map((p) => join(dir, String(p)))]) chownSync(entry, NOBODY.uid, NOBODY.gid);
+    clientEnv = {
+      ...env.clientEnv(env.serve.baseUrl),
+      HOME: join(home, 'h'),
+      XDG_DATA_HOME: join(home, 'd'),
+      XDG_CACHE_HOME: join(home, 'c'),
+      XDG_CONFIG_HOME: join(home, 'cf'),
+    };
+    for (const key of ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'] as const)
+      mkdirSync(clientEnv[key]!, { recursive: true });
+    for (const entry of [dir, ...readdirSync(dir, { recursive: true }).map((p) => join(dir, String(p)))])
+      chownSync(entry, NOBODY.uid, NOBODY.gid);
     chmodSync(join(lib, 'locked'), 0o000);
     chmodSync(join(lib, 'ok', 'c.jpg'), 0o000);
     // Nobody must be able to start the copy at all, or every answer below is about that.
@@ -54,13 +62,26 @@ describe.skipIf(skipReason !== null)(skipReason === null ? TITLE : `${TITLE} (sk
   it('sync: no sync-complete, exit 1, and the summary says why; scan agrees (exit 1)', async () => {
     const run = await asNobody(['sync', lib, '--email', 'unreadable@example.com', '--json'], { env: clientEnv });
     expect(run.code, run.stderr).toBe(1);
-    const summary = JSON.parse(run.stdout) as { user_id: string; outcome: string; sync_complete: boolean; not_examined: string; sent: number };
-    expect(summary).toMatchObject({ outcome: 'not_examined', sync_complete: false, sent: 1, not_examined: '2 folders or files could not be read' });
+    const summary = JSON.parse(run.stdout) as {
+      user_id: string;
+      outcome: string;
+      sync_complete: boolean;
+      not_examined: string;
+      sent: number;
+    };
+    expect(summary).toMatchObject({
+      outcome: 'not_examined',
+      sync_complete: false,
+      sent: 1,
+      not_examined: '2 folders or files could not be read',
+    });
     expect(run.stderr).toContain('camroll: warning: locked: permission denied (EACCES) [unreadable_folder]');
     expect(run.stderr).toContain('camroll: sync-complete was not called: 2 folders or files could not be read');
     expect(`${run.stdout}${run.stderr}`).not.toContain(TEST_KEY);
     // The service was never told the library was examined.
-    const stats = await fetch(`${env.serve.baseUrl}/users/${summary.user_id}/stats`, { headers: { 'X-PARTNER-API-KEY': TEST_KEY } });
+    const stats = await fetch(`${env.serve.baseUrl}/users/${summary.user_id}/stats`, {
+      headers: { 'X-PARTNER-API-KEY': TEST_KEY },
+    });
     expect(await stats.json()).toMatchObject({ has_synced: false });
 
     const human = await asNobody(['sync', lib, '--email', 'unreadable@example.com', '--no-events'], { env: clientEnv });

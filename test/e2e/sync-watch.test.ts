@@ -31,9 +31,15 @@ describe('camroll sync --watch against camroll serve', () => {
   useSyncLibrary({ files: 6, anchorShare: 0, seed: 3, perFolder: 6 }, (suite) => ({ env, lib } = suite));
 
   it('sends a photo copied in after the pass, skips junk and what was sent, and ends cleanly on Ctrl-C', async () => {
-    const child = spawnCamroll(['sync', lib, '--email', 'watch@example.com', '--watch', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
+    const child = spawnCamroll(['sync', lib, '--email', 'watch@example.com', '--watch', '--json'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
     const done = collect(child, 120_000);
-    await waitForLine(child, done, /^camroll: watching 1 folder for new or changed files(?: \(polling\))?; Ctrl-C stops$/m);
+    await waitForLine(
+      child,
+      done,
+      /^camroll: watching 1 folder for new or changed files(?: \(polling\))?; Ctrl-C stops$/m,
+    );
 
     // Junk first (a thumbnail folder, a text file), then the photo in a new folder.
     mkdirSync(join(lib, '.thumbnails'));
@@ -41,7 +47,11 @@ describe('camroll sync --watch against camroll serve', () => {
     writeFileSync(join(lib, 'notes.txt'), 'not media');
     mkdirSync(join(lib, 'arrived'));
     copyFileSync(PHOTO, join(lib, 'arrived', 'IMG_5003.jpg'));
-    await waitForLine(child, done, /^camroll: watch: 1 new or changed file, sent 1 \(accepted 1, matched 1, rejected 0\)$/m);
+    await waitForLine(
+      child,
+      done,
+      /^camroll: watch: 1 new or changed file, sent 1 \(accepted 1, matched 1, rejected 0\)$/m,
+    );
 
     // The same bytes written again: answered already, nothing is sent again.
     writeFileSync(join(lib, 'arrived', 'IMG_5003.jpg'), readFileSync(PHOTO));
@@ -56,10 +66,24 @@ describe('camroll sync --watch against camroll serve', () => {
       outcome: string;
       sent: number;
       sync_complete: boolean;
-      watch: { changes: number; files: number; sent: number; matched: number; skipped_already_sent: number; failed_batches: number };
+      watch: {
+        changes: number;
+        files: number;
+        sent: number;
+        matched: number;
+        skipped_already_sent: number;
+        failed_batches: number;
+      };
     };
     expect(summary).toMatchObject({ outcome: 'ok', sent: 6, sync_complete: true });
-    expect(summary.watch).toMatchObject({ changes: 2, files: 2, sent: 1, matched: 1, skipped_already_sent: 1, failed_batches: 0 });
+    expect(summary.watch).toMatchObject({
+      changes: 2,
+      files: 2,
+      sent: 1,
+      matched: 1,
+      skipped_already_sent: 1,
+      failed_batches: 0,
+    });
     expect(`${result.stdout}${result.stderr}`).not.toContain(TEST_KEY);
 
     // The service has the photo, at its event.
@@ -70,7 +94,10 @@ describe('camroll sync --watch against camroll serve', () => {
   }, 120_000);
 
   it('a sync that fails before watching ends at once: the watches do not keep it alive', async () => {
-    const run = await runCamroll(['sync', lib, '--user', randomUUID(), '--watch'], { env: env.clientEnv(env.serve.baseUrl), timeoutMs: 60_000 });
+    const run = await runCamroll(['sync', lib, '--user', randomUUID(), '--watch'], {
+      env: env.clientEnv(env.serve.baseUrl),
+      timeoutMs: 60_000,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('[user_not_found]');
     expect(run.stderr).not.toContain('watching');

@@ -31,25 +31,43 @@ describe('camroll sync against camroll serve', () => {
 
   it('syncs a generated library: expected events, counts and stats; a second run sends nothing', async () => {
     const report = join(env.dir, 'report.jsonl');
-    const run = await runCamroll(['sync', lib, '--email', 'gen@example.com', '--batch-size', '25', '--json', '--report', report], {
-      env: env.clientEnv(env.serve.baseUrl),
-    });
+    const run = await runCamroll(
+      ['sync', lib, '--email', 'gen@example.com', '--batch-size', '25', '--json', '--report', report],
+      {
+        env: env.clientEnv(env.serve.baseUrl),
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout) as Summary;
     const rejected = facts.missingCoordinates + facts.missingTakenAt;
-    expect(summary).toMatchObject({ outcome: 'ok', files: 120, sent: 120, accepted: 120 - rejected, failed_batches: 0 });
-    expect(summary.rejected).toEqual({ missing_coordinates: facts.missingCoordinates, missing_taken_at: facts.missingTakenAt, invalid: 0 });
+    expect(summary).toMatchObject({
+      outcome: 'ok',
+      files: 120,
+      sent: 120,
+      accepted: 120 - rejected,
+      failed_batches: 0,
+    });
+    expect(summary.rejected).toEqual({
+      missing_coordinates: facts.missingCoordinates,
+      missing_taken_at: facts.missingTakenAt,
+      invalid: 0,
+    });
     const expectedEvents = [...facts.matchedByEvent.keys()].sort();
     expect(summary.events.map((e) => e.id).sort()).toEqual(expectedEvents);
     expect(summary.matched).toBe([...facts.matchedByEvent.values()].reduce((a, b) => a + b, 0));
     expect(summary.stats).toMatchObject({ total_events: expectedEvents.length, has_synced: true });
     for (const e of summary.events) expect(e.media_count).toBe(facts.matchedByEvent.get(e.id));
 
-    const lines = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; reason: string; path: string });
+    const lines = readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; reason: string; path: string });
     expect(lines).toHaveLength(rejected);
     expect(lines.every((l) => l.type === 'rejected' && l.path.endsWith('.jpg'))).toBe(true);
 
-    const again = await runCamroll(['sync', lib, '--email', 'gen@example.com', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
+    const again = await runCamroll(['sync', lib, '--email', 'gen@example.com', '--json'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
     expect(again.code, again.stderr).toBe(0);
     const second = JSON.parse(again.stdout) as Summary;
     expect(second.user_id).toBe(summary.user_id);
@@ -57,23 +75,41 @@ describe('camroll sync against camroll serve', () => {
     expect(second.events.map((e) => e.id).sort()).toEqual(expectedEvents);
 
     // A dry run now plans nothing to send, from the journal and read-only calls.
-    const dry = await runCamroll(['sync', lib, '--email', 'gen@example.com', '--dry-run'], { env: env.clientEnv(env.serve.baseUrl) });
+    const dry = await runCamroll(['sync', lib, '--email', 'gen@example.com', '--dry-run'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^to send: +0 \(new 0, changed 0, pending 0\)$/m);
     expect(dry.stdout).toMatch(/^already answered: +120 /m);
     expect(dry.stderr).toContain('a real run would be an incremental pass (has_synced true)');
-    const dryJson = JSON.parse((await runCamroll(['sync', lib, '--email', 'gen@example.com', '--dry-run', '--json'], { env: env.clientEnv(env.serve.baseUrl) })).stdout) as { plan: unknown };
+    const dryJson = JSON.parse(
+      (
+        await runCamroll(['sync', lib, '--email', 'gen@example.com', '--dry-run', '--json'], {
+          env: env.clientEnv(env.serve.baseUrl),
+        })
+      ).stdout,
+    ) as { plan: unknown };
     expect(dryJson.plan).toEqual({ new: 0, changed: 0, pending: 0, already_answered: 120 });
 
     const before = await env.events(summary.user_id);
-    const full = await runCamroll(['sync', lib, '--user', summary.user_id, '--full', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
+    const full = await runCamroll(['sync', lib, '--user', summary.user_id, '--full', '--json'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
     expect(full.code, full.stderr).toBe(0);
     expect(JSON.parse(full.stdout)).toMatchObject({ sent: 120, accepted: 120 - rejected });
     // Re-sending everything upserts: the history is unchanged, no media counted twice.
     expect(await env.events(summary.user_id)).toEqual(before);
 
     // The key never appears in output, the report or any file under the temp home.
-    for (const text of [run.stdout, run.stderr, again.stdout, again.stderr, full.stdout, full.stderr, readFileSync(report, 'utf8')]) {
+    for (const text of [
+      run.stdout,
+      run.stderr,
+      again.stdout,
+      again.stderr,
+      full.stdout,
+      full.stderr,
+      readFileSync(report, 'utf8'),
+    ]) {
       expect(text).not.toContain(TEST_KEY);
     }
     // --email remembered the user in the directory; it, like every file the client wrote, is
@@ -94,13 +130,23 @@ describe('camroll sync against camroll serve', () => {
   it('--dry-run predicts rejections and makes no request', async () => {
     const proxy = await startFaultProxy({ target: env.serve.baseUrl });
     try {
-      const run = await runCamroll(['sync', lib, '--email', 'dry@example.com', '--dry-run', '--json'], { env: env.clientEnv(proxy.baseUrl) });
+      const run = await runCamroll(['sync', lib, '--email', 'dry@example.com', '--dry-run', '--json'], {
+        env: env.clientEnv(proxy.baseUrl),
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(proxy.log).toHaveLength(0);
       expect(run.stderr).not.toContain('embedded');
       const summary = JSON.parse(run.stdout) as Summary & { dry_run: boolean };
-      expect(summary).toMatchObject({ dry_run: true, sent: 120, accepted: 120 - facts.missingCoordinates - facts.missingTakenAt });
-      expect(summary.rejected).toEqual({ missing_coordinates: facts.missingCoordinates, missing_taken_at: facts.missingTakenAt, invalid: 0 });
+      expect(summary).toMatchObject({
+        dry_run: true,
+        sent: 120,
+        accepted: 120 - facts.missingCoordinates - facts.missingTakenAt,
+      });
+      expect(summary.rejected).toEqual({
+        missing_coordinates: facts.missingCoordinates,
+        missing_taken_at: facts.missingTakenAt,
+        invalid: 0,
+      });
     } finally {
       await proxy.close();
     }
@@ -125,7 +171,10 @@ describe('camroll sync against camroll serve', () => {
     [[], '--user'],
     [['--email', 'a@example.com', '--batch-size', '201'], 'batch-size'],
     [['--email', 'a@example.com', '--batch-size', '0'], 'batch-size'],
-    [['--email', 'a@example.com', '--watch', '--dry-run'], '--watch sends what changes: it cannot be combined with --dry-run'],
+    [
+      ['--email', 'a@example.com', '--watch', '--dry-run'],
+      '--watch sends what changes: it cannot be combined with --dry-run',
+    ],
     [['--email', 'a@example.com', '--poll'], '--poll goes with --watch'],
   ])('usage error (exit 2) for %j', async (args, message) => {
     const run = await runCamroll(['sync', lib, ...args], { env: env.clientEnv(env.serve.baseUrl) });
@@ -133,12 +182,17 @@ describe('camroll sync against camroll serve', () => {
     expect(run.stderr).toContain(message);
   });
 
-  it.skipIf(!existsSync(FIXTURES) || readdirSync(FIXTURES).length === 0)('syncs the fixture library: anchor events 1, 2, 3, 4, 5 and 8', async () => {
-    const run = await runCamroll(['sync', FIXTURES, '--email', 'demo@example.com', '--json'], { env: env.clientEnv(env.serve.baseUrl) });
-    expect(run.code, run.stderr).toBe(0);
-    const summary = JSON.parse(run.stdout) as Summary;
-    expect(summary.events.map((e) => e.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 8]);
-    expect(summary.stats).toMatchObject({ total_events: 6, has_synced: true });
-    expect(summary.failed_batches).toBe(0);
-  });
+  it.skipIf(!existsSync(FIXTURES) || readdirSync(FIXTURES).length === 0)(
+    'syncs the fixture library: anchor events 1, 2, 3, 4, 5 and 8',
+    async () => {
+      const run = await runCamroll(['sync', FIXTURES, '--email', 'demo@example.com', '--json'], {
+        env: env.clientEnv(env.serve.baseUrl),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const summary = JSON.parse(run.stdout) as Summary;
+      expect(summary.events.map((e) => e.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 8]);
+      expect(summary.stats).toMatchObject({ total_events: 6, has_synced: true });
+      expect(summary.failed_batches).toBe(0);
+    },
+  );
 });

@@ -1,4 +1,14 @@
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,11 +37,22 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
     copyFileSync(PHOTO, join(lib, 'locked', 'b.jpg'));
     copyFileSync(PHOTO, join(lib, 'ok', 'c.jpg'));
     // Read whole, and not a photo at all: damaged.
-    writeFileSync(join(lib, 'ok', 'd.jpg'), Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1]), Buffer.from('not really a photo')]));
+    writeFileSync(
+      join(lib, 'ok', 'd.jpg'),
+      Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1]), Buffer.from('not really a photo')]),
+    );
     const home = join(dir, 'home');
-    clientEnv = { ...env.clientEnv(env.serve.baseUrl), HOME: join(home, 'h'), XDG_DATA_HOME: join(home, 'd'), XDG_CACHE_HOME: join(home, 'c'), XDG_CONFIG_HOME: join(home, 'cf') };
-    for (const key of ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'] as const) mkdirSync(clientEnv[key]!, { recursive: true });
-    for (const entry of [dir, ...readdirSync(dir, { recursive: true }).map((p) => join(dir, String(p)))]) chownSync(entry, NOBODY.uid, NOBODY.gid);
+    clientEnv = {
+      ...env.clientEnv(env.serve.baseUrl),
+      HOME: join(home, 'h'),
+      XDG_DATA_HOME: join(home, 'd'),
+      XDG_CACHE_HOME: join(home, 'c'),
+      XDG_CONFIG_HOME: join(home, 'cf'),
+    };
+    for (const key of ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'] as const)
+      mkdirSync(clientEnv[key]!, { recursive: true });
+    for (const entry of [dir, ...readdirSync(dir, { recursive: true }).map((p) => join(dir, String(p)))])
+      chownSync(entry, NOBODY.uid, NOBODY.gid);
     chmodSync(join(lib, 'locked'), 0o000);
     chmodSync(join(lib, 'ok', 'c.jpg'), 0o000);
   });
@@ -40,20 +61,43 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const reportOf = (file: string): Record<string, unknown>[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const reportOf = (file: string): Record<string, unknown>[] =>
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
 
   it('sync: the summary, --json and --report; the report lists the unreadable folder as scan --report does', async () => {
     const report = join(dir, 'home', 'sync.jsonl');
-    const run = await runCamroll(['sync', lib, '--email', 'words@example.com', '--no-events', '--report', report], { env: clientEnv, as: NOBODY });
+    const run = await runCamroll(['sync', lib, '--email', 'words@example.com', '--no-events', '--report', report], {
+      env: clientEnv,
+      as: NOBODY,
+    });
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/^files: +3 \(1 with metadata, 1 unreadable, 1 damaged, 0 duplicates\)$/m);
     const lines = reportOf(report);
-    expect(lines).toContainEqual({ type: 'warning', path: 'locked', code: 'unreadable_folder', message: expect.stringContaining('EACCES') });
-    expect(lines).toContainEqual(expect.objectContaining({ type: 'scan_error', path: 'ok/c.jpg', code: 'read_error', problem: 'unreadable' }));
+    expect(lines).toContainEqual({
+      type: 'warning',
+      path: 'locked',
+      code: 'unreadable_folder',
+      message: expect.stringContaining('EACCES'),
+    });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ type: 'scan_error', path: 'ok/c.jpg', code: 'read_error', problem: 'unreadable' }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ type: 'scan_error', path: 'ok/d.jpg', problem: 'damaged' }));
 
-    const json = await runCamroll(['sync', lib, '--email', 'words@example.com', '--json'], { env: clientEnv, as: NOBODY });
-    expect(JSON.parse(json.stdout)).toMatchObject({ files: 3, scan_errors: 2, unreadable: 1, damaged: 1, user_created: false });
+    const json = await runCamroll(['sync', lib, '--email', 'words@example.com', '--json'], {
+      env: clientEnv,
+      as: NOBODY,
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      files: 3,
+      scan_errors: 2,
+      unreadable: 1,
+      damaged: 1,
+      user_created: false,
+    });
 
     const scanReport = join(dir, 'home', 'scan.jsonl');
     const scan = await runCamroll(['scan', lib, '--report', scanReport], { env: clientEnv, as: NOBODY });
@@ -61,7 +105,10 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
     expect(scan.stdout).toMatch(/^ {2}unreadable: +1 \(read_error 1\)$/m);
     expect(scan.stdout).toMatch(/^ {2}damaged: +1 \(\w+ 1\)$/m);
     const scanned = reportOf(scanReport);
-    expect(scanned).toContainEqual({ path: 'locked', warning: { code: 'unreadable_folder', message: expect.stringContaining('EACCES') } });
+    expect(scanned).toContainEqual({
+      path: 'locked',
+      warning: { code: 'unreadable_folder', message: expect.stringContaining('EACCES') },
+    });
     expect(scanned).toContainEqual(expect.objectContaining({ path: 'ok/c.jpg', problem: 'unreadable' }));
     expect(scanned).toContainEqual(expect.objectContaining({ path: 'ok/d.jpg', problem: 'damaged' }));
     const scanJson = await runCamroll(['scan', lib, '--json'], { env: clientEnv, as: NOBODY });
@@ -69,7 +116,10 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
   });
 
   it('sync -q: warnings and errors only on stderr; the created profile is in the summary', async () => {
-    const run = await runCamroll(['sync', lib, '--email', 'quiet-words@example.com', '-q'], { env: clientEnv, as: NOBODY });
+    const run = await runCamroll(['sync', lib, '--email', 'quiet-words@example.com', '-q'], {
+      env: clientEnv,
+      as: NOBODY,
+    });
     expect(run.code).toBe(1);
     // No notice (the pass, the created user), no hint: the warning and the error.
     expect(run.stderr.trimEnd().split('\n')).toEqual([

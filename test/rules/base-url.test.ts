@@ -30,13 +30,19 @@ describe('the one base-URL rule', () => {
   it('is the rule of the configuration and of the client alike', () => {
     for (const input of ['https://user:secret@api.example.com/v1', 'https://api.example.com/v1?x=1']) {
       expect(() => validateBaseUrl(input)).toThrow(expect.objectContaining({ code: 'invalid_base_url' }));
-      expect(() => createClient({ baseUrl: input, apiKey: null })).toThrow(expect.objectContaining({ code: 'invalid_base_url' }));
+      expect(() => createClient({ baseUrl: input, apiKey: null })).toThrow(
+        expect.objectContaining({ code: 'invalid_base_url' }),
+      );
     }
-    expect(createClient({ baseUrl: 'https://api.example.com/v1/', apiKey: null }).baseUrl).toBe(validateBaseUrl('https://api.example.com/v1/'));
+    expect(createClient({ baseUrl: 'https://api.example.com/v1/', apiKey: null }).baseUrl).toBe(
+      validateBaseUrl('https://api.example.com/v1/'),
+    );
   });
 
   it('never echoes credentials', () => {
-    expect(() => checkBaseUrl('https://user:secret@api.example.com/v1')).toThrow(expect.not.objectContaining({ message: expect.stringContaining('secret') }));
+    expect(() => checkBaseUrl('https://user:secret@api.example.com/v1')).toThrow(
+      expect.not.objectContaining({ message: expect.stringContaining('secret') }),
+    );
   });
 });
 

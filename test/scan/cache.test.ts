@@ -16,7 +16,13 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const key: CacheKey = { absPath: '/photos/a.jpg', size: 1234, mtimeMs: 1700000000123.25, ino: 42, sidecarFingerprint: '' };
+const key: CacheKey = {
+  absPath: '/photos/a.jpg',
+  size: 1234,
+  mtimeMs: 1700000000123.25,
+  ino: 42,
+  sidecarFingerprint: '',
+};
 const result: CachedResult = {
   media: {
     id: `sha256:${'ab'.repeat(32)}`,
@@ -127,7 +133,11 @@ describe('scan cache', () => {
     db.pragma('user_version = 99');
     db.close();
     expect(() => openScanCache({ dir, extractorVersion: 1 })).toThrow(
-      expect.objectContaining({ name: 'LocalStateError', code: 'cache_too_new', message: expect.stringContaining('upgrade camroll') }),
+      expect.objectContaining({
+        name: 'LocalStateError',
+        code: 'cache_too_new',
+        message: expect.stringContaining('upgrade camroll'),
+      }),
     );
     expect(readVersion(cache.file)).toBe(99);
     expect(countRows(cache.file)).toBe(1);
@@ -148,7 +158,10 @@ describe('scan cache', () => {
       } catch (error) {
         thrown = error;
       }
-      expect(thrown).toMatchObject({ code: 'cache_unreadable', cause: expect.objectContaining({ code: 'SQLITE_BUSY' }) });
+      expect(thrown).toMatchObject({
+        code: 'cache_unreadable',
+        cause: expect.objectContaining({ code: 'SQLITE_BUSY' }),
+      });
     } finally {
       other.exec('ROLLBACK');
       other.close();
@@ -195,9 +208,13 @@ describe('scan cache', () => {
 describe('two scans at once on one cache', () => {
   const run = (lib: string, cacheDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'helpers', 'scan-once.ts'), lib, cacheDir], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(import.meta.dirname, 'helpers', 'scan-once.ts'), lib, cacheDir],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -207,8 +224,13 @@ describe('two scans at once on one cache', () => {
     });
   const parse = (stdout: string) => {
     const [head, ...lines] = stdout.trim().split('\n');
-    const records = lines.map((l) => JSON.parse(l) as { path: string; id: string | null; error: string | null; cached: boolean });
-    return { warnings: (JSON.parse(head!) as { warnings: string[] }).warnings, records: records.sort((a, b) => a.path.localeCompare(b.path)) };
+    const records = lines.map(
+      (l) => JSON.parse(l) as { path: string; id: string | null; error: string | null; cached: boolean },
+    );
+    return {
+      warnings: (JSON.parse(head!) as { warnings: string[] }).warnings,
+      records: records.sort((a, b) => a.path.localeCompare(b.path)),
+    };
   };
 
   it('both finish with every file, neither resets the other, and the next scan is served from the cache', async () => {
@@ -224,8 +246,12 @@ describe('two scans at once on one cache', () => {
     expect(second.warnings).toEqual([]);
     expect(first.records).toHaveLength(400);
     const withoutCached = (records: typeof first.records) => records.map(({ cached: _, ...rest }) => rest);
-    const truth = (r: { path: string }) => `sha256:${createHash('sha256').update(fs.readFileSync(path.join(lib, r.path))).digest('hex')}`;
-    const wrong = (records: typeof first.records) => records.filter((r) => r.id !== truth(r)).map((r) => `${r.path} cached=${r.cached}`);
+    const truth = (r: { path: string }) =>
+      `sha256:${createHash('sha256')
+        .update(fs.readFileSync(path.join(lib, r.path)))
+        .digest('hex')}`;
+    const wrong = (records: typeof first.records) =>
+      records.filter((r) => r.id !== truth(r)).map((r) => `${r.path} cached=${r.cached}`);
     expect({ first: wrong(first.records), second: wrong(second.records) }).toEqual({ first: [], second: [] });
     expect(withoutCached(second.records)).toEqual(withoutCached(first.records));
     expect(first.records.every((r) => r.id !== null && r.error === null)).toBe(true);

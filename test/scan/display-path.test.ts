@@ -8,7 +8,9 @@ const cwd = abs('home', 'ana');
 
 describe('displayPath', () => {
   it('with one root, a file is shown relative to it', () => {
-    expect(displayPath(abs('home', 'ana', 'Photos', '2024', 'a.jpg'), { roots: [abs('home', 'ana', 'Photos')], cwd })).toBe('2024/a.jpg');
+    expect(
+      displayPath(abs('home', 'ana', 'Photos', '2024', 'a.jpg'), { roots: [abs('home', 'ana', 'Photos')], cwd }),
+    ).toBe('2024/a.jpg');
   });
 
   it('with several roots, relative to the working folder (so two roots cannot show the same path)', () => {
@@ -35,6 +37,8 @@ describe('recordDisplayPath', () => {
   it("keeps the scanner's path with one root and shows it from the working folder with several", () => {
     const record = { path: '2024/a.jpg', absPath: abs('home', 'ana', 'Photos', '2024', 'a.jpg') };
     expect(recordDisplayPath(record, { roots: [abs('home', 'ana', 'Photos')], cwd })).toBe('2024/a.jpg');
-    expect(recordDisplayPath(record, { roots: [abs('home', 'ana', 'Photos'), abs('mnt')], cwd })).toBe('Photos/2024/a.jpg');
+    expect(recordDisplayPath(record, { roots: [abs('home', 'ana', 'Photos'), abs('mnt')], cwd })).toBe(
+      'Photos/2024/a.jpg',
+    );
   });
 });

@@ -5,7 +5,10 @@ const turns = async (n: number): Promise<void> => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-function counting(total: number, fail?: number): { source: AsyncGenerator<number>; pulled: () => number; closed: () => boolean } {
+function counting(
+  total: number,
+  fail?: number,
+): { source: AsyncGenerator<number>; pulled: () => number; closed: () => boolean } {
   let pulled = 0;
   let closed = false;
   const source = (async function* () {

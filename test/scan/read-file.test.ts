@@ -18,37 +18,51 @@ afterAll(() => {
 
 const extraction = (filename: string): Extraction => ({
   media: {
-    taken_at: null, latitude: null, longitude: null, media_type: 'photo', filename,
-    duration_seconds: null, device_make: null, device_model: null, device_lens_model: null,
+    taken_at: null,
+    latitude: null,
+    longitude: null,
+    media_type: 'photo',
+    filename,
+    duration_seconds: null,
+    device_make: null,
+    device_model: null,
+    device_lens_model: null,
   },
   source: { taken_at: null, coordinates: null },
 });
 
 describe('createFileReader', () => {
   // A 64-byte read buffer and a 16-byte head make every boundary reachable with tiny files.
-  it.each([1, 15, 16, 17, 63, 64, 65, 128, 129, 1000])('hashes a %i-byte file exactly, head and tail once each', async (size) => {
-    const file = path.join(dir, `f${size}.jpg`);
-    const data = randomBytes(size);
-    fs.writeFileSync(file, data);
-    const seen: { head: Buffer; tail: Uint8Array | null }[] = [];
-    const extract: ExtractFn = async ({ bytes }: { bytes: ByteSource }) => {
-      const head = Buffer.from(bytes.head);
-      // Ask for the last 8 bytes, as a reader looking for a trailer would.
-      const tail = bytes.size >= 8 ? await bytes.read(bytes.size - 8, 8) : null;
-      seen.push({ head, tail: tail && Buffer.from(tail) });
-      return extraction(path.basename(file));
-    };
-    const read = createFileReader({ extract, sidecars: createSidecarFinder(), headBytes: 16, chunkBytes: 64 });
-    const result = await read(file);
-    expect(result.error).toBeNull();
-    expect(result.media!.id).toBe(`sha256:${createHash('sha256').update(data).digest('hex')}`);
-    expect(result.size).toBe(size);
-    expect(seen[0]!.head).toEqual(data.subarray(0, Math.min(16, size)));
-    if (size >= 8) expect(seen[0]!.tail).toEqual(data.subarray(size - 8));
-  });
+  it.each([1, 15, 16, 17, 63, 64, 65, 128, 129, 1000])(
+    'hashes a %i-byte file exactly, head and tail once each',
+    async (size) => {
+      const file = path.join(dir, `f${size}.jpg`);
+      const data = randomBytes(size);
+      fs.writeFileSync(file, data);
+      const seen: { head: Buffer; tail: Uint8Array | null }[] = [];
+      const extract: ExtractFn = async ({ bytes }: { bytes: ByteSource }) => {
+        const head = Buffer.from(bytes.head);
+        // Ask for the last 8 bytes, as a reader looking for a trailer would.
+        const tail = bytes.size >= 8 ? await bytes.read(bytes.size - 8, 8) : null;
+        seen.push({ head, tail: tail && Buffer.from(tail) });
+        return extraction(path.basename(file));
+      };
+      const read = createFileReader({ extract, sidecars: createSidecarFinder(), headBytes: 16, chunkBytes: 64 });
+      const result = await read(file);
+      expect(result.error).toBeNull();
+      expect(result.media!.id).toBe(`sha256:${createHash('sha256').update(data).digest('hex')}`);
+      expect(result.size).toBe(size);
+      expect(seen[0]!.head).toEqual(data.subarray(0, Math.min(16, size)));
+      if (size >= 8) expect(seen[0]!.tail).toEqual(data.subarray(size - 8));
+    },
+  );
 
   it('reports an unopenable path as a read_error that is not cached', async () => {
-    const read = createFileReader({ extract: async () => extraction('x'), sidecars: createSidecarFinder(), headBytes: 16 });
+    const read = createFileReader({
+      extract: async () => extraction('x'),
+      sidecars: createSidecarFinder(),
+      headBytes: 16,
+    });
     const result = await read(path.join(dir, 'missing.jpg'));
     expect(result).toMatchObject({ media: null, cacheable: false, error: { code: 'read_error' } });
   });
@@ -56,12 +70,22 @@ describe('createFileReader', () => {
   it('passes the extractor error through, cacheable unless it is a read error', async () => {
     const file = path.join(dir, 'bad.jpg');
     fs.writeFileSync(file, 'xx');
-    const failing = (code: ScanErrorCode): ExtractFn => async () => {
-      throw new ScanError(code, file, `${code} here`);
-    };
-    const corrupt = await createFileReader({ extract: failing('corrupt_file'), sidecars: createSidecarFinder(), headBytes: 16 })(file);
+    const failing =
+      (code: ScanErrorCode): ExtractFn =>
+      async () => {
+        throw new ScanError(code, file, `${code} here`);
+      };
+    const corrupt = await createFileReader({
+      extract: failing('corrupt_file'),
+      sidecars: createSidecarFinder(),
+      headBytes: 16,
+    })(file);
     expect(corrupt).toMatchObject({ cacheable: true, error: { code: 'corrupt_file', message: 'corrupt_file here' } });
-    const flaky = await createFileReader({ extract: failing('read_error'), sidecars: createSidecarFinder(), headBytes: 16 })(file);
+    const flaky = await createFileReader({
+      extract: failing('read_error'),
+      sidecars: createSidecarFinder(),
+      headBytes: 16,
+    })(file);
     expect(flaky).toMatchObject({ cacheable: false, error: { code: 'read_error' } });
   });
 
@@ -72,6 +96,10 @@ describe('createFileReader', () => {
       throw new TypeError('cannot read properties of undefined');
     };
     const result = await createFileReader({ extract: broken, sidecars: createSidecarFinder(), headBytes: 16 })(file);
-    expect(result).toMatchObject({ media: null, cacheable: true, error: { code: 'internal_error', message: 'cannot read properties of undefined' } });
+    expect(result).toMatchObject({
+      media: null,
+      cacheable: true,
+      error: { code: 'internal_error', message: 'cannot read properties of undefined' },
+    });
   });
 });

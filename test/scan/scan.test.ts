@@ -73,7 +73,8 @@ describe('scanLibrary', () => {
     const { extract } = countingExtractor();
     const one = await scan({ extract, cache: false });
     const batches: ScanEvent[][] = [];
-    for await (const batch of scanLibraryBatches({ roots: [lib], cacheDir, extract, cache: false })) batches.push(batch);
+    for await (const batch of scanLibraryBatches({ roots: [lib], cacheDir, extract, cache: false }))
+      batches.push(batch);
     expect(batches.length).toBeGreaterThan(0);
     expect(batches.every((batch) => batch.length > 0)).toBe(true);
     const key = (event: ScanEvent): string => JSON.stringify(event);
@@ -91,7 +92,9 @@ describe('scanLibrary', () => {
   it('reads in worker threads with the same results as in this thread', async () => {
     const inline = records(await scan({ workers: 0, cache: false }));
     const threaded = records(await scan({ workers: 2, cache: false }));
-    expect(threaded.map((r) => [r.path, r.media, r.source, r.error])).toEqual(inline.map((r) => [r.path, r.media, r.source, r.error]));
+    expect(threaded.map((r) => [r.path, r.media, r.source, r.error])).toEqual(
+      inline.map((r) => [r.path, r.media, r.source, r.error]),
+    );
   });
 
   it('counts duplicates, errors and would-be rejections in the summary', async () => {
@@ -149,12 +152,18 @@ describe('scanLibrary', () => {
     const flaky = path.join(lib, 'roll-0000', 'IMG_000003.JPG');
     const first = countingExtractor((p) => (p === flaky ? new ScanError('read_error', p, 'EIO: i/o error') : null));
     const firstRecords = records(await scan({ extract: first.extract }));
-    expect(firstRecords.find((r) => r.absPath === flaky)!.error).toEqual({ code: 'read_error', message: 'EIO: i/o error' });
+    expect(firstRecords.find((r) => r.absPath === flaky)!.error).toEqual({
+      code: 'read_error',
+      message: 'EIO: i/o error',
+    });
 
     const second = countingExtractor();
     const secondRecords = records(await scan({ extract: second.extract }));
     expect(second.calls).toEqual(['roll-0000/IMG_000003.JPG']);
-    expect(secondRecords.find((r) => r.path === 'broken.jpg')).toMatchObject({ cached: true, error: { code: 'unsupported_format' } });
+    expect(secondRecords.find((r) => r.path === 'broken.jpg')).toMatchObject({
+      cached: true,
+      error: { code: 'unsupported_format' },
+    });
 
     const uncached = countingExtractor();
     await scan({ extract: uncached.extract, cache: false });
@@ -223,17 +232,32 @@ describe('scanLibrary', () => {
   });
 
   it('shows paths relative to the working folder when scanning several roots', async () => {
-    const events = await scan({ roots: [path.join(lib, 'roll-0000'), path.join(lib, 'roll-0001')], cwd: dir, workers: 0, cache: false });
+    const events = await scan({
+      roots: [path.join(lib, 'roll-0000'), path.join(lib, 'roll-0001')],
+      cwd: dir,
+      workers: 0,
+      cache: false,
+    });
     fs.writeFileSync(path.join(lib, 'roll-0001', 'x.txt'), '');
     const found = records(events);
     expect(found).toHaveLength(10);
     expect(found[0]!.path).toBe('IMG_000000.JPG'); // records stay relative to their root
-    const skips = await scan({ roots: [path.join(lib, 'roll-0000'), path.join(lib, 'roll-0001')], cwd: dir, workers: 0, cache: false });
-    expect(skips.find((e) => e.type === 'skipped')).toEqual({ type: 'skipped', reason: 'not_media', path: 'library/roll-0001/x.txt' });
+    const skips = await scan({
+      roots: [path.join(lib, 'roll-0000'), path.join(lib, 'roll-0001')],
+      cwd: dir,
+      workers: 0,
+      cache: false,
+    });
+    expect(skips.find((e) => e.type === 'skipped')).toEqual({
+      type: 'skipped',
+      reason: 'not_media',
+      path: 'library/roll-0001/x.txt',
+    });
   });
 
   it('reports the total from a listing that runs ahead of the reads, then the exact number', async () => {
-    for (let i = 0; i < 60; i++) fs.copyFileSync(path.join(lib, 'roll-0000', 'IMG_000001.JPG'), path.join(lib, 'roll-0002', `copy-${i}.jpg`));
+    for (let i = 0; i < 60; i++)
+      fs.copyFileSync(path.join(lib, 'roll-0000', 'IMG_000001.JPG'), path.join(lib, 'roll-0002', `copy-${i}.jpg`));
     let listingOver!: () => void;
     const over = new Promise<void>((resolve) => (listingOver = resolve));
     const listed: [number, boolean][] = [];

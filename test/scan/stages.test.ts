@@ -4,8 +4,23 @@ import type { FileResult } from '../../src/scan/read-file.js';
 import type { ScanEvent } from '../../src/scan/types.js';
 import type { WalkFile } from '../../src/scan/walk.js';
 
-const file = (i: number, size = 10): WalkFile => ({ type: 'file', path: `f${i}.jpg`, absPath: `/lib/f${i}.jpg`, size, mtimeMs: 1, ino: i, sidecarFingerprint: '' });
-const read = (f: WalkFile): FileResult => ({ absPath: f.absPath, size: f.size, media: null, source: null, error: { code: 'corrupt_file', message: 'x' }, cacheable: true });
+const file = (i: number, size = 10): WalkFile => ({
+  type: 'file',
+  path: `f${i}.jpg`,
+  absPath: `/lib/f${i}.jpg`,
+  size,
+  mtimeMs: 1,
+  ino: i,
+  sidecarFingerprint: '',
+});
+const read = (f: WalkFile): FileResult => ({
+  absPath: f.absPath,
+  size: f.size,
+  media: null,
+  source: null,
+  error: { code: 'corrupt_file', message: 'x' },
+  cacheable: true,
+});
 const skip = (i: number): ScanEvent => ({ type: 'skipped', reason: 'not_media', path: `n${i}.txt` });
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -28,7 +43,13 @@ describe('groupMisses', () => {
     ];
     const out: Grouped[] = [];
     let started = 0;
-    for await (const grouped of groupMisses(from(looked), { maxFiles: 16, maxBytes: 4000, firstFiles: 4, onFirst: () => (started += 1) })) out.push(grouped);
+    for await (const grouped of groupMisses(from(looked), {
+      maxFiles: 16,
+      maxBytes: 4000,
+      firstFiles: 4,
+      onFirst: () => (started += 1),
+    }))
+      out.push(grouped);
     expect(started).toBe(1);
     expect(out.map((g) => g.group?.length ?? 0)).toEqual([4, 8, 16, 3, 1]); // the 5,000-byte file closes a group of 3
     expect(out.flatMap((g) => g.events)).toEqual([skip(0), skip(1)]);
@@ -37,7 +58,19 @@ describe('groupMisses', () => {
 });
 
 describe('readGroups', () => {
-  const finish = (f: WalkFile, result: FileResult): ScanEvent => ({ type: 'record', record: { path: f.path, absPath: f.absPath, size: f.size, mtimeMs: 1, media: null, source: null, error: result.error, cached: false } });
+  const finish = (f: WalkFile, result: FileResult): ScanEvent => ({
+    type: 'record',
+    record: {
+      path: f.path,
+      absPath: f.absPath,
+      size: f.size,
+      mtimeMs: 1,
+      media: null,
+      source: null,
+      error: result.error,
+      cached: false,
+    },
+  });
 
   it('keeps at most `limit` reads in flight and gives every record and event', async () => {
     let inFlight = 0;
@@ -51,7 +84,13 @@ describe('readGroups', () => {
     };
     const groups: Grouped[] = Array.from({ length: 10 }, (_, i) => ({ events: [skip(i)], group: [file(i)] }));
     const out: ScanEvent[] = [];
-    for await (const events of readGroups(from(groups), { run, limit: 3, signal: new AbortController().signal, finish })) out.push(...events);
+    for await (const events of readGroups(from(groups), {
+      run,
+      limit: 3,
+      signal: new AbortController().signal,
+      finish,
+    }))
+      out.push(...events);
     expect(most).toBe(3);
     expect(out.filter((e) => e.type === 'record')).toHaveLength(10);
     expect(out.filter((e) => e.type === 'skipped')).toHaveLength(10);
@@ -83,7 +122,13 @@ describe('readGroups', () => {
       throw new Error('worker died');
     };
     const out: ScanEvent[] = [];
-    for await (const events of readGroups(from([{ events: [], group: [file(1), file(2)] }]), { run, limit: 1, signal: new AbortController().signal, finish })) out.push(...events);
+    for await (const events of readGroups(from([{ events: [], group: [file(1), file(2)] }]), {
+      run,
+      limit: 1,
+      signal: new AbortController().signal,
+      finish,
+    }))
+      out.push(...events);
     expect(out.map((e) => (e.type === 'record' ? e.record.error : null))).toEqual([
       { code: 'internal_error', message: 'worker died' },
       { code: 'internal_error', message: 'worker died' },

@@ -21,7 +21,10 @@ describe('createBatchStat', () => {
       },
       now: () => clock,
     });
-    expect(await batchStat(['a', 'gone'])).toEqual([{ stats: fake }, { error: expect.objectContaining({ code: 'ENOENT' }) }]);
+    expect(await batchStat(['a', 'gone'])).toEqual([
+      { stats: fake },
+      { error: expect.objectContaining({ code: 'ENOENT' }) },
+    ]);
     expect(calls).toEqual(['sync a', 'sync gone']);
 
     syncCost = 2; // a network share: 2 ms a stat

@@ -37,11 +37,29 @@ describe('wouldBeRejected', () => {
 });
 
 describe('scan summary', () => {
-  const record = (over: Partial<ScanRecord>, media: Partial<NonNullable<ScanRecord['media']>> | null = {}): ScanRecord => ({
-    path: 'a.jpg', absPath: '/a.jpg', size: 10, mtimeMs: 0, source: null, error: null, cached: false,
+  const record = (
+    over: Partial<ScanRecord>,
+    media: Partial<NonNullable<ScanRecord['media']>> | null = {},
+  ): ScanRecord => ({
+    path: 'a.jpg',
+    absPath: '/a.jpg',
+    size: 10,
+    mtimeMs: 0,
+    source: null,
+    error: null,
+    cached: false,
     media: media && {
-      id: idOf(1), taken_at: '2024-01-01T00:00:00Z', latitude: 1, longitude: 2, media_type: 'photo', filename: 'a.jpg',
-      duration_seconds: null, device_make: null, device_model: null, device_lens_model: null, ...media,
+      id: idOf(1),
+      taken_at: '2024-01-01T00:00:00Z',
+      latitude: 1,
+      longitude: 2,
+      media_type: 'photo',
+      filename: 'a.jpg',
+      duration_seconds: null,
+      device_make: null,
+      device_model: null,
+      device_lens_model: null,
+      ...media,
     },
     ...over,
   });
@@ -58,7 +76,12 @@ describe('scan summary', () => {
     summary.add({ type: 'warning', code: 'unreadable_folder', path: 'locked', message: 'EACCES' });
     const result = summary.result();
     expect(result).toEqual({
-      files: 5, media: 3, photos: 2, videos: 1, bytes: 50, cached: 1,
+      files: 5,
+      media: 3,
+      photos: 2,
+      videos: 1,
+      bytes: 50,
+      cached: 1,
       errors: { corrupt_file: 1, read_error: 1 },
       // A file read and found damaged is not one that could not be read.
       unreadable: 1,

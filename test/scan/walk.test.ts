@@ -30,7 +30,10 @@ async function collect(options: Partial<Parameters<typeof walk>[0]> = {}): Promi
 }
 
 const files = (events: WalkEvent[]): string[] =>
-  events.filter((e): e is WalkFile => e.type === 'file').map((e) => e.path).sort();
+  events
+    .filter((e): e is WalkFile => e.type === 'file')
+    .map((e) => e.path)
+    .sort();
 const skipped = (events: WalkEvent[]): string[] =>
   events
     .filter((e) => e.type === 'skipped')
@@ -194,7 +197,11 @@ describe('walk', () => {
     // turned, a walk that listed ahead on its own would have listed every folder.
     const folders = new Map<string, string[]>([['/lib', Array.from({ length: 30 }, (_, i) => `d${i}`)]]);
     for (let i = 0; i < 30; i++) folders.set(`/lib/d${i}`, [`f${i}.jpg`]);
-    const type = (folder: boolean) => ({ isDirectory: () => folder, isSymbolicLink: () => false, isFile: () => !folder });
+    const type = (folder: boolean) => ({
+      isDirectory: () => folder,
+      isSymbolicLink: () => false,
+      isFile: () => !folder,
+    });
     let listed = 0;
     const memoryFs: WalkFs = {
       opendir: async (dir) => {

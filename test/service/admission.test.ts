@@ -15,7 +15,11 @@ describe('the admission queue', () => {
     expect(turns[0]?.error).toBeNull();
     expect(turns[1]).toBeUndefined();
     expect(turns[2]).toBeUndefined();
-    expect(turns[3]?.error).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '2' } });
+    expect(turns[3]?.error).toMatchObject({
+      code: 'service_unavailable',
+      status: 503,
+      headers: { 'retry-after': '2' },
+    });
     expect(admission.stats()).toEqual({ inFlight: 1, queued: 2, shed: 1 });
 
     turns[0]?.leave?.();
@@ -31,7 +35,13 @@ describe('the admission queue', () => {
   it('starts at most startsPerTurn requests per turn of the loop, even when each one finishes at once', async () => {
     // A synchronous handler frees its slot before the next socket is read; without a limit
     // per turn a whole poll phase of requests would run back to back ahead of /ping.
-    const admission = createAdmission({ maxInFlight: 8, startsPerTurn: 2, maxQueue: 100, maxWaitMs: 10_000, retryAfterSeconds: 1 });
+    const admission = createAdmission({
+      maxInFlight: 8,
+      startsPerTurn: 2,
+      maxQueue: 100,
+      maxWaitMs: 10_000,
+      retryAfterSeconds: 1,
+    });
     const started: number[] = [];
     let turn = 0;
     for (let i = 0; i < 5; i += 1) {
@@ -50,7 +60,13 @@ describe('the admission queue', () => {
 
   it('sheds a request that waited past maxWaitMs, and skips one whose client left', async () => {
     let now = 0;
-    const admission = createAdmission({ maxInFlight: 1, maxQueue: 10, maxWaitMs: 1000, retryAfterSeconds: 1, clock: () => now });
+    const admission = createAdmission({
+      maxInFlight: 1,
+      maxQueue: 10,
+      maxWaitMs: 1000,
+      retryAfterSeconds: 1,
+      clock: () => now,
+    });
     const seen: string[] = [];
     let leaveFirst = (): void => undefined;
     admission.enter((_e, leave) => (leaveFirst = leave ?? leaveFirst));
@@ -96,7 +112,10 @@ function rawSocket(port: number): { socket: Socket; text: () => string; ended: P
 }
 
 /** Reads until the first full response head and body have arrived (by Content-Length). */
-async function firstResponse(socket: Socket, text: () => string): Promise<{ status: number; headers: string; body: string }> {
+async function firstResponse(
+  socket: Socket,
+  text: () => string,
+): Promise<{ status: number; headers: string; body: string }> {
   for (;;) {
     const all = text();
     const split = all.indexOf('\r\n\r\n');
@@ -104,7 +123,11 @@ async function firstResponse(socket: Socket, text: () => string): Promise<{ stat
       const head = all.slice(0, split);
       const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
       if (all.length >= split + 4 + length) {
-        return { status: Number(head.slice(9, 12)), headers: head.toLowerCase(), body: all.slice(split + 4, split + 4 + length) };
+        return {
+          status: Number(head.slice(9, 12)),
+          headers: head.toLowerCase(),
+          body: all.slice(split + 4, split + 4 + length),
+        };
       }
     }
     await once(socket, 'data');
@@ -180,7 +203,10 @@ describe('the service under pressure', () => {
     await noHost.ended;
     const res = await firstResponse(noHost.socket, noHost.text);
     expect(res.status).toBe(400);
-    expect(ErrorEnvelope.parse(JSON.parse(res.body)).error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('Host') });
+    expect(ErrorEnvelope.parse(JSON.parse(res.body)).error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('Host'),
+    });
     const old = rawSocket(port);
     old.socket.write('GET /v1/ping HTTP/1.0\r\n\r\n');
     await old.ended;

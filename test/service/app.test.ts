@@ -17,11 +17,18 @@ const post = (url: string, key: string | null, payload?: unknown, headers: Recor
     url,
     headers: { ...(key ? { 'x-partner-api-key': key } : {}), ...headers },
     ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
-    ...(payload !== undefined && !headers['content-type'] ? { headers: { ...(key ? { 'x-partner-api-key': key } : {}), 'content-type': 'application/json', ...headers } } : {}),
+    ...(payload !== undefined && !headers['content-type']
+      ? { headers: { ...(key ? { 'x-partner-api-key': key } : {}), 'content-type': 'application/json', ...headers } }
+      : {}),
   });
-const get = (url: string, key: string | null) => t.app.inject({ method: 'GET', url, headers: key ? { 'x-partner-api-key': key } : {} });
+const get = (url: string, key: string | null) =>
+  t.app.inject({ method: 'GET', url, headers: key ? { 'x-partner-api-key': key } : {} });
 
-function expectError(res: { statusCode: number; json(): unknown }, status: number, code: string): Record<string, unknown> {
+function expectError(
+  res: { statusCode: number; json(): unknown },
+  status: number,
+  code: string,
+): Record<string, unknown> {
   expect(res.statusCode).toBe(status);
   const body = ErrorEnvelope.parse(res.json());
   expect(body.error.code).toBe(code);
@@ -65,16 +72,51 @@ describe('open routes, auth and framework failures', () => {
   });
 
   it('answers 415 for non-JSON bodies and 400 invalid_request for malformed JSON', async () => {
-    expectError(await post('/v1/users', ACME, 'email=a', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
-    expectError(await post('/v1/users', ACME, '<x/>', { 'content-type': 'application/xml' }), 415, 'unsupported_media_type');
-    expectError(await post('/v1/users', ACME, '{"email":', { 'content-type': 'application/json' }), 400, 'invalid_request');
-    expectError(await post('/v1/users', ACME, '{"__proto__":{"x":1}}', { 'content-type': 'application/json' }), 400, 'invalid_request');
+    expectError(
+      await post('/v1/users', ACME, 'email=a', { 'content-type': 'text/plain' }),
+      415,
+      'unsupported_media_type',
+    );
+    expectError(
+      await post('/v1/users', ACME, '<x/>', { 'content-type': 'application/xml' }),
+      415,
+      'unsupported_media_type',
+    );
+    expectError(
+      await post('/v1/users', ACME, '{"email":', { 'content-type': 'application/json' }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await post('/v1/users', ACME, '{"__proto__":{"x":1}}', { 'content-type': 'application/json' }),
+      400,
+      'invalid_request',
+    );
     // Spelled with escapes, and the constructor form: the same 400.
-    expectError(await post('/v1/users', ACME, '{"\\u005f_proto__":{"x":1}}', { 'content-type': 'application/json' }), 400, 'invalid_request');
-    expectError(await post('/v1/users', ACME, '{"email":"a@b.co","constructor":{"prototype":{"x":1}}}', { 'content-type': 'application/json' }), 400, 'invalid_request');
-    expectError(await post('/v1/users', ACME, '{"email":"a@b.co",', { 'content-type': 'application/json' }), 400, 'invalid_request');
+    expectError(
+      await post('/v1/users', ACME, '{"\\u005f_proto__":{"x":1}}', { 'content-type': 'application/json' }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await post('/v1/users', ACME, '{"email":"a@b.co","constructor":{"prototype":{"x":1}}}', {
+        'content-type': 'application/json',
+      }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await post('/v1/users', ACME, '{"email":"a@b.co",', { 'content-type': 'application/json' }),
+      400,
+      'invalid_request',
+    );
     // A body with no Content-Type at all is a non-JSON body.
-    const bare = await t.app.inject({ method: 'POST', url: '/v1/users', headers: { 'x-partner-api-key': ACME }, payload: Buffer.from('{"email":"a@b.co"}') });
+    const bare = await t.app.inject({
+      method: 'POST',
+      url: '/v1/users',
+      headers: { 'x-partner-api-key': ACME },
+      payload: Buffer.from('{"email":"a@b.co"}'),
+    });
     expectError(bare, 415, 'unsupported_media_type');
   });
 
@@ -84,7 +126,8 @@ describe('open routes, auth and framework failures', () => {
   });
 
   it('rate limits per key with 429 rate_limited and an integer Retry-After; /ping and /health exempt', async () => {
-    for (let i = 0; i < 3; i += 1) expect((await post('/v1/users', LIMITED, { email: `u${i}@example.com` })).statusCode).toBe(201);
+    for (let i = 0; i < 3; i += 1)
+      expect((await post('/v1/users', LIMITED, { email: `u${i}@example.com` })).statusCode).toBe(201);
     const limited = await post('/v1/users', LIMITED, { email: 'u9@example.com' });
     expectError(limited, 429, 'rate_limited');
     expect(String(limited.headers['retry-after'])).toMatch(/^\d+$/);
@@ -92,13 +135,18 @@ describe('open routes, auth and framework failures', () => {
     expect((await get('/v1/health', LIMITED)).statusCode).toBe(200);
     expect((await get('/v1/ping', null)).statusCode).toBe(200);
     // Another key is not affected; a key with no policy is never throttled.
-    for (let i = 0; i < 10; i += 1) expect((await post('/v1/users', ACME, { email: `a${i}@example.com` })).statusCode).toBe(201);
+    for (let i = 0; i < 10; i += 1)
+      expect((await post('/v1/users', ACME, { email: `a${i}@example.com` })).statusCode).toBe(201);
   });
 });
 
 describe('users', () => {
   it('creates once per trimmed, case-insensitive e-mail (201 both times)', async () => {
-    const first = await post('/v1/users', ACME, { email: '  Ann@Example.COM ', first_name: 'Ann', address: { city: 'Lyon' } });
+    const first = await post('/v1/users', ACME, {
+      email: '  Ann@Example.COM ',
+      first_name: 'Ann',
+      address: { city: 'Lyon' },
+    });
     expect(first.statusCode).toBe(201);
     const a = UserCreateResponse.parse(first.json());
     expect(a.existing).toBe(false);
@@ -136,7 +184,12 @@ describe('users', () => {
     await post('/v1/users', ACME, { email: 'p1@example.com', phone_number: '+33 1 23' });
     const second = await post('/v1/users', ACME, { email: 'p2@example.com', phone_number: '+33 1 23' });
     expect(second.statusCode).toBe(201);
-    const rows = [await t.store.findUser(UserCreateResponse.parse(second.json()).user_id, { partnerId: 'acme', environment: 'sandbox' })];
+    const rows = [
+      await t.store.findUser(UserCreateResponse.parse(second.json()).user_id, {
+        partnerId: 'acme',
+        environment: 'sandbox',
+      }),
+    ];
     expect(rows[0]?.phone_number).toBeNull();
   });
 });
@@ -156,7 +209,13 @@ describe('ingest validation', () => {
     const big = await media({ media: Array.from({ length: 201 }, (_, i) => ({ id: `m${i}` })) });
     expectError(big, 413, 'invalid_batch_size');
     expect((await media({ media: Array.from({ length: 200 }, (_, i) => ({ id: `m${i}` })) })).statusCode).toBe(200);
-    for (const [items, index] of [[[{ id: 'a' }, 5], 1], [[null], 0], [[{ id: 'a' }, { id: '' }], 1], [[{ id: 3 }], 0], [[[]], 0]] as const) {
+    for (const [items, index] of [
+      [[{ id: 'a' }, 5], 1],
+      [[null], 0],
+      [[{ id: 'a' }, { id: '' }], 1],
+      [[{ id: 3 }], 0],
+      [[[]], 0],
+    ] as const) {
       const error = expectError(await media({ media: items }), 400, 'invalid_media_item');
       expect(error.details).toEqual({ index });
     }
@@ -198,13 +257,20 @@ describe('ingest validation', () => {
   });
 
   it('keeps one stored match per id when a batch repeats it (the last copy wins)', async () => {
-    const res = await media({ media: [itemAt('dup', 1, EVENT1), itemAt('dup', 1, EVENT1, 5, { thumbnail_url: 'https://cdn.example/t.jpg' })] });
+    const res = await media({
+      media: [itemAt('dup', 1, EVENT1), itemAt('dup', 1, EVENT1, 5, { thumbnail_url: 'https://cdn.example/t.jpg' })],
+    });
     const body = IngestResponse.parse(res.json());
     expect(body.accepted).toBe(2);
     expect(body.matched).toBe(2);
     expect(body.events).toHaveLength(1);
     expect(body.events[0]?.media).toEqual([
-      { media_id: 'dup', taken_at: '2024-07-13T00:05:00.000Z', media_type: 'photo', thumbnail_url: 'https://cdn.example/t.jpg' },
+      {
+        media_id: 'dup',
+        taken_at: '2024-07-13T00:05:00.000Z',
+        media_type: 'photo',
+        thumbnail_url: 'https://cdn.example/t.jpg',
+      },
     ]);
   });
 
@@ -218,7 +284,10 @@ describe('ingest validation', () => {
     expect(empty.statusCode).toBe(200);
     const none = await post(`/v1/users/${user}/sync-complete`, ACME);
     expect(none.json()).toEqual({ has_synced: true, last_sync_at: '2025-01-01T00:00:00.000Z' });
-    expect((await get(`/v1/users/${user}/stats`, ACME)).json()).toMatchObject({ has_synced: true, last_sync_at: '2025-01-01T00:00:00.000Z' });
+    expect((await get(`/v1/users/${user}/stats`, ACME)).json()).toMatchObject({
+      has_synced: true,
+      last_sync_at: '2025-01-01T00:00:00.000Z',
+    });
   });
 
   it('never moves last_sync_at backwards', async () => {
@@ -237,10 +306,26 @@ describe('events query', () => {
   it('validates limit, include_media and cursor', async () => {
     const user = await createUser(t.app, ACME, 'q@example.com');
     const url = `/v1/users/${user}/events`;
-    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=2.5', 'limit=-1', 'include_media=yes', 'include_media=', 'limit=1&limit=2']) {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'limit=2.5',
+      'limit=-1',
+      'include_media=yes',
+      'include_media=',
+      'limit=1&limit=2',
+    ]) {
       expectError(await get(`${url}?${query}`, ACME), 400, 'invalid_request');
     }
-    for (const query of ['limit=1', 'limit=100', 'include_media=true', 'include_media=false', 'include_media=1', 'include_media=0']) {
+    for (const query of [
+      'limit=1',
+      'limit=100',
+      'include_media=true',
+      'include_media=false',
+      'include_media=1',
+      'include_media=0',
+    ]) {
       expect((await get(`${url}?${query}`, ACME)).statusCode).toBe(200);
     }
     expectError(await get(`${url}?cursor=abc`, ACME), 400, 'invalid_cursor');

@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ADMISSION_DEFAULTS } from '../../src/service/admission.js';
-import { addressKey, AUTH_THROTTLE_DEFAULTS, createAuthThrottle, type AuthThrottleOptions } from '../../src/service/auth-throttle.js';
+import {
+  addressKey,
+  AUTH_THROTTLE_DEFAULTS,
+  createAuthThrottle,
+  type AuthThrottleOptions,
+} from '../../src/service/auth-throttle.js';
 import { ACME, makeApp, type TestApp } from './helpers.js';
 
 /** A timer seam the test fires by hand: nothing waits on the real clock. */
@@ -55,7 +60,9 @@ describe('the wrong-key throttle', () => {
   it('forgets a run after forgetAfterSeconds without a wrong key; a long run stays at the cap', () => {
     let now = 0;
     const timers = manualTimers();
-    const throttle = createAuthThrottle(options({ clock: () => now, setTimer: timers.setTimer, maxWaitingPerAddress: 1_000_000, maxWaiting: 1_000_000 }));
+    const throttle = createAuthThrottle(
+      options({ clock: () => now, setTimer: timers.setTimer, maxWaitingPerAddress: 1_000_000, maxWaiting: 1_000_000 }),
+    );
     for (let i = 0; i < 5_000; i += 1) throttle.fail('a');
     expect(timers.pending.at(-1)?.ms).toBe(400);
     timers.fireAll();
@@ -67,7 +74,9 @@ describe('the wrong-key throttle', () => {
 
   it('bounds the answers waiting per address and in all: past a bound the 401 goes at once', async () => {
     const timers = manualTimers();
-    const throttle = createAuthThrottle(options({ freeFailures: 0, clock: () => 0, setTimer: timers.setTimer, maxWaitingPerAddress: 2, maxWaiting: 3 }));
+    const throttle = createAuthThrottle(
+      options({ freeFailures: 0, clock: () => 0, setTimer: timers.setTimer, maxWaitingPerAddress: 2, maxWaiting: 3 }),
+    );
     expect(throttle.fail('a')).not.toBeNull();
     expect(throttle.fail('a')).not.toBeNull();
     expect(throttle.fail('a')).toBeNull(); // a has 2 waiting
@@ -80,7 +89,9 @@ describe('the wrong-key throttle', () => {
 
   it('tracks at most maxAddresses, forgetting the address whose last wrong key is oldest', () => {
     const timers = manualTimers();
-    const throttle = createAuthThrottle(options({ freeFailures: 1, clock: () => 0, setTimer: timers.setTimer, maxAddresses: 2 }));
+    const throttle = createAuthThrottle(
+      options({ freeFailures: 1, clock: () => 0, setTimer: timers.setTimer, maxAddresses: 2 }),
+    );
     throttle.fail('a');
     throttle.fail('b');
     throttle.fail('c'); // a is forgotten
@@ -158,17 +169,31 @@ describe('wrong keys over HTTP', () => {
   it('answers every wrong key 401 (never 429), slower after a few; right keys, other addresses and missing keys are not delayed', async () => {
     const timers = manualTimers();
     t = await makeApp({
-      authThrottle: { ...AUTH_THROTTLE_DEFAULTS, freeFailures: 3, baseDelayMs: 1000, maxDelayMs: 8000, setTimer: timers.setTimer },
+      authThrottle: {
+        ...AUTH_THROTTLE_DEFAULTS,
+        freeFailures: 3,
+        baseDelayMs: 1000,
+        maxDelayMs: 8000,
+        setTimer: timers.setTimer,
+      },
     });
     const app = t.app;
     const health = (key: string | undefined, remoteAddress = '127.0.0.1') =>
-      app.inject({ method: 'GET', url: '/v1/health', headers: key === undefined ? {} : { 'x-partner-api-key': key }, remoteAddress });
+      app.inject({
+        method: 'GET',
+        url: '/v1/health',
+        headers: key === undefined ? {} : { 'x-partner-api-key': key },
+        remoteAddress,
+      });
 
     // Far past the old 60-a-minute limit, one at a time as a client that stops on 401 would.
     const delays: number[] = [];
     for (let i = 0; i < 80; i += 1) {
       const answer = health(`sk_guess_${i}`);
-      const first = await Promise.race([answer.then(() => 'answered' as const), timers.nextSet().then(() => 'waiting' as const)]);
+      const first = await Promise.race([
+        answer.then(() => 'answered' as const),
+        timers.nextSet().then(() => 'waiting' as const),
+      ]);
       if (first === 'waiting') {
         const timer = timers.pending.shift()!;
         delays.push(timer.ms);

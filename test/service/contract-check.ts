@@ -12,11 +12,24 @@ type Json = Record<string, any>;
 const addFormats = addFormatsModule.default;
 
 /** Codes any request may meet on a path or method the document has no operation for. */
-const ANY_PATH_CODES = new Set(['not_found', 'method_not_allowed', 'invalid_request', 'request_timeout', 'request_header_too_large', 'invalid_api_key']);
+const ANY_PATH_CODES = new Set([
+  'not_found',
+  'method_not_allowed',
+  'invalid_request',
+  'request_timeout',
+  'request_header_too_large',
+  'invalid_api_key',
+]);
 
 export interface ResponseCheck {
   /** Problems with one response; empty when it conforms. */
-  check(input: { method: string; url: string; status: number; headers: Record<string, unknown>; body: string }): string[];
+  check(input: {
+    method: string;
+    url: string;
+    status: number;
+    headers: Record<string, unknown>;
+    body: string;
+  }): string[];
 }
 
 /** The codes an error response documents as known (the first branch of its open `code`), or null. */
@@ -46,7 +59,7 @@ export function createResponseCheck(): ResponseCheck {
     template,
     pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
   }));
-  const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+  const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
   return {
     check({ method, url, status, headers, body }) {
@@ -64,25 +77,31 @@ export function createResponseCheck(): ResponseCheck {
       if (!operation) {
         // No operation: only the errors that can meet any request.
         const code = (parsed as Json)?.error?.code;
-        if (!validatorAt('/components/schemas/ErrorEnvelope')(parsed)) problems.push(`${method} ${url} -> ${status}: not the error envelope`);
-        else if (!ANY_PATH_CODES.has(code)) problems.push(`${method} ${url} -> ${status}: code ${code} outside an operation`);
+        if (!validatorAt('/components/schemas/ErrorEnvelope')(parsed))
+          problems.push(`${method} ${url} -> ${status}: not the error envelope`);
+        else if (!ANY_PATH_CODES.has(code))
+          problems.push(`${method} ${url} -> ${status}: code ${code} outside an operation`);
         return problems;
       }
       const response = operation.responses[String(status)] as Json | undefined;
       if (!response) return [`${method} ${url} -> ${status}: status not documented for ${operation.operationId}`];
-      const pointer = `/paths/${escape(route!.template)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+      const pointer = `/paths/${escapePointer(route!.template)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
       const validate = validatorAt(pointer);
-      if (!validate(parsed)) problems.push(`${method} ${url} -> ${status}: ${ajv.errorsText(validate.errors)} in ${body.slice(0, 300)}`);
+      if (!validate(parsed))
+        problems.push(`${method} ${url} -> ${status}: ${ajv.errorsText(validate.errors)} in ${body.slice(0, 300)}`);
       // The document leaves error.code open to codes added later (clients go by the status);
       // this service must still answer only the codes it documents for the status.
       const known = knownCodes(response);
       const code = (parsed as Json)?.error?.code;
       if (known && typeof code === 'string' && !known.includes(code)) {
-        problems.push(`${method} ${url} -> ${status}: code ${code} not among the known codes of ${operation.operationId} (${known.join(', ')})`);
+        problems.push(
+          `${method} ${url} -> ${status}: code ${code} not among the known codes of ${operation.operationId} (${known.join(', ')})`,
+        );
       }
       for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
         const value = headers[name.toLowerCase()];
-        if (header.required && value === undefined) problems.push(`${method} ${url} -> ${status}: header ${name} missing`);
+        if (header.required && value === undefined)
+          problems.push(`${method} ${url} -> ${status}: header ${name} missing`);
         if (value !== undefined && header.schema?.type === 'integer' && !/^\d+$/.test(String(value))) {
           problems.push(`${method} ${url} -> ${status}: header ${name} is not an integer: ${String(value)}`);
         }

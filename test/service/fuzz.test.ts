@@ -21,20 +21,75 @@ describe('fuzz', () => {
   it('answers a few hundred malformed requests without a 500, always with the envelope', async () => {
     const rand = rng(20240713);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
-    const junk = (n: number) => Array.from({ length: n }, () => String.fromCharCode(32 + Math.floor(rand() * 95))).join('');
+    const junk = (n: number) =>
+      Array.from({ length: n }, () => String.fromCharCode(32 + Math.floor(rand() * 95))).join('');
     const methods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const;
     const paths = [
-      '/v1/ping', '/v1/health', '/v1/users', `/v1/users/${user}/media`, `/v1/users/${user}/events`, `/v1/users/${user}/stats`,
-      `/v1/users/${user}/sync-complete`, '/v1/users/%ZZ/media', `/v1/users/${'a'.repeat(2000)}/events`, '/', '/v1', '/v1/', '//v1//users',
-      '/v1/users/../ping', `/v1/${encodeURIComponent(junk(20))}`, '/v1/users/00000000-0000-0000-0000-000000000000/stats',
+      '/v1/ping',
+      '/v1/health',
+      '/v1/users',
+      `/v1/users/${user}/media`,
+      `/v1/users/${user}/events`,
+      `/v1/users/${user}/stats`,
+      `/v1/users/${user}/sync-complete`,
+      '/v1/users/%ZZ/media',
+      `/v1/users/${'a'.repeat(2000)}/events`,
+      '/',
+      '/v1',
+      '/v1/',
+      '//v1//users',
+      '/v1/users/../ping',
+      `/v1/${encodeURIComponent(junk(20))}`,
+      '/v1/users/00000000-0000-0000-0000-000000000000/stats',
     ];
-    const queries = ['', '?limit=0', '?limit=1e3', '?limit=%00', '?cursor=' + encodeURIComponent(junk(40)), '?include_media=maybe', `?${junk(10).replace(/[#\s]/g, '')}`, '?limit=5&cursor=&include_media=1', '?a[b]=1&limit[]=3'];
-    const contentTypes = [undefined, 'application/json', 'text/plain', 'application/json; charset=utf-8', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', '', 'application/jsonx'];
+    const queries = [
+      '',
+      '?limit=0',
+      '?limit=1e3',
+      '?limit=%00',
+      '?cursor=' + encodeURIComponent(junk(40)),
+      '?include_media=maybe',
+      `?${junk(10).replace(/[#\s]/g, '')}`,
+      '?limit=5&cursor=&include_media=1',
+      '?a[b]=1&limit[]=3',
+    ];
+    const contentTypes = [
+      undefined,
+      'application/json',
+      'text/plain',
+      'application/json; charset=utf-8',
+      'multipart/form-data; boundary=x',
+      'application/x-www-form-urlencoded',
+      '',
+      'application/jsonx',
+    ];
     const bodies = (): string | undefined =>
       pick([
-        undefined, '', '{', 'null', '[]', '{}', '"str"', '12', junk(64),
-        JSON.stringify({ media: Array.from({ length: Math.floor(rand() * 250) }, (_, i) => (rand() < 0.2 ? i : { id: rand() < 0.1 ? '' : `m${i}`, latitude: rand() * 400 - 200, longitude: junk(3), taken_at: pick([null, 'x', '2024-07-13T00:00:00Z', 5]) })) }),
-        JSON.stringify({ email: pick([junk(10), 'a@b.co', null, { x: 1 }, 'x'.repeat(5000) + '@example.com']), address: pick([null, 'x', { city: 3 }]) }),
+        undefined,
+        '',
+        '{',
+        'null',
+        '[]',
+        '{}',
+        '"str"',
+        '12',
+        junk(64),
+        JSON.stringify({
+          media: Array.from({ length: Math.floor(rand() * 250) }, (_, i) =>
+            rand() < 0.2
+              ? i
+              : {
+                  id: rand() < 0.1 ? '' : `m${i}`,
+                  latitude: rand() * 400 - 200,
+                  longitude: junk(3),
+                  taken_at: pick([null, 'x', '2024-07-13T00:00:00Z', 5]),
+                },
+          ),
+        }),
+        JSON.stringify({
+          email: pick([junk(10), 'a@b.co', null, { x: 1 }, 'x'.repeat(5000) + '@example.com']),
+          address: pick([null, 'x', { city: 3 }]),
+        }),
         JSON.stringify({ media: [{ id: 'x'.repeat(100_000) }] }),
         '{"__proto__": {"polluted": true}, "media": [{"id": "p"}]}',
         '{"constructor": {"prototype": {"x": 1}}}',

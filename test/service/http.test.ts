@@ -75,8 +75,18 @@ describe('matching over HTTP', () => {
     expect(await outcome(user, itemAt('w2', 1, start, 240))).toMatchObject({ matched: true, event_id: 1 });
     expect(await outcome(user, itemAt('w3', 1, start, -140))).toMatchObject({ matched: true, event_id: 1 });
     expect(await outcome(user, itemAt('w4', 1, start, 260))).toMatchObject({ matched: true, event_id: 1 });
-    expect(await outcome(user, itemAt('w5', 1, start, -141))).toEqual({ media_id: 'w5', matched: false, event_id: null, venue_id: null });
-    expect(await outcome(user, itemAt('w6', 1, start, 261))).toEqual({ media_id: 'w6', matched: false, event_id: null, venue_id: null });
+    expect(await outcome(user, itemAt('w5', 1, start, -141))).toEqual({
+      media_id: 'w5',
+      matched: false,
+      event_id: null,
+      venue_id: null,
+    });
+    expect(await outcome(user, itemAt('w6', 1, start, 261))).toEqual({
+      media_id: 'w6',
+      matched: false,
+      event_id: null,
+      venue_id: null,
+    });
   });
 
   it('matches inside the geofence and not just outside it', async () => {
@@ -118,14 +128,22 @@ describe('matching over HTTP', () => {
 describe('history over HTTP', () => {
   it('re-sends are idempotent; a re-sent item that no longer matches drops its match', async () => {
     const user = await newUser('resend@example.com');
-    const batch = [itemAt('r1', 1, '2024-07-13T00:00:00Z', 10), itemAt('r2', 1, '2024-07-13T00:00:00Z', -30, { media_type: 'video' }), itemAt('r3', 1, '2021-01-01T00:00:00Z')];
+    const batch = [
+      itemAt('r1', 1, '2024-07-13T00:00:00Z', 10),
+      itemAt('r2', 1, '2024-07-13T00:00:00Z', -30, { media_type: 'video' }),
+      itemAt('r3', 1, '2021-01-01T00:00:00Z'),
+    ];
     const first = await ingest(user, batch);
     const second = await ingest(user, batch);
     expect(second.matches).toEqual(first.matches);
     expect(second.events).toEqual(first.events);
     expect(second.events[0]?.media?.map((m) => m.media_id)).toEqual(['r2', 'r1']);
     expect(second.events[0]?.media_count).toBe(2);
-    expect(second.events[0]?.media?.[0]).toEqual({ media_id: 'r2', taken_at: '2024-07-12T23:30:00.000Z', media_type: 'video' });
+    expect(second.events[0]?.media?.[0]).toEqual({
+      media_id: 'r2',
+      taken_at: '2024-07-12T23:30:00.000Z',
+      media_type: 'video',
+    });
     const page = EventsPage.parse((await call('GET', `/users/${user}/events`)).json);
     expect(page.total).toBe(1);
     // r1 re-sent from elsewhere: its earlier match goes.
@@ -133,7 +151,12 @@ describe('history over HTTP', () => {
     const after = EventsPage.parse((await call('GET', `/users/${user}/events`)).json);
     expect(after.events[0]?.media?.map((m) => m.media_id)).toEqual(['r2']);
     await ingest(user, [{ ...itemAt('r2', 3, '2010-01-01T00:00:00Z') }]);
-    expect(EventsPage.parse((await call('GET', `/users/${user}/events`)).json)).toEqual({ events: [], has_more: false, next_cursor: null, total: 0 });
+    expect(EventsPage.parse((await call('GET', `/users/${user}/events`)).json)).toEqual({
+      events: [],
+      has_more: false,
+      next_cursor: null,
+      total: 0,
+    });
   });
 
   it('ingest events are complete: earlier batches are included', async () => {
@@ -147,10 +170,18 @@ describe('history over HTTP', () => {
   it('keeps last_sync_at monotonic under concurrent batches', async () => {
     const user = await newUser('concurrent@example.com');
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => ingest(user, Array.from({ length: 50 }, (_, j) => itemAt(`c${i}-${j}`, 1, '2024-07-13T00:00:00Z', j)))),
+      Array.from({ length: 12 }, (_, i) =>
+        ingest(
+          user,
+          Array.from({ length: 50 }, (_, j) => itemAt(`c${i}-${j}`, 1, '2024-07-13T00:00:00Z', j)),
+        ),
+      ),
     );
     const stats = Stats.parse((await call('GET', `/users/${user}/stats`)).json);
-    const max = results.map((r) => r.last_sync_at).sort().at(-1);
+    const max = results
+      .map((r) => r.last_sync_at)
+      .sort()
+      .at(-1);
     expect(stats.last_sync_at).toBe(max);
     const page = EventsPage.parse((await call('GET', `/users/${user}/events`)).json);
     expect(page.events[0]?.media_count).toBe(600);
@@ -158,7 +189,8 @@ describe('history over HTTP', () => {
 
   it('pages newest first to the end with no gap or duplicate, and refuses a tampered cursor', async () => {
     const user = await newUser('paging@example.com');
-    const venueOf = (e: (typeof PAGING_EVENTS)[number]) => (e.venue_id === 20 ? { lat: 60.1699, lon: 24.9384 } : { lat: 60.2, lon: 24.9 });
+    const venueOf = (e: (typeof PAGING_EVENTS)[number]) =>
+      e.venue_id === 20 ? { lat: 60.1699, lon: 24.9384 } : { lat: 60.2, lon: 24.9 };
     const items = PAGING_EVENTS.map((e) => {
       const v = venueOf(e);
       // 20:00 local in Helsinki (EET/EEST): 17:00Z or 18:00Z; 1 h after 17:00Z is inside both windows.
@@ -170,7 +202,9 @@ describe('history over HTTP', () => {
     const seen: Event[] = [];
     let cursor: string | null = null;
     for (let i = 0; i < 30; i += 1) {
-      const query: string = cursor ? `?limit=7&include_media=false&cursor=${encodeURIComponent(cursor)}` : '?limit=7&include_media=false';
+      const query: string = cursor
+        ? `?limit=7&include_media=false&cursor=${encodeURIComponent(cursor)}`
+        : '?limit=7&include_media=false';
       const page = EventsPage.parse((await call('GET', `/users/${user}/events${query}`)).json);
       expect(page.total).toBe(45);
       for (const event of page.events) expect(event).not.toHaveProperty('media');
@@ -182,9 +216,13 @@ describe('history over HTTP', () => {
       cursor = page.next_cursor;
       if (i === 0 && cursor) {
         const tampered = cursor.startsWith('e') ? `f${cursor.slice(1)}` : `e${cursor.slice(1)}`;
-        expect((await call('GET', `/users/${user}/events?cursor=${encodeURIComponent(tampered)}`)).json.error.code).toBe('invalid_cursor');
+        expect(
+          (await call('GET', `/users/${user}/events?cursor=${encodeURIComponent(tampered)}`)).json.error.code,
+        ).toBe('invalid_cursor');
         const other = await newUser('paging-other@example.com');
-        expect((await call('GET', `/users/${other}/events?cursor=${encodeURIComponent(cursor)}`)).json.error.code).toBe('invalid_cursor');
+        expect((await call('GET', `/users/${other}/events?cursor=${encodeURIComponent(cursor)}`)).json.error.code).toBe(
+          'invalid_cursor',
+        );
       }
     }
     expect(seen.map((e) => e.id).sort((a, b) => a - b)).toEqual(PAGING_EVENTS.map((e) => e.id));
@@ -200,22 +238,48 @@ describe('history over HTTP', () => {
   it('computes stats for a fresh user and a rich one', async () => {
     const fresh = await newUser('fresh@example.com');
     expect(Stats.parse((await call('GET', `/users/${fresh}/stats`)).json)).toEqual({
-      total_events: 0, total_venues: 0, has_synced: false, sports_count: 0, concerts_count: 0,
-      first_attended: null, most_recently_attended: null, busiest_year: null, top_season: null,
-      top_artist: null, top_genre: null, top_team: null, top_league: null, unique_venues: [], last_sync_at: null,
+      total_events: 0,
+      total_venues: 0,
+      has_synced: false,
+      sports_count: 0,
+      concerts_count: 0,
+      first_attended: null,
+      most_recently_attended: null,
+      busiest_year: null,
+      top_season: null,
+      top_artist: null,
+      top_genre: null,
+      top_team: null,
+      top_league: null,
+      unique_venues: [],
+      last_sync_at: null,
     });
     const rich = await newUser('rich@example.com');
     await ingest(rich, [
-      itemAt('e1', 1, '2024-07-13T00:00:00Z'), itemAt('e2', 2, '2023-12-09T08:30:00Z'), itemAt('e3', 3, '2024-03-30T20:00:00Z'),
-      itemAt('e4', 4, '2022-08-20T09:00:00Z'), itemAt('e5', 5, '2024-11-17T00:00:00Z'), itemAt('e8', 8, '2024-10-26T18:00:00Z'),
-      itemAt('e1b', 1, '2024-07-13T00:00:00Z', 60), itemAt('u', 6, '2023-08-06T01:00:00Z'), itemAt('h', 7, '2022-02-19T13:00:00Z'),
+      itemAt('e1', 1, '2024-07-13T00:00:00Z'),
+      itemAt('e2', 2, '2023-12-09T08:30:00Z'),
+      itemAt('e3', 3, '2024-03-30T20:00:00Z'),
+      itemAt('e4', 4, '2022-08-20T09:00:00Z'),
+      itemAt('e5', 5, '2024-11-17T00:00:00Z'),
+      itemAt('e8', 8, '2024-10-26T18:00:00Z'),
+      itemAt('e1b', 1, '2024-07-13T00:00:00Z', 60),
+      itemAt('u', 6, '2023-08-06T01:00:00Z'),
+      itemAt('h', 7, '2022-02-19T13:00:00Z'),
     ]);
     await call('POST', `/users/${rich}/sync-complete`);
     const stats = Stats.parse((await call('GET', `/users/${rich}/stats`)).json);
     expect(stats).toMatchObject({
-      total_events: 6, total_venues: 6, has_synced: true, sports_count: 2, concerts_count: 4,
-      first_attended: '2022-08-20', most_recently_attended: '2024-11-16', busiest_year: '2024',
-      top_season: 'summer', top_artist: 'The Example Band', top_genre: 'rock',
+      total_events: 6,
+      total_venues: 6,
+      has_synced: true,
+      sports_count: 2,
+      concerts_count: 4,
+      first_attended: '2022-08-20',
+      most_recently_attended: '2024-11-16',
+      busiest_year: '2024',
+      top_season: 'summer',
+      top_artist: 'The Example Band',
+      top_genre: 'rock',
     });
     expect(stats.unique_venues.map((v) => v.venue.id).sort()).toEqual([1, 2, 3, 4, 5, 8]);
     const page = EventsPage.parse((await call('GET', `/users/${rich}/events?limit=100`)).json);

@@ -6,7 +6,17 @@ import { createApp } from '../../src/service/app.js';
 import { INGEST_STEPS, LIFECYCLE_ORDER } from '../../src/service/ingest-steps.js';
 import { unavailable } from '../../src/service/store/retry.js';
 import type { Store } from '../../src/service/store/types.js';
-import { ACME, anchorCatalog, createUser, itemAt, KEYS, LIMITED, makeApp, openTestStore, type TestApp } from './helpers.js';
+import {
+  ACME,
+  anchorCatalog,
+  createUser,
+  itemAt,
+  KEYS,
+  LIMITED,
+  makeApp,
+  openTestStore,
+  type TestApp,
+} from './helpers.js';
 
 /**
  * The order of INGEST_STEPS, held to the service: for every two neighbouring steps, a request
@@ -34,7 +44,13 @@ afterEach(async () => {
 });
 
 /** The envelope's code of an in-process request. */
-async function codeOf(app: FastifyInstance, key: string, url: string, payload: string | Buffer, headers: Record<string, string> = json): Promise<string> {
+async function codeOf(
+  app: FastifyInstance,
+  key: string,
+  url: string,
+  payload: string | Buffer,
+  headers: Record<string, string> = json,
+): Promise<string> {
   const res = await app.inject({ method: 'POST', url, headers: { ...headers, 'x-partner-api-key': key }, payload });
   return res.statusCode === 200 ? 'ok' : (res.json() as { error: { code: string } }).error.code;
 }
@@ -42,7 +58,10 @@ async function codeOf(app: FastifyInstance, key: string, url: string, payload: s
 /** An app whose store fails every ingest as a database locked past the retry budget would. */
 async function appWithLockedStore(): Promise<{ app: FastifyInstance; user: string }> {
   const store = await openTestStore();
-  const locked: Store = { ...store, applyIngest: () => Promise.reject(unavailable(1, new Error('database is locked'))) };
+  const locked: Store = {
+    ...store,
+    applyIngest: () => Promise.reject(unavailable(1, new Error('database is locked'))),
+  };
   const app = await createApp({ store: locked, catalog: anchorCatalog(), keys: KEYS });
   custom = { app, store };
   await app.ready();
@@ -55,7 +74,9 @@ async function appWithLockedStore(): Promise<{ app: FastifyInstance; user: strin
  * request is answered with, and a release of the held connection.
  */
 async function appWithFullQueue(): Promise<{ ask: (request: string) => Promise<string>; release: () => void }> {
-  t = await makeApp({ limits: { admission: { maxInFlight: 1, maxQueue: 0, maxWaitMs: 60_000, retryAfterSeconds: 1 } } });
+  t = await makeApp({
+    limits: { admission: { maxInFlight: 1, maxQueue: 0, maxWaitMs: 60_000, retryAfterSeconds: 1 } },
+  });
   const user = await createUser(t.app, ACME, 'queue@example.com');
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (t.app.server.address() as { port: number }).port;
@@ -69,10 +90,17 @@ async function appWithFullQueue(): Promise<{ ask: (request: string) => Promise<s
     return (JSON.parse(body) as { error: { code: string } }).error.code;
   };
   const held = connect(port, '127.0.0.1');
-  held.write(`POST ${media(user)} HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: ${ACME}\r\nContent-Type: application/json\r\nContent-Length: ${batch.length}\r\n\r\n{`);
+  held.write(
+    `POST ${media(user)} HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: ${ACME}\r\nContent-Type: application/json\r\nContent-Length: ${batch.length}\r\n\r\n{`,
+  );
   // The slot is taken once a second request is shed; poll with a request every step refuses alike.
   for (let i = 0; ; i += 1) {
-    if ((await ask(`GET /v1/users/${user}/stats HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: ${ACME}\r\nConnection: close\r\n\r\n`)) === 'service_unavailable') break;
+    if (
+      (await ask(
+        `GET /v1/users/${user}/stats HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: ${ACME}\r\nConnection: close\r\n\r\n`,
+      )) === 'service_unavailable'
+    )
+      break;
     if (i > 1000) throw new Error('the held request never took the slot');
   }
   return { ask, release: () => held.destroy() };
@@ -105,7 +133,10 @@ const SCENARIOS: Scenario[] = [
   {
     steps: ['admission', 'key'],
     answer: 'service_unavailable',
-    run: () => whileQueueFull(`POST ${media(UNKNOWN_USER)} HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: sk_wrong\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
+    run: () =>
+      whileQueueFull(
+        `POST ${media(UNKNOWN_USER)} HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: sk_wrong\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+      ),
   },
   {
     steps: ['key', 'body'],
@@ -131,7 +162,8 @@ const SCENARIOS: Scenario[] = [
     run: async () => {
       t = await makeApp();
       // The key's 3 requests a minute are spent (each answered 404), then a body that is not JSON.
-      for (let i = 0; i < 3; i += 1) expect(await codeOf(t.app, LIMITED, media(UNKNOWN_USER), batch)).toBe('user_not_found');
+      for (let i = 0; i < 3; i += 1)
+        expect(await codeOf(t.app, LIMITED, media(UNKNOWN_USER), batch)).toBe('user_not_found');
       return codeOf(t.app, LIMITED, media(UNKNOWN_USER), notJson);
     },
   },
@@ -140,7 +172,8 @@ const SCENARIOS: Scenario[] = [
     answer: 'rate_limited',
     run: async () => {
       t = await makeApp();
-      for (let i = 0; i < 3; i += 1) expect(await codeOf(t.app, LIMITED, media(UNKNOWN_USER), batch)).toBe('user_not_found');
+      for (let i = 0; i < 3; i += 1)
+        expect(await codeOf(t.app, LIMITED, media(UNKNOWN_USER), batch)).toBe('user_not_found');
       return codeOf(t.app, LIMITED, media(UNKNOWN_USER), batch);
     },
   },
@@ -178,13 +211,19 @@ describe('the ingest request order (INGEST_STEPS)', () => {
       INGEST_STEPS.slice(1).map((step, i) => [INGEST_STEPS[i]!.name, step.name]),
     );
     for (const scenario of SCENARIOS) {
-      expect(INGEST_STEPS.find((step) => step.name === scenario.steps[0])!.refuses, scenario.steps.join(' > ')).toContain(scenario.answer);
+      expect(
+        INGEST_STEPS.find((step) => step.name === scenario.steps[0])!.refuses,
+        scenario.steps.join(' > '),
+      ).toContain(scenario.answer);
     }
   });
 
-  it.each(SCENARIOS.map((scenario) => [scenario.steps.join(' before '), scenario] as const))('%s', async (_name, scenario) => {
-    expect(await scenario.run()).toBe(scenario.answer);
-  });
+  it.each(SCENARIOS.map((scenario) => [scenario.steps.join(' before '), scenario] as const))(
+    '%s',
+    async (_name, scenario) => {
+      expect(await scenario.run()).toBe(scenario.answer);
+    },
+  );
 
   it("the key step's codes are the ones it answers: a wrong key past the free guesses is 401, never 429", async () => {
     // Waits run at once: the codes are under test here, not the delays.

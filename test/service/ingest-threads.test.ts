@@ -23,10 +23,14 @@ interface Sent {
 }
 
 const json = (value: unknown): string => JSON.stringify(value);
-const many = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => itemAt(`${prefix}${i}`, 1, EVENT1, i % 90));
+const many = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => itemAt(`${prefix}${i}`, 1, EVENT1, i % 90));
 
 const REQUESTS: Sent[] = [
-  { name: 'a small matched batch (a pooled buffer, copied to the thread)', body: json({ media: [itemAt('a', 1, EVENT1), itemAt('b', 3, EVENT3, 30)] }) },
+  {
+    name: 'a small matched batch (a pooled buffer, copied to the thread)',
+    body: json({ media: [itemAt('a', 1, EVENT1), itemAt('b', 3, EVENT3, 30)] }),
+  },
   { name: 'a 200-item batch (its own buffer, moved to the thread)', body: json({ media: many(200, 'big-') }) },
   {
     name: 'rejections, defaults and a duplicate',
@@ -37,16 +41,37 @@ const REQUESTS: Sent[] = [
         { id: 'no-place', taken_at: EVENT1 },
         { id: 'no-time', latitude: 1, longitude: 2 },
         { id: 'bad-lat', taken_at: EVENT1, latitude: 91, longitude: 0 },
-        { id: 'video', taken_at: EVENT1, latitude: 40.7505, longitude: -73.9934, media_type: 'video', thumbnail_url: 'javascript:void(0)' },
+        {
+          id: 'video',
+          taken_at: EVENT1,
+          latitude: 40.7505,
+          longitude: -73.9934,
+          media_type: 'video',
+          thumbnail_url: 'javascript:void(0)',
+        },
         itemAt('dup', 3, EVENT3),
-        { id: 'nulls', taken_at: EVENT1, latitude: 40.7505, longitude: -73.9934, media_type: null, thumbnail_url: null },
+        {
+          id: 'nulls',
+          taken_at: EVENT1,
+          latitude: 40.7505,
+          longitude: -73.9934,
+          media_type: null,
+          thumbnail_url: null,
+        },
       ],
     }),
   },
-  { name: 're-sending an item that no longer matches', body: json({ media: [{ id: 'a', taken_at: '2019-01-01T00:00:00Z', latitude: 0, longitude: 0 }] }) },
+  {
+    name: 're-sending an item that no longer matches',
+    body: json({ media: [{ id: 'a', taken_at: '2019-01-01T00:00:00Z', latitude: 0, longitude: 0 }] }),
+  },
   { name: 'not JSON', body: '{"media": [' },
   { name: 'not JSON, to an unknown user (the body is refused first)', body: '{"media": [', unknownUser: true },
-  { name: 'an empty batch to an unknown user (the user is refused first)', body: json({ media: [] }), unknownUser: true },
+  {
+    name: 'an empty batch to an unknown user (the user is refused first)',
+    body: json({ media: [] }),
+    unknownUser: true,
+  },
   { name: 'a poisoned body', body: '{"media":[{"id":"p","__proto__":{"x":1}}]}' },
   { name: 'a poisoned body spelled with escapes', body: '{"media":[{"id":"p","\\u005f_proto__":{"x":1}}]}' },
   { name: 'constructor.prototype', body: '{"media":[{"id":"p","constructor":{"prototype":{"x":1}}}]}' },
@@ -91,16 +116,25 @@ describe('ingest planned in a thread', () => {
     }
   });
 
-  it.each(REQUESTS.map((sent, index) => [sent.name, index] as const))('%s: the same answer both ways', (_name, index) => {
-    expect(threaded[index]).toEqual(inline[index]);
-  });
+  it.each(REQUESTS.map((sent, index) => [sent.name, index] as const))(
+    '%s: the same answer both ways',
+    (_name, index) => {
+      expect(threaded[index]).toEqual(inline[index]);
+    },
+  );
 
   it('really matched, refused and ordered the errors (not two equal failures)', () => {
     const statuses = threaded.map((answer) => answer.status);
     expect(statuses).toEqual([200, 200, 200, 200, 400, 400, 404, 400, 400, 400, 400, 400, 400, 400, 413, 400, 404]);
     const code = (i: number) => (threaded[i]!.body as { error: { code: string } }).error.code;
     expect([code(4), code(5), code(6), code(10), code(14), code(15), code(16)]).toEqual([
-      'invalid_request', 'invalid_request', 'user_not_found', 'empty_batch', 'invalid_batch_size', 'invalid_media_item', 'user_not_found',
+      'invalid_request',
+      'invalid_request',
+      'user_not_found',
+      'empty_batch',
+      'invalid_batch_size',
+      'invalid_media_item',
+      'user_not_found',
     ]);
     const first = threaded[0]!.body as { matched: number; events: Array<{ id: number }> };
     expect(first.matched).toBe(2);
@@ -130,7 +164,9 @@ describe('createIngestPlanner', () => {
       expect(planned).toEqual(expected);
       expect(big.byteLength).toBe(0); // moved: this thread no longer holds the bytes
 
-      const small = Buffer.from('{"media":[{"id":"s","taken_at":"2024-07-13T00:00:00Z","latitude":40.7505,"longitude":-73.9934}]}');
+      const small = Buffer.from(
+        '{"media":[{"id":"s","taken_at":"2024-07-13T00:00:00Z","latitude":40.7505,"longitude":-73.9934}]}',
+      );
       expect(small.byteLength).toBeLessThan(small.buffer.byteLength); // a slice of Node's pool
       const smallPlan = await threaded.plan(small);
       expect(smallPlan).toEqual(await inline.plan(small));
@@ -163,12 +199,17 @@ describe('createIngestPlanner', () => {
 });
 
 describe.each([0, 1])('with %i ingest thread(s)', (ingestThreads) => {
-  it('refuses unreadable JSON before the rate limit, so it does not use up the key\'s quota', async () => {
+  it("refuses unreadable JSON before the rate limit, so it does not use up the key's quota", async () => {
     const t = await makeApp({ ingestThreads });
     try {
       const user = await createUser(t.app, LIMITED, 'limited@example.com'); // 1 of 3
       const send = (payload: string) =>
-        t.app.inject({ method: 'POST', url: `/v1/users/${user}/media`, headers: { 'x-partner-api-key': LIMITED, 'content-type': 'application/json' }, payload });
+        t.app.inject({
+          method: 'POST',
+          url: `/v1/users/${user}/media`,
+          headers: { 'x-partner-api-key': LIMITED, 'content-type': 'application/json' },
+          payload,
+        });
       for (let i = 0; i < 3; i += 1) expect((await send('{"media": [')).statusCode).toBe(400);
       const good = JSON.stringify({ media: [itemAt('q', 1, EVENT1)] });
       expect((await send(good)).statusCode).toBe(200); // 2 of 3
@@ -180,7 +221,9 @@ describe.each([0, 1])('with %i ingest thread(s)', (ingestThreads) => {
   });
 
   // Without Connection: close, close() waits for the clients' keep-alive (a minute here): the timeout fails it.
-  it('closes while ingest requests are in flight: their answers say Connection: close, so close() does not wait for the clients', { timeout: 15_000 }, async () => {
+  it('closes while ingest requests are in flight: their answers say Connection: close, so close() does not wait for the clients', {
+    timeout: 15_000,
+  }, async () => {
     const store = openStore({ path: ':memory:' });
     const app = await createApp({ store, catalog: anchorCatalog(), keys: KEYS, ingestThreads });
     // Requests wait in preHandler until close() has begun; the test's preClose hook (after the
@@ -207,7 +250,12 @@ describe.each([0, 1])('with %i ingest thread(s)', (ingestThreads) => {
       const user = await createUser(app, ACME, 'closing@example.com');
       const body = JSON.stringify({ media: many(200, 'closing-') });
       const answers = Array.from({ length: 4 }, () =>
-        request(`${origin}/v1/users/${user}/media`, { method: 'POST', dispatcher: agent, headers: { 'x-partner-api-key': ACME, 'content-type': 'application/json' }, body }),
+        request(`${origin}/v1/users/${user}/media`, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { 'x-partner-api-key': ACME, 'content-type': 'application/json' },
+          body,
+        }),
       );
       await inFlight;
       await app.close();

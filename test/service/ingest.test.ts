@@ -12,7 +12,14 @@ const bytes = (value: unknown) => Buffer.from(typeof value === 'string' ? value 
 describe('planIngest', () => {
   it('plans what the store applies and what the answer says', () => {
     const planned = planIngest(
-      bytes({ media: [itemAt('a', 1, EVENT1), { id: 'far', taken_at: EVENT1, latitude: 0, longitude: 0 }, { id: 'x' }, itemAt('a', 1, EVENT1, 5)] }),
+      bytes({
+        media: [
+          itemAt('a', 1, EVENT1),
+          { id: 'far', taken_at: EVENT1, latitude: 0, longitude: 0 },
+          { id: 'x' },
+          itemAt('a', 1, EVENT1, 5),
+        ],
+      }),
       matcher,
     );
     if (!planned.ok) throw new Error('expected a plan');
@@ -22,7 +29,10 @@ describe('planIngest', () => {
     expect(plan.rejected).toEqual([{ id: 'x', reason: 'missing_coordinates' }]);
     expect(plan.eventIds).toEqual([1]);
     // Each id once, the last copy deciding; `far` drops any earlier match.
-    expect(plan.items.map((item) => [item.mediaId, item.stored?.event_id ?? null])).toEqual([['a', 1], ['far', null]]);
+    expect(plan.items.map((item) => [item.mediaId, item.stored?.event_id ?? null])).toEqual([
+      ['a', 1],
+      ['far', null],
+    ]);
     expect(plan.items[0]!.stored?.taken_at).toBe('2024-07-13T00:05:00.000Z');
     expect(JSON.parse(plan.matchesJson)).toEqual([
       { media_id: 'a', matched: true, event_id: 1, venue_id: null },
@@ -32,12 +42,24 @@ describe('planIngest', () => {
   });
 
   it('tells a body that is not JSON (refused before the user is looked up) from a malformed batch', () => {
-    expect(planIngest(bytes('{"media": ['), matcher)).toEqual({ ok: false, stage: 'body', error: { code: 'invalid_request', message: 'body is not valid JSON' } });
-    expect(planIngest(undefined, matcher)).toMatchObject({ ok: false, stage: 'batch', error: { code: 'invalid_request' } });
+    expect(planIngest(bytes('{"media": ['), matcher)).toEqual({
+      ok: false,
+      stage: 'body',
+      error: { code: 'invalid_request', message: 'body is not valid JSON' },
+    });
+    expect(planIngest(undefined, matcher)).toMatchObject({
+      ok: false,
+      stage: 'batch',
+      error: { code: 'invalid_request' },
+    });
     expect(planIngest(bytes({ media: Array.from({ length: 201 }, (_, i) => ({ id: `m${i}` })) }), matcher)).toEqual({
       ok: false,
       stage: 'batch',
-      error: { code: 'invalid_batch_size', message: 'a batch holds at most 200 items, got 201', details: { max: 200, received: 201 } },
+      error: {
+        code: 'invalid_batch_size',
+        message: 'a batch holds at most 200 items, got 201',
+        details: { max: 200, received: 201 },
+      },
     });
   });
 

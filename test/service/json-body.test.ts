@@ -26,14 +26,35 @@ describe('parseJsonBody and a byte order mark', () => {
 
 /** Every route that takes a body, each body with words that take the poisoning scan and without. */
 function bodies(user: string, n: number): Array<{ name: string; url: string; body: string; status: number }> {
-  const media = (extra: Record<string, unknown>) => JSON.stringify({ media: [itemAt(`bom-${n}`, 1, EVENT1, 0, extra)] });
+  const media = (extra: Record<string, unknown>) =>
+    JSON.stringify({ media: [itemAt(`bom-${n}`, 1, EVENT1, 0, extra)] });
   return [
     { name: 'POST /users', url: '/v1/users', body: JSON.stringify({ email: `bom-${n}@example.com` }), status: 201 },
-    { name: 'POST /users, a word the scan looks for', url: '/v1/users', body: JSON.stringify({ email: `bom-c${n}@example.com`, first_name: 'constructor' }), status: 201 },
-    { name: 'POST /users, an escape', url: '/v1/users', body: `{"email":"bom-u${n}@example.com","last_name":"\\u00e9"}`, status: 201 },
+    {
+      name: 'POST /users, a word the scan looks for',
+      url: '/v1/users',
+      body: JSON.stringify({ email: `bom-c${n}@example.com`, first_name: 'constructor' }),
+      status: 201,
+    },
+    {
+      name: 'POST /users, an escape',
+      url: '/v1/users',
+      body: `{"email":"bom-u${n}@example.com","last_name":"\\u00e9"}`,
+      status: 201,
+    },
     { name: 'POST media', url: `/v1/users/${user}/media`, body: media({}), status: 200 },
-    { name: 'POST media, a word the scan looks for', url: `/v1/users/${user}/media`, body: media({ thumbnail_url: 'https://x/prototype.jpg' }), status: 200 },
-    { name: 'POST media, an escape', url: `/v1/users/${user}/media`, body: media({ filename: 'caf\\u00e9.jpg' }).replace('caf\\\\u00e9', 'caf\\u00e9'), status: 200 },
+    {
+      name: 'POST media, a word the scan looks for',
+      url: `/v1/users/${user}/media`,
+      body: media({ thumbnail_url: 'https://x/prototype.jpg' }),
+      status: 200,
+    },
+    {
+      name: 'POST media, an escape',
+      url: `/v1/users/${user}/media`,
+      body: media({ filename: 'caf\\u00e9.jpg' }).replace('caf\\\\u00e9', 'caf\\u00e9'),
+      status: 200,
+    },
     { name: 'POST sync-complete, {}', url: `/v1/users/${user}/sync-complete`, body: '{}', status: 200 },
     { name: 'POST sync-complete, blank', url: `/v1/users/${user}/sync-complete`, body: ' ', status: 200 },
   ];
@@ -53,7 +74,12 @@ describe.each([
     await t.close();
   });
   const post = (url: string, payload: Buffer) =>
-    t.app.inject({ method: 'POST', url, headers: { 'x-partner-api-key': ACME, 'content-type': 'application/json' }, payload });
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'x-partner-api-key': ACME, 'content-type': 'application/json' },
+      payload,
+    });
 
   it('is ignored: the same answer as without it', async () => {
     let n = 0;

@@ -5,10 +5,21 @@ import { describeFailure } from '../../src/cli/exit.js';
 import { advertisedHost, isWildcardHost, listenErrorFrom } from '../../src/service/listen-address.js';
 
 const nic = (address: string, family: 'IPv4' | 'IPv6', internal: boolean): NetworkInterfaceInfo =>
-  ({ address, family, internal, netmask: '', mac: '00:00:00:00:00:00', cidr: null, ...(family === 'IPv6' ? { scopeid: 0 } : {}) }) as NetworkInterfaceInfo;
+  ({
+    address,
+    family,
+    internal,
+    netmask: '',
+    mac: '00:00:00:00:00:00',
+    cidr: null,
+    ...(family === 'IPv6' ? { scopeid: 0 } : {}),
+  }) as NetworkInterfaceInfo;
 
 describe('the URL serve prints', () => {
-  const machine = { lo: [nic('127.0.0.1', 'IPv4', true), nic('::1', 'IPv6', true)], eth0: [nic('fe80::1', 'IPv6', false), nic('10.1.2.3', 'IPv4', false)] };
+  const machine = {
+    lo: [nic('127.0.0.1', 'IPv4', true), nic('::1', 'IPv6', true)],
+    eth0: [nic('fe80::1', 'IPv6', false), nic('10.1.2.3', 'IPv4', false)],
+  };
 
   it.each([
     ['127.0.0.1', '127.0.0.1'],
@@ -59,7 +70,7 @@ describe('a failure to listen', () => {
     );
   });
 
-  it('an address that is not this machine\'s (EADDRNOTAVAIL), in brackets for IPv6', () => {
+  it("an address that is not this machine's (EADDRNOTAVAIL), in brackets for IPv6", () => {
     expect(failure('EADDRNOTAVAIL', 'fd00::5', 8787)).toBe(
       'camroll: cannot listen on [fd00::5]:8787: fd00::5 is not an address of this machine [address_unavailable]\n' +
         '  --host must be an address of this machine: 127.0.0.1 for this machine only, 0.0.0.0 for every interface\n',

@@ -9,13 +9,32 @@ type Pool = readonly unknown[];
 // Per member: values the schema accepts, and values close to them that it may refuse.
 const VALID: Record<string, Pool> = {
   id: ['a', 'sha256:' + 'f'.repeat(64), 'x'.repeat(255), 'ünï ☃'],
-  taken_at: [ABSENT, null, '2024-07-12T20:00:00Z', '2024-07-12T20:00:00.123Z', '2024-02-29T23:59:59.5+05:30', '2023-12-31T00:00:00-08:00', '1999-01-01T00:00:00.123456789Z'],
+  taken_at: [
+    ABSENT,
+    null,
+    '2024-07-12T20:00:00Z',
+    '2024-07-12T20:00:00.123Z',
+    '2024-02-29T23:59:59.5+05:30',
+    '2023-12-31T00:00:00-08:00',
+    '1999-01-01T00:00:00.123456789Z',
+  ],
   latitude: [ABSENT, null, 0, -0, 90, -90, 40.7505, -33.8915],
   longitude: [ABSENT, null, 0, 180, -180, -73.9934, 151.2254],
   media_type: [ABSENT, null, 'photo', 'video'],
   filename: [ABSENT, null, '', 'IMG_0001.JPG'],
   // Never fetched or validated: any string up to the cap is kept verbatim.
-  thumbnail_url: [ABSENT, null, 'https://cdn.example.com/t/1.jpg', 'http://localhost:8080/x?y=1', '', 'thumbs/1.jpg', 'javascript:alert(1)', 'file:///etc/passwd', 'x'.repeat(MAX_THUMBNAIL_URL_LENGTH), '😀'],
+  thumbnail_url: [
+    ABSENT,
+    null,
+    'https://cdn.example.com/t/1.jpg',
+    'http://localhost:8080/x?y=1',
+    '',
+    'thumbs/1.jpg',
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'x'.repeat(MAX_THUMBNAIL_URL_LENGTH),
+    '😀',
+  ],
   duration_seconds: [ABSENT, null, 0, 12.5, 1e9],
   device_make: [ABSENT, null, 'Apple'],
   device_model: [ABSENT, null, 'iPhone 15'],
@@ -23,7 +42,19 @@ const VALID: Record<string, Pool> = {
 };
 const INVALID: Record<string, Pool> = {
   id: ['x'.repeat(256), 42, null, ['a'], 'a\ud800', '\udc00b'],
-  taken_at: ['2024-07-12T20:00:00', '2024-07-12 20:00:00Z', '2023-02-29T10:00:00Z', '2024-13-01T00:00:00Z', '2024-07-12T24:00:00Z', '2024-07-12T20:00Z', '2024-07-12T20:00:00+24:00', '', 1720814400000, true, '2024-07-12T20:00:00.Z'],
+  taken_at: [
+    '2024-07-12T20:00:00',
+    '2024-07-12 20:00:00Z',
+    '2023-02-29T10:00:00Z',
+    '2024-13-01T00:00:00Z',
+    '2024-07-12T24:00:00Z',
+    '2024-07-12T20:00Z',
+    '2024-07-12T20:00:00+24:00',
+    '',
+    1720814400000,
+    true,
+    '2024-07-12T20:00:00.Z',
+  ],
   latitude: [90.0001, -91, '40.7', Number.NaN, Infinity, true, {}],
   longitude: [180.5, -181, '0', Number.NaN, -Infinity],
   media_type: ['Photo', 'image', '', 1, true],
@@ -88,7 +119,13 @@ describe('isWellFormedMedia agrees with the MediaMetadata schema', () => {
   it('each invalid member value alone makes both refuse the item', () => {
     for (const member of MEMBERS) {
       for (const bad of INVALID[member] as Pool) {
-        const item: Record<string, unknown> = { id: 'a', taken_at: '2024-07-12T20:00:00Z', latitude: 1, longitude: 2, [member]: bad };
+        const item: Record<string, unknown> = {
+          id: 'a',
+          taken_at: '2024-07-12T20:00:00Z',
+          latitude: 1,
+          longitude: 2,
+          [member]: bad,
+        };
         expect(schemaAccepts(item), `${member}: ${String(bad)}`).toBe(false);
         expect(isWellFormedMedia(item), `${member}: ${String(bad)}`).toBe(false);
       }

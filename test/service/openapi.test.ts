@@ -13,8 +13,14 @@ const doc = buildOpenApiDocument() as Record<string, any>;
 describe('the OpenAPI document', () => {
   it('lints clean with the recommended ruleset (errors and warnings)', async () => {
     const config = await createConfig({ extends: ['recommended'] });
-    const problems = await lintFromString({ source: JSON.stringify(doc, null, 2), absoluteRef: 'openapi.json', config });
-    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`)).toEqual([]);
+    const problems = await lintFromString({
+      source: JSON.stringify(doc, null, 2),
+      absoluteRef: 'openapi.json',
+      config,
+    });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`)).toEqual(
+      [],
+    );
   }, 30_000);
 
   it('declares starts_at_local as local time (no date-time), media_type defaulting to photo, a non-null UniqueVenue.venue', () => {
@@ -44,7 +50,11 @@ describe('the OpenAPI document', () => {
     try {
       const user = await createUser(t.app, ACME, 'bool@example.com');
       for (const value of ['true', 'false']) {
-        const res = await t.app.inject({ method: 'GET', url: `/v1/users/${user}/events?include_media=${value}`, headers: { 'x-partner-api-key': ACME } });
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `/v1/users/${user}/events?include_media=${value}`,
+          headers: { 'x-partner-api-key': ACME },
+        });
         expect(res.statusCode).toBe(200);
       }
     } finally {
@@ -56,9 +66,17 @@ describe('the OpenAPI document', () => {
     expect(startsAt.description).toMatch(/no offset/);
     const pattern = new RegExp(startsAt.pattern);
     const table: Array<[string, boolean]> = [
-      ['2024-07-12T20:00:00', true], ['2024-07-12T20:00:00.250', true], ['2024-07-12T20:00', true], ['2024-02-29T20:00:00', true],
-      ['2024-07-12T20:00:00Z', false], ['2024-07-12T20:00:00+02:00', false], ['2024-07-12T20:00:00-0500', false],
-      ['2023-02-29T20:00:00', false], ['2024-07-12 20:00:00', false], ['2024-07-12', false], ['2024-07-12T24:00:00', false],
+      ['2024-07-12T20:00:00', true],
+      ['2024-07-12T20:00:00.250', true],
+      ['2024-07-12T20:00', true],
+      ['2024-02-29T20:00:00', true],
+      ['2024-07-12T20:00:00Z', false],
+      ['2024-07-12T20:00:00+02:00', false],
+      ['2024-07-12T20:00:00-0500', false],
+      ['2023-02-29T20:00:00', false],
+      ['2024-07-12 20:00:00', false],
+      ['2024-07-12', false],
+      ['2024-07-12T24:00:00', false],
     ];
     for (const [text, ok] of table) {
       expect(pattern.test(text), text).toBe(ok);
@@ -69,7 +87,8 @@ describe('the OpenAPI document', () => {
     const code = schemas.ErrorEnvelope.properties.error.properties.code;
     expect(code.type).toBe('string');
     expect(code.enum).toBeUndefined();
-    for (const known of [...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_STATUS)]) expect(code.description).toContain(known);
+    for (const known of [...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_STATUS)])
+      expect(code.description).toContain(known);
     for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(item)) {
         for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
@@ -87,7 +106,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('gives every operation an id, a tag, a description, its security and its error codes by status', () => {
-    const operations = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
+    const operations = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) =>
+      Object.values(item),
+    );
     expect(operations).toHaveLength(OPERATIONS.length);
     expect(new Set(operations.map((op) => op.operationId)).size).toBe(operations.length);
     for (const op of operations) {
@@ -108,7 +129,18 @@ describe('the OpenAPI document', () => {
     const ingest = doc.paths['/users/{user_id}/media'].post.responses;
     expect(knownCodes(ingest['413'])?.sort()).toEqual(['invalid_batch_size', 'payload_too_large']);
     expect(knownCodes(ingest['400'])?.sort()).toEqual(['empty_batch', 'invalid_media_item', 'invalid_request']);
-    expect(Object.keys(doc.paths['/users'].post.responses).sort()).toEqual(['201', '400', '401', '408', '413', '415', '429', '431', '500', '503']);
+    expect(Object.keys(doc.paths['/users'].post.responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '408',
+      '413',
+      '415',
+      '429',
+      '431',
+      '500',
+      '503',
+    ]);
     // The service-only codes are documented.
     for (const code of Object.keys(SERVICE_ONLY_STATUS)) expect(doc.info.description).toContain(code);
   });
@@ -118,9 +150,15 @@ describe('the OpenAPI document', () => {
     try {
       for (const op of OPERATIONS) {
         const url = `/v1${op.path.replace('{user_id}', '00000000-0000-4000-8000-000000000000')}`;
-        const res = await t.app.inject({ method: op.method.toUpperCase() as 'GET' | 'POST', url, headers: { 'x-partner-api-key': ACME } });
+        const res = await t.app.inject({
+          method: op.method.toUpperCase() as 'GET' | 'POST',
+          url,
+          headers: { 'x-partner-api-key': ACME },
+        });
         // Answered by a route (200, 201, or a route's own error), never as an unknown path or method.
-        expect(String(res.json().error?.code ?? res.statusCode), op.operationId).not.toMatch(/^(not_found|method_not_allowed)$/);
+        expect(String(res.json().error?.code ?? res.statusCode), op.operationId).not.toMatch(
+          /^(not_found|method_not_allowed)$/,
+        );
       }
     } finally {
       await t.close();
@@ -132,17 +170,28 @@ describe('the response check', () => {
   const check = createResponseCheck();
 
   it('passes conforming responses and names what breaks the document', () => {
-    const event = { id: 1, name: 'x', starts_at_local: '2024-07-12T20:00:00', media: [{ media_id: 'a', thumbnail_url: '' }] };
+    const event = {
+      id: 1,
+      name: 'x',
+      starts_at_local: '2024-07-12T20:00:00',
+      media: [{ media_id: 'a', thumbnail_url: '' }],
+    };
     const page = { events: [event], has_more: false, next_cursor: null, total: 1 };
     const url = '/v1/users/00000000-0000-4000-8000-000000000000/events';
     expect(check.check({ method: 'GET', url, status: 200, headers: {}, body: JSON.stringify(page) })).toEqual([]);
     const offset = { ...page, events: [{ ...event, starts_at_local: 'tomorrow' }] };
     expect(check.check({ method: 'GET', url, status: 200, headers: {}, body: JSON.stringify(offset) })).toHaveLength(1);
     const wrongCode = JSON.stringify({ error: { code: 'invalid_batch_size', message: 'x' } });
-    expect(check.check({ method: 'GET', url, status: 413, headers: {}, body: wrongCode })[0]).toMatch(/status not documented/);
+    expect(check.check({ method: 'GET', url, status: 413, headers: {}, body: wrongCode })[0]).toMatch(
+      /status not documented/,
+    );
     const limited = JSON.stringify({ error: { code: 'rate_limited', message: 'x' } });
-    expect(check.check({ method: 'GET', url, status: 429, headers: {}, body: limited })[0]).toMatch(/Retry-After missing/);
-    expect(check.check({ method: 'GET', url, status: 429, headers: { 'retry-after': '3' }, body: limited })).toEqual([]);
+    expect(check.check({ method: 'GET', url, status: 429, headers: {}, body: limited })[0]).toMatch(
+      /Retry-After missing/,
+    );
+    expect(check.check({ method: 'GET', url, status: 429, headers: { 'retry-after': '3' }, body: limited })).toEqual(
+      [],
+    );
     // A code added later passes the document (only the service's own check names it).
     const later = JSON.stringify({ error: { code: 'quota_exceeded_later', message: 'x' } });
     const laterProblems = check.check({ method: 'GET', url, status: 400, headers: {}, body: later });
@@ -150,7 +199,15 @@ describe('the response check', () => {
     expect(laterProblems[0]).toMatch(/code quota_exceeded_later not among the known codes of listEvents/);
     const badCode = JSON.stringify({ error: { code: 'invalid_email', message: 'x' } });
     expect(check.check({ method: 'GET', url, status: 400, headers: {}, body: badCode })).toHaveLength(1);
-    expect(check.check({ method: 'DELETE', url: '/v1/users', status: 405, headers: {}, body: JSON.stringify({ error: { code: 'method_not_allowed', message: 'x' } }) })).toEqual([]);
+    expect(
+      check.check({
+        method: 'DELETE',
+        url: '/v1/users',
+        status: 405,
+        headers: {},
+        body: JSON.stringify({ error: { code: 'method_not_allowed', message: 'x' } }),
+      }),
+    ).toEqual([]);
   });
 
   it('checks every response of an in-process app (makeApp) as it is sent', async () => {

@@ -59,8 +59,12 @@ function recordingService() {
   return { sent, send };
 }
 
-const permutations = <T,>(items: readonly T[]): T[][] =>
-  items.length <= 1 ? [items.slice()] : items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+const permutations = <T>(items: readonly T[]): T[][] =>
+  items.length <= 1
+    ? [items.slice()]
+    : items.flatMap((item, i) =>
+        permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+      );
 
 describe('the same bytes at several paths, synced again unchanged', () => {
   let dir: string;
@@ -134,9 +138,21 @@ describe('the same bytes at several paths, synced again unchanged', () => {
     journal.close();
     const reader = openJournalReader(join(dir, journalFileName(key)));
     try {
-      const dry = await runDrySync({ scan: () => inOrder([b, a, other]), batchSize: 2, full: false, signal: new AbortController().signal, journal: reader });
+      const dry = await runDrySync({
+        scan: () => inOrder([b, a, other]),
+        batchSize: 2,
+        full: false,
+        signal: new AbortController().signal,
+        journal: reader,
+      });
       expect(dry.plan).toEqual({ new: 0, changed: 0, pending: 0, already_answered: 2 });
-      const moved = await runDrySync({ scan: () => inOrder([b, other]), batchSize: 2, full: false, signal: new AbortController().signal, journal: reader });
+      const moved = await runDrySync({
+        scan: () => inOrder([b, other]),
+        batchSize: 2,
+        full: false,
+        signal: new AbortController().signal,
+        journal: reader,
+      });
       expect(moved.plan).toEqual({ new: 0, changed: 1, pending: 0, already_answered: 1 });
     } finally {
       reader.close();
@@ -155,7 +171,14 @@ describe('the same bytes at several paths, synced again unchanged', () => {
     const svc = recordingService();
     const passId = journal.beginPass('incremental');
     const { interrupted } = await runPipeline({
-      input: stopAfterHeld(), journal, passId, send: svc.send, batchSize: 2, concurrency: 1, full: false, signal: controller.signal,
+      input: stopAfterHeld(),
+      journal,
+      passId,
+      send: svc.send,
+      batchSize: 2,
+      concurrency: 1,
+      full: false,
+      signal: controller.signal,
     });
     journal.finishPass(passId, 'interrupted');
     expect(interrupted).toBe(true);
@@ -167,17 +190,28 @@ describe('the same bytes at several paths, synced again unchanged', () => {
 
 describe('createCopyChooser', () => {
   const chooser = (answers: Record<string, JournalAnswer>, maxHeld?: number) =>
-    createCopyChooser<{ id: string; name: string }>({ answer: (item) => answers[item.name] ?? 'none', ...(maxHeld ? { maxHeld } : {}) });
+    createCopyChooser<{ id: string; name: string }>({
+      answer: (item) => answers[item.name] ?? 'none',
+      ...(maxHeld ? { maxHeld } : {}),
+    });
 
   it('holds a copy the journal answered for other metadata until a copy it answered comes, or the end', () => {
     const copies = chooser({ two: 'other', one: 'same', three: 'other' });
     expect(copies.offer(ID(1), () => ({ id: ID(1), name: 'two' }))).toEqual({ send: null, duplicates: 0, answered: 0 });
     expect(copies.held).toBe(1);
-    expect(copies.offer(ID(1), () => ({ id: ID(1), name: 'three' }))).toEqual({ send: null, duplicates: 1, answered: 0 });
+    expect(copies.offer(ID(1), () => ({ id: ID(1), name: 'three' }))).toEqual({
+      send: null,
+      duplicates: 1,
+      answered: 0,
+    });
     expect(copies.offer(ID(1), () => ({ id: ID(1), name: 'one' }))).toEqual({ send: null, duplicates: 1, answered: 1 });
     expect(copies.held).toBe(0);
     // Decided: any later copy is a duplicate, and its item is never built.
-    expect(copies.offer(ID(1), () => expect.fail('built a decided copy'))).toEqual({ send: null, duplicates: 1, answered: 0 });
+    expect(copies.offer(ID(1), () => expect.fail('built a decided copy'))).toEqual({
+      send: null,
+      duplicates: 1,
+      answered: 0,
+    });
     expect(copies.drain()).toEqual([]);
   });
 

@@ -49,7 +49,14 @@ describe('findDryRunJournal', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const find = (identity: SyncIdentity | null, found: DryRunFinding[], lookup: DryRunLookups, full = false) =>
-    findDryRunJournal({ identity, full, journalDir: dir, lookups: lookup, signal: new AbortController().signal, onFinding: (f) => found.push(f) });
+    findDryRunJournal({
+      identity,
+      full,
+      journalDir: dir,
+      lookups: lookup,
+      signal: new AbortController().signal,
+      onFinding: (f) => found.push(f),
+    });
 
   it('without a user there is nothing to look up', async () => {
     const found: DryRunFinding[] = [];
@@ -81,7 +88,9 @@ describe('findDryRunJournal', () => {
     const failure = new Error('connection refused');
     expect(await find({ userId: USER }, found, lookups({ failure }))).toBeNull();
     expect(found).toEqual([{ type: 'plan_unchecked', error: failure }, { type: 'plan_no_journal' }]);
-    await expect(find({ userId: USER }, [], lookups({ failure: new InterruptedError('interrupted') }))).rejects.toBeInstanceOf(InterruptedError);
+    await expect(
+      find({ userId: USER }, [], lookups({ failure: new InterruptedError('interrupted') })),
+    ).rejects.toBeInstanceOf(InterruptedError);
   });
 
   it("opens the user's journal read-only: by its exact key with the service, by base URL and user id without", async () => {
@@ -113,8 +122,8 @@ describe('findDryRunJournal', () => {
       expect(reader?.plan(item.id, item.fingerprint)).toBe('answered');
       reader?.close();
       expect(found.map((f) => f.type)).not.toContain('plan_journal_reset');
-      }
-    });
+    }
+  });
 
   it('a journal of a newer camroll is refused by name, with or without the service, never taken for none', async () => {
     const journal = openJournal({ dir, key: { baseUrl: TARGET, partnerId: 'partner-1', userId: USER } });

@@ -25,11 +25,19 @@ const dry = (outcome: DryRunResult['outcome']): DryRunResult => ({ ...counts, dr
 
 const watched = (over: Partial<WatchTotals> = {}): WatchTotals => ({ ...counts, changes: 2, unreadable: 0, ...over });
 
-const ended = (over: Partial<SyncEnded>): SyncEnded => ({ result: result('ok'), watch: null, outageReason: null, ...over });
+const ended = (over: Partial<SyncEnded>): SyncEnded => ({
+  result: result('ok'),
+  watch: null,
+  outageReason: null,
+  ...over,
+});
 
 describe('decideEnding', () => {
   it('the outage stop of an interrupted pass is an outage: the summary says outage, and the pending items are named', () => {
-    const ending = decideEnding(ended({ result: result('interrupted', 7), outageReason: 'the host stopped answering' }), false);
+    const ending = decideEnding(
+      ended({ result: result('interrupted', 7), outageReason: 'the host stopped answering' }),
+      false,
+    );
     expect(ending.kind).toBe('outage');
     if (ending.kind !== 'outage') return;
     expect(ending.result.outcome).toBe('outage');
@@ -40,7 +48,10 @@ describe('decideEnding', () => {
   });
 
   it('an outage while watching counts the pass and the watch pending items together', () => {
-    const ending = decideEnding(ended({ result: result('ok', 1), watch: watched({ pending: 3 }), outageReason: 'gone' }), false);
+    const ending = decideEnding(
+      ended({ result: result('ok', 1), watch: watched({ pending: 3 }), outageReason: 'gone' }),
+      false,
+    );
     expect(ending.kind).toBe('outage');
     if (ending.kind === 'outage') expect(ending.error.message).toContain('; 4 items stay pending');
   });
@@ -57,15 +68,34 @@ describe('decideEnding', () => {
   });
 
   it('a watch stopped by the user is its normal end; a failed batch or an unread file fails it, a cut-off item does not', () => {
-    expect(decideEnding(ended({ watch: watched() }), true)).toMatchObject({ kind: 'watched', unfinished: false, failed: false });
-    expect(decideEnding(ended({ watch: watched({ pending: 2 }) }), true)).toMatchObject({ kind: 'watched', unfinished: true, failed: false });
-    expect(decideEnding(ended({ watch: watched({ failed_batches: 1 }) }), true)).toMatchObject({ kind: 'watched', unfinished: true, failed: true });
-    expect(decideEnding(ended({ watch: watched({ unreadable: 1 }) }), true)).toMatchObject({ kind: 'watched', unfinished: true, failed: true });
+    expect(decideEnding(ended({ watch: watched() }), true)).toMatchObject({
+      kind: 'watched',
+      unfinished: false,
+      failed: false,
+    });
+    expect(decideEnding(ended({ watch: watched({ pending: 2 }) }), true)).toMatchObject({
+      kind: 'watched',
+      unfinished: true,
+      failed: false,
+    });
+    expect(decideEnding(ended({ watch: watched({ failed_batches: 1 }) }), true)).toMatchObject({
+      kind: 'watched',
+      unfinished: true,
+      failed: true,
+    });
+    expect(decideEnding(ended({ watch: watched({ unreadable: 1 }) }), true)).toMatchObject({
+      kind: 'watched',
+      unfinished: true,
+      failed: true,
+    });
   });
 
   it("a pass ends with its own outcome: ok passes, failed and a real run's not_examined fail", () => {
     expect(decideEnding(ended({}), false)).toEqual({ kind: 'pass', result: result('ok'), failed: false });
-    expect(decideEnding(ended({ result: result('not_examined') }), false)).toMatchObject({ kind: 'pass', failed: true });
+    expect(decideEnding(ended({ result: result('not_examined') }), false)).toMatchObject({
+      kind: 'pass',
+      failed: true,
+    });
     expect(decideEnding(ended({ result: dry('not_examined') }), false)).toMatchObject({ kind: 'pass', failed: false });
     expect(decideEnding(ended({ result: dry('failed') }), false)).toMatchObject({ kind: 'pass', failed: true });
   });
@@ -73,12 +103,12 @@ describe('decideEnding', () => {
 
 describe('passFailed', () => {
   it('only failed batches, or a real run that did not call sync-complete, fail the command', () => {
-    expect([passFailed(result('ok')), passFailed(result('failed')), passFailed(result('not_examined')), passFailed(dry('not_examined'))]).toEqual([
-      false,
-      true,
-      true,
-      false,
-    ]);
+    expect([
+      passFailed(result('ok')),
+      passFailed(result('failed')),
+      passFailed(result('not_examined')),
+      passFailed(dry('not_examined')),
+    ]).toEqual([false, true, true, false]);
   });
 });
 
@@ -91,7 +121,8 @@ describe('startFailure', () => {
     const outage = startFailure(cut, 'the service refused the key (401 invalid_api_key)');
     expect(outage).toBeInstanceOf(OutageError);
     expect(outage).toMatchObject({
-      message: 'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the host is back',
+      message:
+        'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the host is back',
     });
     const other = new Error('disk full');
     expect(startFailure(other, 'gone')).toBe(other);

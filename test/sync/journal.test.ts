@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findJournal, openJournalReader } from '../../src/sync/journal-reader.js';
-import { fingerprintMedia, JOURNAL_SCHEMA_VERSION, journalFileName, openJournal, type JournalKey } from '../../src/sync/journal.js';
+import {
+  fingerprintMedia,
+  JOURNAL_SCHEMA_VERSION,
+  journalFileName,
+  openJournal,
+  type JournalKey,
+} from '../../src/sync/journal.js';
 
 const key: JournalKey = { baseUrl: 'http://127.0.0.1:1/v1', partnerId: 'local', userId: 'u1' };
 const item = (id: string, lat = 1): { id: string; fingerprint: Buffer } => ({
@@ -46,7 +52,9 @@ describe('journal', () => {
       device_lens_model: null,
     };
     expect(fingerprintMedia(media).toString('hex')).toBe('ec1e9b2dc5ccbe02');
-    expect(fingerprintMedia({ id: 'x', thumbnail_url: undefined, latitude: 1.5 }).toString('hex')).toBe('f4899b969e5dfac3');
+    expect(fingerprintMedia({ id: 'x', thumbnail_url: undefined, latitude: 1.5 }).toString('hex')).toBe(
+      'f4899b969e5dfac3',
+    );
   });
 
   it('writes batches larger than one statement holds, row for row', () => {
@@ -64,7 +72,9 @@ describe('journal', () => {
     expect(j.counts()).toEqual({ accepted: 120, rejected: 10, pending: 7 });
     j.close();
     const db = new Database(j.path, { readonly: true });
-    const rows = db.prepare<[], { id: string; outcome: number; batch_id: number }>('SELECT id, outcome, batch_id FROM outcomes').all();
+    const rows = db
+      .prepare<[], { id: string; outcome: number; batch_id: number }>('SELECT id, outcome, batch_id FROM outcomes')
+      .all();
     const pending = db.prepare<[], string>('SELECT id FROM pending ORDER BY id').pluck().all();
     db.close();
     expect(rows).toHaveLength(130);
@@ -73,7 +83,12 @@ describe('journal', () => {
       expect(row.batch_id).toBe(batch);
       expect(row.outcome).toBe(i < 120 ? 0 : [1, 2, 3][(i - 120) % 3]);
     }
-    expect(pending).toEqual(items.slice(130).map((entry) => entry.id).sort());
+    expect(pending).toEqual(
+      items
+        .slice(130)
+        .map((entry) => entry.id)
+        .sort(),
+    );
     const reopened = openJournal({ dir, key });
     reopened.beginPass('full');
     expect(items.map((entry) => reopened.isKnown(entry))).toEqual(items.map((_, i) => i < 130));
@@ -86,7 +101,10 @@ describe('journal', () => {
     const batch = j.beginBatch(pass, [item('a'), item('b'), item('c')]);
     expect(j.counts()).toEqual({ accepted: 0, rejected: 0, pending: 3 });
     expect(j.isKnown(item('a'))).toBe(false);
-    j.completeBatch(batch, { accepted: [item('a'), item('b')], rejected: [{ ...item('c'), reason: 'missing_taken_at' }] });
+    j.completeBatch(batch, {
+      accepted: [item('a'), item('b')],
+      rejected: [{ ...item('c'), reason: 'missing_taken_at' }],
+    });
     j.finishPass(pass, 'complete');
     expect(j.counts()).toEqual({ accepted: 2, rejected: 1, pending: 0 });
     j.close();
@@ -125,19 +143,25 @@ describe('journal', () => {
 
   it('refuses a file that is not a journal, or one written by a newer camroll, with journal_error', () => {
     writeFileSync(join(dir, journalFileName(key)), 'not a database, '.repeat(64));
-    expect(() => openJournal({ dir, key })).toThrow(expect.objectContaining({ code: 'journal_error', message: expect.stringContaining('not a database') }));
+    expect(() => openJournal({ dir, key })).toThrow(
+      expect.objectContaining({ code: 'journal_error', message: expect.stringContaining('not a database') }),
+    );
 
     const newerKey = { ...key, userId: 'u2' };
     const db = new Database(join(dir, journalFileName(newerKey)));
     db.pragma('user_version = 99');
     db.close();
-    expect(() => openJournal({ dir, key: newerKey })).toThrow(expect.objectContaining({ code: 'journal_error', message: expect.stringContaining('newer than this camroll') }));
+    expect(() => openJournal({ dir, key: newerKey })).toThrow(
+      expect.objectContaining({ code: 'journal_error', message: expect.stringContaining('newer than this camroll') }),
+    );
   });
 
   it('is held by one sync at a time: a second open is refused, naming the holder', () => {
     const first = openJournal({ dir, key });
     try {
-      expect(() => openJournal({ dir, key })).toThrow(expect.objectContaining({ code: 'locked', message: expect.stringContaining(`process ${process.pid} on `) }));
+      expect(() => openJournal({ dir, key })).toThrow(
+        expect.objectContaining({ code: 'locked', message: expect.stringContaining(`process ${process.pid} on `) }),
+      );
     } finally {
       first.close();
     }
@@ -223,7 +247,12 @@ describe('journal', () => {
     const db = new Database(path);
     db.pragma(`user_version = ${JOURNAL_SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => openJournalReader(path)).toThrow(expect.objectContaining({ code: 'journal_error', message: expect.stringContaining(`${path} was written by a newer camroll`) }));
+    expect(() => openJournalReader(path)).toThrow(
+      expect.objectContaining({
+        code: 'journal_error',
+        message: expect.stringContaining(`${path} was written by a newer camroll`),
+      }),
+    );
   });
 
   it("without the host, a newer camroll's journal is found by its meta, then refused by name", () => {
@@ -239,4 +268,3 @@ describe('journal', () => {
     expect(() => openJournalReader(path)).toThrow(refused);
   });
 });
-

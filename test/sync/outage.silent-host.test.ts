@@ -31,7 +31,10 @@ function silentHost(): MockAgent {
 }
 
 /** Runs `calls` at once against the silent host as a sync would; the virtual time at the outage stop. */
-async function untilOutage(timeoutMs: number, calls: number): Promise<{ elapsedMs: number; attempts: number; reason: string | null; errors: unknown[] }> {
+async function untilOutage(
+  timeoutMs: number,
+  calls: number,
+): Promise<{ elapsedMs: number; attempts: number; reason: string | null; errors: unknown[] }> {
   let clock = 0;
   let attempts = 0;
   let sleeps = 0;
@@ -64,9 +67,16 @@ async function untilOutage(timeoutMs: number, calls: number): Promise<{ elapsedM
     },
   });
   const results = await Promise.allSettled(
-    Array.from({ length: calls }, (_, i) => (i === 0 ? client.health({ signal: outage.signal }) : client.stats(`u-${i}`, { signal: outage.signal }))),
+    Array.from({ length: calls }, (_, i) =>
+      i === 0 ? client.health({ signal: outage.signal }) : client.stats(`u-${i}`, { signal: outage.signal }),
+    ),
   );
-  return { elapsedMs: clock, attempts, reason, errors: results.map((r) => (r.status === 'rejected' ? r.reason : null)) };
+  return {
+    elapsedMs: clock,
+    attempts,
+    reason,
+    errors: results.map((r) => (r.status === 'rejected' ? r.reason : null)),
+  };
 }
 
 describe('a silent host ends a sync as an outage', () => {
@@ -75,7 +85,9 @@ describe('a silent host ends a sync as an outage', () => {
     expect(attempts).toBe(2);
     expect(elapsedMs).toBeGreaterThanOrEqual(60_000);
     expect(elapsedMs).toBeLessThan(120_000);
-    expect(reason).toMatch(/^the host stopped answering: no answer within 30 s, 2 times in a row \(last: GET https:\/\/silent\.example\/v1\/health, UND_ERR_HEADERS_TIMEOUT\)/);
+    expect(reason).toMatch(
+      /^the host stopped answering: no answer within 30 s, 2 times in a row \(last: GET https:\/\/silent\.example\/v1\/health, UND_ERR_HEADERS_TIMEOUT\)/,
+    );
     // An interruption, which the sync turns into its outage stop (not a failed batch).
     expect(failures[0]).toBeInstanceOf(InterruptedError);
   });

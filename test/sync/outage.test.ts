@@ -15,7 +15,10 @@ describe('the outage tracker', () => {
     expect(tracker.observe({ status: 500, code: 'internal_error' }).stop).toBe(false);
     expect(tracker.observe(refused).stop).toBe(false);
     expect(tracker.observe({ status: null, code: 'ECONNRESET' }).stop).toBe(false);
-    expect(tracker.observe(refused)).toEqual({ stop: true, reason: 'the host stopped answering: 3 connection failures in a row (last: ECONNREFUSED)' });
+    expect(tracker.observe(refused)).toEqual({
+      stop: true,
+      reason: 'the host stopped answering: 3 connection failures in a row (last: ECONNREFUSED)',
+    });
   });
 
   it.each([
@@ -26,14 +29,17 @@ describe('the outage tracker', () => {
     expect(createOutageTracker(5).observe(attempt)).toEqual({ stop: true, reason });
   });
 
-  it.each(['ENETDOWN', 'ECONNABORTED', 'EHOSTUNREACH', 'UND_ERR_SOCKET'])('counts %s (the network or the connection went) toward the limit', (code) => {
-    const tracker = createOutageTracker(2);
-    expect(tracker.observe({ status: null, code }).stop).toBe(false);
-    expect(tracker.observe({ status: null, code })).toEqual({
-      stop: true,
-      reason: `the host stopped answering: 2 connection failures in a row (last: ${code})`,
-    });
-  });
+  it.each(['ENETDOWN', 'ECONNABORTED', 'EHOSTUNREACH', 'UND_ERR_SOCKET'])(
+    'counts %s (the network or the connection went) toward the limit',
+    (code) => {
+      const tracker = createOutageTracker(2);
+      expect(tracker.observe({ status: null, code }).stop).toBe(false);
+      expect(tracker.observe({ status: null, code })).toEqual({
+        stop: true,
+        reason: `the host stopped answering: 2 connection failures in a row (last: ${code})`,
+      });
+    },
+  );
 
   it('ignores what is not a connection failure (a contract violation, an unknown code)', () => {
     const tracker = createOutageTracker(1);
@@ -41,16 +47,25 @@ describe('the outage tracker', () => {
     expect(tracker.observe({ status: null, code: 'network_error' }).stop).toBe(false);
   });
 
-  it.each(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'])('counts a timeout (%s) toward the limit', (code) => {
-    const tracker = createOutageTracker(2);
-    // First attempts of two requests in flight at once.
-    expect(tracker.observe({ status: null, code, attempt: 1 }).stop).toBe(false);
-    expect(tracker.observe({ status: null, code, attempt: 1 }).stop).toBe(true);
-  });
+  it.each(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'])(
+    'counts a timeout (%s) toward the limit',
+    (code) => {
+      const tracker = createOutageTracker(2);
+      // First attempts of two requests in flight at once.
+      expect(tracker.observe({ status: null, code, attempt: 1 }).stop).toBe(false);
+      expect(tracker.observe({ status: null, code, attempt: 1 }).stop).toBe(true);
+    },
+  );
 
   it('stops when one request met silence twice in a row, well before the limit, and says what to raise', () => {
     const tracker = createOutageTracker(5);
-    const silent = { status: null, code: 'UND_ERR_HEADERS_TIMEOUT', durationMs: 30_004, method: 'GET', url: 'http://127.0.0.1:9/v1/health' };
+    const silent = {
+      status: null,
+      code: 'UND_ERR_HEADERS_TIMEOUT',
+      durationMs: 30_004,
+      method: 'GET',
+      url: 'http://127.0.0.1:9/v1/health',
+    };
     expect(tracker.observe({ ...silent, attempt: 1 }).stop).toBe(false);
     expect(tracker.observe({ ...silent, attempt: 2 })).toEqual({
       stop: true,
@@ -74,7 +89,12 @@ describe('whether a pass examined the library', () => {
   it.each([
     [10, 0, false, null],
     [0, 0, true, null],
-    [0, 0, false, 'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library that is really empty'],
+    [
+      0,
+      0,
+      false,
+      'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library that is really empty',
+    ],
     [10, 1, false, '1 folder or file could not be read'],
     [10, 3, true, '3 folders or files could not be read'],
   ])('%i files, %i unreadable, allowEmpty %s', (files, unreadable, allowEmpty, expected) => {

@@ -40,14 +40,20 @@ async function* records(items: Array<MediaMetadata | null>): AsyncGenerator<Sync
     yield [
       {
         type: 'record',
-        record: { path: `p/${i}.jpg`, media: m ? scanned(m) : null, error: m ? null : { code: 'corrupt_file', message: 'bad jpeg' } },
+        record: {
+          path: `p/${i}.jpg`,
+          media: m ? scanned(m) : null,
+          error: m ? null : { code: 'corrupt_file', message: 'bad jpeg' },
+        },
       },
     ];
   }
 }
 
 /** A fake service: rejects items without coordinates, matches even-numbered ids. */
-function fakeService(options: { failWhen?: (batch: MediaMetadata[]) => boolean; delayMs?: number; onCall?: (calls: number) => void } = {}) {
+function fakeService(
+  options: { failWhen?: (batch: MediaMetadata[]) => boolean; delayMs?: number; onCall?: (calls: number) => void } = {},
+) {
   const calls: MediaMetadata[][] = [];
   let active = 0;
   let maxActive = 0;
@@ -65,7 +71,9 @@ function fakeService(options: { failWhen?: (batch: MediaMetadata[]) => boolean; 
         });
       });
       if (options.failWhen?.(batch)) throw new ApiError(500, 'internal_error', 'boom');
-      const rejected = batch.filter((m) => m.latitude == null).map((m) => ({ id: m.id, reason: 'missing_coordinates' as const }));
+      const rejected = batch
+        .filter((m) => m.latitude == null)
+        .map((m) => ({ id: m.id, reason: 'missing_coordinates' as const }));
       const accepted = batch.filter((m) => m.latitude != null);
       const matches = accepted.map((m) => {
         const even = parseInt(m.id.slice(-4), 16) % 2 === 0;
@@ -98,7 +106,17 @@ describe('runPipeline', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const run = (input: Array<MediaMetadata | null>, svc: ReturnType<typeof fakeService>, extra: { full?: boolean; signal?: AbortSignal; batchSize?: number; concurrency?: number; onEvent?: (e: PipelineEvent) => void } = {}) =>
+  const run = (
+    input: Array<MediaMetadata | null>,
+    svc: ReturnType<typeof fakeService>,
+    extra: {
+      full?: boolean;
+      signal?: AbortSignal;
+      batchSize?: number;
+      concurrency?: number;
+      onEvent?: (e: PipelineEvent) => void;
+    } = {},
+  ) =>
     runPipeline({
       input: records(input),
       journal,
@@ -113,7 +131,18 @@ describe('runPipeline', () => {
 
   it('drops scan errors and duplicates, batches, bounds concurrency, counts outcomes', async () => {
     const svc = fakeService({ delayMs: 5 });
-    const input = [media(1), media(2), null, media(2), media(3, { latitude: null }), media(4), media(5), media(6), media(7), media(8)];
+    const input = [
+      media(1),
+      media(2),
+      null,
+      media(2),
+      media(3, { latitude: null }),
+      media(4),
+      media(5),
+      media(6),
+      media(7),
+      media(8),
+    ];
     const { summary, interrupted } = await run(input, svc);
     expect(interrupted).toBe(false);
     expect(svc.calls.map((b) => b.length)).toEqual([3, 3, 2]);
@@ -134,7 +163,18 @@ describe('runPipeline', () => {
   });
 
   it('takes large batches of events as it takes batches of one, stopping mid-batch on abort', async () => {
-    const input = [media(1), media(2), null, media(2), media(3, { latitude: null }), media(4), media(5), media(6), media(7), media(8)];
+    const input = [
+      media(1),
+      media(2),
+      null,
+      media(2),
+      media(3, { latitude: null }),
+      media(4),
+      media(5),
+      media(6),
+      media(7),
+      media(8),
+    ];
     async function* inBatches(): AsyncGenerator<SyncInput[]> {
       const events: SyncInput[] = [];
       for await (const batch of records(input)) events.push(...batch);
@@ -200,12 +240,21 @@ describe('runPipeline', () => {
   it('keeps failed batches pending and reports their items', async () => {
     const events: PipelineEvent[] = [];
     const svc = fakeService({ failWhen: (b) => b.some((m) => m.id === media(4).id) });
-    const { summary } = await run([1, 2, 3, 4, 5].map((n) => media(n)), svc, { onEvent: (e) => events.push(e) });
+    const { summary } = await run(
+      [1, 2, 3, 4, 5].map((n) => media(n)),
+      svc,
+      { onEvent: (e) => events.push(e) },
+    );
     expect(summary.counts).toMatchObject({ failed_batches: 1, pending: 2, accepted: 3 });
-    expect(events.filter((e) => e.type === 'failed').flatMap((e) => (e.type === 'failed' ? e.items.map((i) => i.path) : []))).toEqual(['p/4.jpg', 'p/5.jpg']);
+    expect(
+      events.filter((e) => e.type === 'failed').flatMap((e) => (e.type === 'failed' ? e.items.map((i) => i.path) : [])),
+    ).toEqual(['p/4.jpg', 'p/5.jpg']);
     expect(journal.counts()).toEqual({ accepted: 3, rejected: 0, pending: 2 });
     const retry = fakeService();
-    await run([1, 2, 3, 4, 5].map((n) => media(n)), retry);
+    await run(
+      [1, 2, 3, 4, 5].map((n) => media(n)),
+      retry,
+    );
     expect(retry.calls.flat().map((m) => m.filename)).toEqual(['IMG_4.jpg', 'IMG_5.jpg']);
     expect(journal.counts().pending).toBe(0);
   });
@@ -213,7 +262,10 @@ describe('runPipeline', () => {
   it('stops on abort: in-flight batches are abandoned, not journaled; pending is what the journal holds', async () => {
     const controller = new AbortController();
     // Aborted once both slots hold a batch that never gets an answer.
-    const svc = fakeService({ delayMs: 10_000, onCall: (calls) => calls === 2 && queueMicrotask(() => controller.abort()) });
+    const svc = fakeService({
+      delayMs: 10_000,
+      onCall: (calls) => calls === 2 && queueMicrotask(() => controller.abort()),
+    });
     const input = Array.from({ length: 20 }, (_, i) => media(i + 1));
     const { summary, interrupted } = await run(input, svc, { signal: controller.signal, batchSize: 2, concurrency: 2 });
     expect(interrupted).toBe(true);
@@ -232,7 +284,11 @@ describe('runPipeline', () => {
     process.on('warning', onWarning);
     try {
       const svc = fakeService({ delayMs: 5 });
-      const { summary } = await run(Array.from({ length: 64 }, (_, i) => media(i + 1)), svc, { batchSize: 1, concurrency: 32 });
+      const { summary } = await run(
+        Array.from({ length: 64 }, (_, i) => media(i + 1)),
+        svc,
+        { batchSize: 1, concurrency: 32 },
+      );
       expect(summary.counts.sent).toBe(64);
       expect(svc.maxActive()).toBeGreaterThan(10);
       // Warnings are emitted on the next tick.

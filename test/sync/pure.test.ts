@@ -9,7 +9,15 @@ const sha = (n: number): string => `sha256:${n.toString(16).padStart(64, '0')}`;
 describe('createBatcher', () => {
   it.each([
     [1, 3, [[0], [1], [2]], null],
-    [2, 5, [[0, 1], [2, 3]], [4]],
+    [
+      2,
+      5,
+      [
+        [0, 1],
+        [2, 3],
+      ],
+      [4],
+    ],
     [3, 3, [[0, 1, 2]], null],
     [200, 2, [], [0, 1]],
   ])('size %i over %i items', (size, n, fulls, last) => {

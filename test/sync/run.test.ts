@@ -26,14 +26,20 @@ const media = (n: number): ScannedMedia => ({
 
 /** The scanner's events for `count` files, one event a batch. */
 async function* records(count: number): AsyncGenerator<SyncInput[]> {
-  for (let n = 1; n <= count; n += 1) yield [{ type: 'record', record: { path: `p/${n}.jpg`, media: media(n), error: null } }];
+  for (let n = 1; n <= count; n += 1)
+    yield [{ type: 'record', record: { path: `p/${n}.jpg`, media: media(n), error: null } }];
 }
 
 /** A fake service that accepts everything; `lastSyncAt` is what its stats say before a run. */
 function fakeClient(state: { lastSyncAt: string | null }): SyncClient & { sent: number } {
   const client = {
     sent: 0,
-    health: async (): Promise<HealthResult> => ({ status: 'ok', partner_id: 'partner-1', environment: 'sandbox', rate_limit: null }),
+    health: async (): Promise<HealthResult> => ({
+      status: 'ok',
+      partner_id: 'partner-1',
+      environment: 'sandbox',
+      rate_limit: null,
+    }),
     createUser: async () => {
       throw new Error('not used');
     },
@@ -48,9 +54,16 @@ function fakeClient(state: { lastSyncAt: string | null }): SyncClient & { sent: 
         last_sync_at: '2024-01-01T00:00:00.000Z',
       };
     },
-    syncComplete: async (): Promise<SyncCompleteResult> => ({ has_synced: true, last_sync_at: '2024-01-01T00:00:00.000Z' }),
+    syncComplete: async (): Promise<SyncCompleteResult> => ({
+      has_synced: true,
+      last_sync_at: '2024-01-01T00:00:00.000Z',
+    }),
     allEvents: async function* () {},
-    stats: async (): Promise<Stats> => ({ ...FRESH_STATS, has_synced: state.lastSyncAt !== null, last_sync_at: state.lastSyncAt }),
+    stats: async (): Promise<Stats> => ({
+      ...FRESH_STATS,
+      has_synced: state.lastSyncAt !== null,
+      last_sync_at: state.lastSyncAt,
+    }),
   };
   return client as SyncClient & { sent: number };
 }
@@ -110,19 +123,34 @@ describe('runSync', () => {
   it('skips what the journal holds, and starts over when the service has received nothing for the user', async () => {
     const state = { lastSyncAt: null as string | null };
     const first = fakeClient(state);
-    expect(await runSync(options(first, []))).toMatchObject({ outcome: 'ok', pass: 'full', sent: 5, skipped_already_sent: 0 });
+    expect(await runSync(options(first, []))).toMatchObject({
+      outcome: 'ok',
+      pass: 'full',
+      sent: 5,
+      skipped_already_sent: 0,
+    });
 
     state.lastSyncAt = '2024-01-01T00:00:00.000Z';
     const second = fakeClient(state);
     const notices: string[] = [];
-    expect(await runSync(options(second, notices))).toMatchObject({ outcome: 'ok', pass: 'incremental', sent: 0, skipped_already_sent: 5 });
+    expect(await runSync(options(second, notices))).toMatchObject({
+      outcome: 'ok',
+      pass: 'incremental',
+      sent: 0,
+      skipped_already_sent: 5,
+    });
     expect(notices.join('\n')).not.toMatch(/starting over|no local sync journal/);
 
     // The service's database was reset: its stats say it never received anything.
     state.lastSyncAt = null;
     const third = fakeClient(state);
     const after: string[] = [];
-    expect(await runSync(options(third, after))).toMatchObject({ outcome: 'ok', pass: 'full', sent: 5, skipped_already_sent: 0 });
+    expect(await runSync(options(third, after))).toMatchObject({
+      outcome: 'ok',
+      pass: 'full',
+      sent: 5,
+      skipped_already_sent: 0,
+    });
     expect(third.sent).toBe(5);
     expect(after.join('\n')).toMatch(/does not match the service .*starting over/);
   });
@@ -142,7 +170,12 @@ describe('runSync', () => {
       yield [{ type: 'warning', code: 'unreadable_folder', path: 'NAS/2019', message: 'input/output error (EIO)' }];
     }
     const result = await runSync({ ...options(client, []), scan: () => withUnreadableFolder() });
-    expect(result).toMatchObject({ outcome: 'not_examined', sync_complete: false, sent: 3, not_examined: '1 folder or file could not be read' });
+    expect(result).toMatchObject({
+      outcome: 'not_examined',
+      sync_complete: false,
+      sent: 3,
+      not_examined: '1 folder or file could not be read',
+    });
     expect(completed).toBe(0);
     // What was sent is journaled: the next run skips it once the folder reads again.
     state.lastSyncAt = '2024-01-01T00:00:00.000Z';
@@ -176,12 +209,20 @@ describe('runSync', () => {
             { type: 'record', record: { path: 'p/9.jpg', media: media(9), error: null } },
           ];
         }, {});
-        batches.push({ sent: first.counts.sent, skipped: first.counts.skipped_already_sent, interrupted: first.interrupted });
+        batches.push({
+          sent: first.counts.sent,
+          skipped: first.counts.skipped_already_sent,
+          interrupted: first.interrupted,
+        });
         // The new file again (touched): answered by the batch before, so skipped.
         const second = await changes.send(async function* (): AsyncGenerator<SyncInput[]> {
           yield [{ type: 'record', record: { path: 'p/9.jpg', media: media(9), error: null } }];
         }, {});
-        batches.push({ sent: second.counts.sent, skipped: second.counts.skipped_already_sent, interrupted: second.interrupted });
+        batches.push({
+          sent: second.counts.sent,
+          skipped: second.counts.skipped_already_sent,
+          interrupted: second.interrupted,
+        });
       },
     });
     expect(passOutcome).toBe('ok');

@@ -12,12 +12,21 @@ import { FRESH_STATS } from '../cli/helpers/stats.js';
 
 const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library', 'events');
 const USER = '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11';
-const TARGET = { kind: 'remote' as const, baseUrl: 'https://api.example.com/v1', identity: 'https://api.example.com/v1' };
+const TARGET = {
+  kind: 'remote' as const,
+  baseUrl: 'https://api.example.com/v1',
+  identity: 'https://api.example.com/v1',
+};
 
 /** A service that accepts everything, for a user it has never seen. */
 function acceptingClient(sent: MediaMetadata[]): SyncClient {
   return {
-    health: async (): Promise<HealthResult> => ({ status: 'ok', partner_id: 'partner-1', environment: 'sandbox', rate_limit: null }),
+    health: async (): Promise<HealthResult> => ({
+      status: 'ok',
+      partner_id: 'partner-1',
+      environment: 'sandbox',
+      rate_limit: null,
+    }),
     createUser: async () => ({ user_id: USER, existing: false }),
     ingest: async (_user: string, batch: MediaMetadata[]) => {
       sent.push(...batch);
@@ -30,7 +39,10 @@ function acceptingClient(sent: MediaMetadata[]): SyncClient {
         last_sync_at: '2024-01-01T00:00:00.000Z',
       };
     },
-    syncComplete: async (): Promise<SyncCompleteResult> => ({ has_synced: true, last_sync_at: '2024-01-01T00:00:00.000Z' }),
+    syncComplete: async (): Promise<SyncCompleteResult> => ({
+      has_synced: true,
+      last_sync_at: '2024-01-01T00:00:00.000Z',
+    }),
     allEvents: async function* () {},
     stats: async (): Promise<Stats> => ({ ...FRESH_STATS }),
   } as unknown as SyncClient;
@@ -51,7 +63,11 @@ describe('runSyncSession', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const options = (service: SyncService, events: SyncEvent[], over: Partial<SyncSessionOptions> = {}): SyncSessionOptions => ({
+  const options = (
+    service: SyncService,
+    events: SyncEvent[],
+    over: Partial<SyncSessionOptions> = {},
+  ): SyncSessionOptions => ({
     roots: [LIBRARY],
     cwd: dir,
     scan: { exclude: [], followSymlinks: false, cache: false, cacheDir: join(dir, 'cache'), workers: 1 },
@@ -104,9 +120,17 @@ describe('runSyncSession', () => {
     expect(ended.result.sent).toBe(sent.length);
     expect(sent.length).toBeGreaterThan(0);
     expect(remembered).toBe(USER);
-    expect(events).toContainEqual({ type: 'user_created', userId: USER, email: 'ana@example.com', kind: 'remote', environment: 'sandbox' });
+    expect(events).toContainEqual({
+      type: 'user_created',
+      userId: USER,
+      email: 'ana@example.com',
+      kind: 'remote',
+      environment: 'sandbox',
+    });
     expect(events).toContainEqual({ type: 'status', message: `full pass for user ${USER}` });
-    const queued = events.filter((e) => e.type === 'queued').reduce((n, e) => n + (e.type === 'queued' ? e.items : 0), 0);
+    const queued = events
+      .filter((e) => e.type === 'queued')
+      .reduce((n, e) => n + (e.type === 'queued' ? e.items : 0), 0);
     expect(queued).toBe(sent.length);
   });
 
@@ -135,7 +159,8 @@ describe('runSyncSession', () => {
     const failure = await runSyncSession(options(service, events)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OutageError);
     expect(failure).toMatchObject({
-      message: 'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the host is back',
+      message:
+        'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the host is back',
     });
     expect(closed).toBe(true);
   });
@@ -187,7 +212,9 @@ describe('runSyncSession', () => {
         throw new Error('a dry run opens nothing to send');
       },
     };
-    const ended = await runSyncSession(options(service, events, { pass: { dryRun: true, identity: { email: 'ana@example.com' } } }));
+    const ended = await runSyncSession(
+      options(service, events, { pass: { dryRun: true, identity: { email: 'ana@example.com' } } }),
+    );
     expect(ended.result.dry_run).toBe(true);
     expect(ended.result.outcome).toBe('ok');
     expect(ended.result.files).toBeGreaterThan(0);

@@ -3,17 +3,31 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWatchFilter, POLL_INTERVAL_MS, settleMissed, watchLibrary, type WatchEvent, type WatchOptions } from '../../src/sync/watch.js';
+import {
+  createWatchFilter,
+  POLL_INTERVAL_MS,
+  settleMissed,
+  watchLibrary,
+  type WatchEvent,
+  type WatchOptions,
+} from '../../src/sync/watch.js';
 
 const ROOT = '/lib';
 
 describe('settleMissed: when a file the watcher missed is taken', () => {
   const settleMs = 2000;
   const now = 1_000_000;
-  const file = (name: string, ageMs: number, size = 10) => ({ file: name, mtimeMs: now - ageMs, signature: `${size}:${now - ageMs}` });
+  const file = (name: string, ageMs: number, size = 10) => ({
+    file: name,
+    mtimeMs: now - ageMs,
+    signature: `${size}:${now - ageMs}`,
+  });
 
   it('takes a file older than the settle time at once', () => {
-    expect(settleMissed([file('old.jpg', 5000)], new Map(), now, settleMs)).toEqual({ settled: ['old.jpg'], changing: new Map() });
+    expect(settleMissed([file('old.jpg', 5000)], new Map(), now, settleMs)).toEqual({
+      settled: ['old.jpg'],
+      changing: new Map(),
+    });
   });
 
   it('waits for a young file, and takes it when the next listing finds it unchanged', () => {
@@ -30,7 +44,9 @@ describe('settleMissed: when a file the watcher missed is taken', () => {
       expect(result.settled).toEqual([]);
       previous = result.changing;
     }
-    expect(settleMissed([file('copying.mov', 0, 100 * 1000)], previous, now, settleMs).settled).toEqual(['copying.mov']);
+    expect(settleMissed([file('copying.mov', 0, 100 * 1000)], previous, now, settleMs).settled).toEqual([
+      'copying.mov',
+    ]);
   });
 
   it('takes a file dated in the future once two listings agree (a share whose clock is ahead)', () => {
@@ -84,7 +100,10 @@ describe('watchLibrary', () => {
   });
 
   /** Iterates until `until` says stop; every event seen so far is returned. */
-  async function take(events: AsyncIterator<WatchEvent>, until: (seen: WatchEvent[]) => boolean): Promise<WatchEvent[]> {
+  async function take(
+    events: AsyncIterator<WatchEvent>,
+    until: (seen: WatchEvent[]) => boolean,
+  ): Promise<WatchEvent[]> {
     const seen: WatchEvent[] = [];
     while (!until(seen)) {
       const next = await events.next();
@@ -124,25 +143,36 @@ describe('watchLibrary', () => {
   }
 
   const start = (poll = false): AsyncIterator<WatchEvent> =>
-    watchLibrary({ roots: [join(dir, 'lib')], exclude: ['skipme'], poll, settleMs: 50, quietMs: 50, signal: controller.signal })[Symbol.asyncIterator]();
+    watchLibrary({
+      roots: [join(dir, 'lib')],
+      exclude: ['skipme'],
+      poll,
+      settleMs: 50,
+      quietMs: 50,
+      signal: controller.signal,
+    })[Symbol.asyncIterator]();
 
-  it.each([false, true])('reports settled media files in one batch, leaving out junk, excluded and non-media files (poll %s)', async (poll) => {
-    const events = start(poll);
-    expect(await take(events, (seen) => seen.length === 1)).toEqual([{ type: 'ready', polling: poll }]);
-    const lib = join(dir, 'lib');
-    await untilWatched(events, [lib, join(lib, 'sub')]);
-    writeFileSync(join(lib, '.thumbnails', 'thumb.jpg'), 'x');
-    writeFileSync(join(lib, 'skipme', 'no.jpg'), 'x');
-    writeFileSync(join(lib, 'sub', 'notes.txt'), 'x');
-    writeFileSync(join(lib, 'sub', 'a.jpg'), 'a');
-    writeFileSync(join(lib, 'b.heic'), 'b');
-    const changed = (events: WatchEvent[]): string[] => events.flatMap((e) => (e.type === 'changes' ? e.files : [])).filter((f) => !isProbe(f));
-    const seen = await take(events, (s) => changed(s).length >= 2);
-    const files = changed(seen);
-    expect(files.sort()).toEqual([join(lib, 'b.heic'), join(lib, 'sub', 'a.jpg')]);
-    controller.abort();
-    expect((await events.next()).done).toBe(true);
-  });
+  it.each([false, true])(
+    'reports settled media files in one batch, leaving out junk, excluded and non-media files (poll %s)',
+    async (poll) => {
+      const events = start(poll);
+      expect(await take(events, (seen) => seen.length === 1)).toEqual([{ type: 'ready', polling: poll }]);
+      const lib = join(dir, 'lib');
+      await untilWatched(events, [lib, join(lib, 'sub')]);
+      writeFileSync(join(lib, '.thumbnails', 'thumb.jpg'), 'x');
+      writeFileSync(join(lib, 'skipme', 'no.jpg'), 'x');
+      writeFileSync(join(lib, 'sub', 'notes.txt'), 'x');
+      writeFileSync(join(lib, 'sub', 'a.jpg'), 'a');
+      writeFileSync(join(lib, 'b.heic'), 'b');
+      const changed = (events: WatchEvent[]): string[] =>
+        events.flatMap((e) => (e.type === 'changes' ? e.files : [])).filter((f) => !isProbe(f));
+      const seen = await take(events, (s) => changed(s).length >= 2);
+      const files = changed(seen);
+      expect(files.sort()).toEqual([join(lib, 'b.heic'), join(lib, 'sub', 'a.jpg')]);
+      controller.abort();
+      expect((await events.next()).done).toBe(true);
+    },
+  );
 
   it('a sidecar that changes brings back the media files of its folder', async () => {
     const lib = join(dir, 'lib');
@@ -153,7 +183,10 @@ describe('watchLibrary', () => {
     writeFileSync(join(lib, 'sub', 'a.jpg.json'), '{"geoData":{}}');
     const seen = await take(events, (s) => s.some((e) => e.type === 'changes'));
     const batch = seen.find((e) => e.type === 'changes');
-    expect(batch?.type === 'changes' ? batch.files.sort() : null).toEqual([join(lib, 'sub', 'a.jpg'), join(lib, 'sub', 'b.jpg')]);
+    expect(batch?.type === 'changes' ? batch.files.sort() : null).toEqual([
+      join(lib, 'sub', 'a.jpg'),
+      join(lib, 'sub', 'b.jpg'),
+    ]);
   });
 
   it('ends at once when the signal is already aborted', async () => {
@@ -178,7 +211,9 @@ describe('watchLibrary', () => {
     });
     const factory = (() => watcher) as unknown as NonNullable<WatchOptions['watch']>;
     const lib = join(dir, 'lib');
-    const events = watchLibrary({ roots: [lib], settleMs, quietMs: 20, signal: controller.signal, watch: factory })[Symbol.asyncIterator]();
+    const events = watchLibrary({ roots: [lib], settleMs, quietMs: 20, signal: controller.signal, watch: factory })[
+      Symbol.asyncIterator
+    ]();
     const first = events.next();
     watcher.emit('ready');
     expect((await first).value).toEqual({ type: 'ready', polling: false });
@@ -206,7 +241,9 @@ describe('watchLibrary', () => {
       if (next.done) throw new Error('the watch ended early');
       if (next.value.type === 'changes') reported.push(...next.value.files);
     }
-    expect(reported.sort()).toEqual(['day-2/deeper.heic', 'missed.jpg', 'seen.jpg', 'still-copying.jpg'].map((f) => join(fresh, f)));
+    expect(reported.sort()).toEqual(
+      ['day-2/deeper.heic', 'missed.jpg', 'seen.jpg', 'still-copying.jpg'].map((f) => join(fresh, f)),
+    );
     // The missed subfolder is watched from now on; the junk one is not.
     expect(added).toEqual([join(fresh, 'day-2')]);
   });
@@ -251,7 +288,9 @@ describe('watchLibrary', () => {
     watcher.emit('addDir', fresh);
     // Bounded: without the fix nothing ever comes, and the test says so in 5 s.
     let timer: NodeJS.Timeout | undefined;
-    const none = new Promise<'nothing reported'>((resolve) => (timer = setTimeout(() => resolve('nothing reported'), 5_000)));
+    const none = new Promise<'nothing reported'>(
+      (resolve) => (timer = setTimeout(() => resolve('nothing reported'), 5_000)),
+    );
     const next = await Promise.race([events.next().then((r) => r.value), none]);
     clearTimeout(timer);
     expect(next).toEqual({ type: 'changes', files: [join(fresh, 'ahead.jpg')] });

@@ -22,7 +22,12 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A file made with `ddl` at `version`, then `fill` run on it. */
-function previousFile(path: string, ddl: string, version: number, fill: (db: Database.Database) => void = () => undefined): void {
+function previousFile(
+  path: string,
+  ddl: string,
+  version: number,
+  fill: (db: Database.Database) => void = () => undefined,
+): void {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.exec(ddl);
@@ -35,7 +40,10 @@ function previousFile(path: string, ddl: string, version: number, fill: (db: Dat
 function shape(path: string): { version: number; schema: string[] } {
   const db = new Database(path, { readonly: true });
   try {
-    const schema = db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").pluck().all();
+    const schema = db
+      .prepare<[], string>('SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name')
+      .pluck()
+      .all();
     return { version: db.pragma('user_version', { simple: true }) as number, schema };
   } finally {
     db.close();
@@ -161,7 +169,9 @@ describe('files of the previous build open unchanged', () => {
         `INSERT INTO users (id, partner_id, environment, email, created_at, has_synced, last_sync_at_ms)
          VALUES ('u-1', 'acme', 'sandbox', 'old@example.com', '2025-01-01T00:00:00.000Z', 1, 1735689600000)`,
       ).run();
-      db.prepare("INSERT INTO matches VALUES ('u-1', 'sha256:aa', 3, '2024-03-30T19:30:00Z', 1711827000000, 'photo', NULL)").run();
+      db.prepare(
+        "INSERT INTO matches VALUES ('u-1', 'sha256:aa', 3, '2024-03-30T19:30:00Z', 1711827000000, 'photo', NULL)",
+      ).run();
       db.prepare('INSERT INTO user_events VALUES (?, ?, ?, ?)').run('u-1', 3, 1711825200000, 1);
     });
     const before = shape(path);
@@ -211,7 +221,12 @@ describe('files of the previous build open unchanged', () => {
     const path = join(dir, 'users.sqlite3');
     previousFile(path, DIRECTORY_V1, 1, (db) => {
       db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)').run(
-        'https://api.example.com/v1', 'old@example.com', 'u-1', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', 'created',
+        'https://api.example.com/v1',
+        'old@example.com',
+        'u-1',
+        '2025-01-01T00:00:00.000Z',
+        '2025-01-01T00:00:00.000Z',
+        'created',
       );
     });
     const before = shape(path);
@@ -226,14 +241,27 @@ describe('files of the previous build open unchanged', () => {
     expect(shape(path)).toEqual(before);
   });
 
-  const cacheKey: CacheKey = { absPath: '/photos/a.jpg', size: 10, mtimeMs: 1700000000000.5, ino: 7, sidecarFingerprint: '' };
+  const cacheKey: CacheKey = {
+    absPath: '/photos/a.jpg',
+    size: 10,
+    mtimeMs: 1700000000000.5,
+    ino: 7,
+    sidecarFingerprint: '',
+  };
   const cached: CachedResult = { media: null, source: null, error: { code: 'corrupt_file', message: 'bad IFD' } };
 
   it('the scan cache (version 2): its rows are hits', () => {
     const file = join(dir, 'scan-cache.sqlite3');
     previousFile(file, CACHE_V2, 2, (db) => {
       db.prepare('INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-        '/photos', 'a.jpg', cacheKey.size, cacheKey.mtimeMs, cacheKey.ino, '', 1, JSON.stringify(cached),
+        '/photos',
+        'a.jpg',
+        cacheKey.size,
+        cacheKey.mtimeMs,
+        cacheKey.ino,
+        '',
+        1,
+        JSON.stringify(cached),
       );
     });
     const before = shape(file);
@@ -250,7 +278,13 @@ describe('files of the previous build open unchanged', () => {
     const file = join(dir, 'scan-cache.sqlite3');
     previousFile(file, CACHE_V1, 1, (db) => {
       db.prepare('INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)').run(
-        cacheKey.absPath, cacheKey.size, cacheKey.mtimeMs, cacheKey.ino, '', 1, JSON.stringify(cached.error),
+        cacheKey.absPath,
+        cacheKey.size,
+        cacheKey.mtimeMs,
+        cacheKey.ino,
+        '',
+        1,
+        JSON.stringify(cached.error),
       );
     });
     const cache = openScanCache({ dir, extractorVersion: 1 });

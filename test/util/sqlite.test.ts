@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalStateError } from '../../src/errors.js';
-import { isCorruption, openVersionedDatabase, type Migration, type VersionedDatabaseOptions } from '../../src/util/sqlite.js';
+import {
+  isCorruption,
+  openVersionedDatabase,
+  type Migration,
+  type VersionedDatabaseOptions,
+} from '../../src/util/sqlite.js';
 
 let dir: string;
 beforeEach(() => {
@@ -24,7 +29,10 @@ function options(path: string, version: number, calls: number[] = []): Versioned
   return {
     path,
     what: 'the test store',
-    migrations: STEPS.slice(0, version).map((step) => ({ ...step, up: `${step.up}; CREATE TABLE IF NOT EXISTS steps (n INTEGER); INSERT INTO steps VALUES (${step.version})` })),
+    migrations: STEPS.slice(0, version).map((step) => ({
+      ...step,
+      up: `${step.up}; CREATE TABLE IF NOT EXISTS steps (n INTEGER); INSERT INTO steps VALUES (${step.version})`,
+    })),
     codes: { unreadable: 'cache_unreadable', tooNew: 'cache_too_new' },
     seed: () => calls.push(0),
   };
@@ -89,7 +97,11 @@ describe('openVersionedDatabase', () => {
     openVersionedDatabase(options(path, 3)).close();
     const calls: number[] = [];
     expect(() => openVersionedDatabase(options(path, 2, calls))).toThrow(
-      expect.objectContaining({ name: 'LocalStateError', code: 'cache_too_new', message: expect.stringContaining('upgrade camroll') }),
+      expect.objectContaining({
+        name: 'LocalStateError',
+        code: 'cache_too_new',
+        message: expect.stringContaining('upgrade camroll'),
+      }),
     );
     expect(calls).toEqual([]);
     expect(versionOf(path)).toBe(3);
@@ -101,7 +113,9 @@ describe('openVersionedDatabase', () => {
       ...options(path, 1),
       migrations: [{ version: 1, up: 'CREATE TABLE t (k TEXT); SELECT no_such_function(1)' }],
     };
-    expect(() => openVersionedDatabase(failing)).toThrow(expect.objectContaining({ code: 'cache_unreadable', message: expect.stringContaining('no_such_function') }));
+    expect(() => openVersionedDatabase(failing)).toThrow(
+      expect.objectContaining({ code: 'cache_unreadable', message: expect.stringContaining('no_such_function') }),
+    );
     const db = new Database(path, { readonly: true });
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 't'").get()).toEqual({ n: 0 });
     db.close();
@@ -141,7 +155,9 @@ describe('openVersionedDatabase', () => {
   it('opens read only without creating or changing anything; a missing file is an error', () => {
     const path = join(dir, 'store.sqlite');
     const calls: number[] = [];
-    expect(() => openVersionedDatabase({ ...options(path, 1, calls), readonly: true })).toThrow(expect.objectContaining({ code: 'cache_unreadable' }));
+    expect(() => openVersionedDatabase({ ...options(path, 1, calls), readonly: true })).toThrow(
+      expect.objectContaining({ code: 'cache_unreadable' }),
+    );
     openVersionedDatabase(options(path, 1)).close();
     const db = openVersionedDatabase({ ...options(path, 1, calls), readonly: true });
     expect(() => db.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1')).toThrow(/readonly/);
@@ -153,7 +169,7 @@ describe('openVersionedDatabase', () => {
 describe('an in-memory database', () => {
   it('touches no file, not even one named `:memory:` in the working folder', () => {
     const before = process.cwd();
-    writeFileSync(join(dir, ':memory:'), 'a file of the user\'s');
+    writeFileSync(join(dir, ':memory:'), "a file of the user's");
     chmodSync(join(dir, ':memory:'), 0o644); // whatever the umask
     process.chdir(dir);
     try {
@@ -171,8 +187,9 @@ describe('an in-memory database', () => {
 describe('one opener', () => {
   it('no module but src/util/sqlite.ts opens a SQLite file itself', () => {
     const root = join(import.meta.dirname, '..', '..', 'src');
-    const openers = readdirSync(root, { recursive: true, encoding: 'utf8' })
-      .filter((file) => /\.c?ts$/.test(file) && /new Database\(/.test(readFileSync(join(root, file), 'utf8')));
+    const openers = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+      (file) => /\.c?ts$/.test(file) && /new Database\(/.test(readFileSync(join(root, file), 'utf8')),
+    );
     expect(openers).toEqual([join('util', 'sqlite.ts')]);
   });
 });

@@ -29,7 +29,9 @@ const SOURCE_LABEL: Record<Source, string> = {
 /** `camroll config`: profiles with a base URL and a key; the key is never shown or taken as a flag. */
 export function registerConfig(program: Command, ctx: CliContext): void {
   const openStore = (): ConfigStore => createConfigStore({ cwd: ctx.paths.config });
-  const config = program.command('config').description('Read and write the stored configuration (profiles, base URL, key)');
+  const config = program
+    .command('config')
+    .description('Read and write the stored configuration (profiles, base URL, key)');
 
   /** The profile a write goes to: --profile, then CAMROLL_PROFILE, then the current one, then "default". */
   const writeTarget = (store: ConfigStore, flag: string | undefined): string =>
@@ -48,7 +50,9 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       const suggestion = versionPrefixSuggestion(saved);
       if (suggestion !== null) {
         const again = `camroll config set-url ${suggestion}${flags.profile === undefined ? '' : ` --profile ${profile}`}`;
-        ctx.stderr.write(`camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with \`${again}\`)\n`);
+        ctx.stderr.write(
+          `camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with \`${again}\`)\n`,
+        );
       }
     });
 
@@ -60,7 +64,9 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     const fromEnv = ctx.env.CAMROLL_API_KEY?.trim() || null;
     if (interactive) throw new UsageError('no key typed; nothing was stored');
     if (fromEnv === null) {
-      throw new UsageError('no key given: pipe it on stdin (e.g. `printf %s "$KEY" | camroll config set-key`) or set CAMROLL_API_KEY');
+      throw new UsageError(
+        'no key given: pipe it on stdin (e.g. `printf %s "$KEY" | camroll config set-key`) or set CAMROLL_API_KEY',
+      );
     }
     ctx.stderr.write('camroll: standard input was empty; storing the key from CAMROLL_API_KEY\n');
     return fromEnv;
@@ -68,13 +74,16 @@ export function registerConfig(program: Command, ctx: CliContext): void {
 
   config
     .command('set-key')
-    .description('Store the API key of a profile, read from stdin (one line; prompted without echo on a terminal); CAMROLL_API_KEY when piped stdin is empty')
+    .description(
+      'Store the API key of a profile, read from stdin (one line; prompted without echo on a terminal); CAMROLL_API_KEY when piped stdin is empty',
+    )
     .option('--profile <name>', 'profile to change (default: the current one)')
     .action(async (flags: ProfileFlag) => {
       const store = openStore();
       const profile = writeTarget(store, flags.profile);
       // Checked before the key is asked for: a key stored under a misspelt name would never be used.
-      if (store.getProfile(profile) === null) throw unknownProfileForKey(profile, flags.profile !== undefined || ctx.env.CAMROLL_PROFILE !== undefined);
+      if (store.getProfile(profile) === null)
+        throw unknownProfileForKey(profile, flags.profile !== undefined || ctx.env.CAMROLL_PROFILE !== undefined);
       const answer = await readSecret({
         input: ctx.stdin,
         output: ctx.stderr,
@@ -201,7 +210,9 @@ export function registerConfig(program: Command, ctx: CliContext): void {
  */
 function unknownProfileForKey(profile: string, named: boolean): UsageError {
   if (!named) {
-    return new UsageError('no profile to store the key in; create one first with `camroll config set-url <url> [--profile NAME]`, then store its key');
+    return new UsageError(
+      'no profile to store the key in; create one first with `camroll config set-url <url> [--profile NAME]`, then store its key',
+    );
   }
   return new UsageError(
     `no profile named "${profile}"; create it first with \`camroll config set-url <url> --profile ${profile}\`, then store its key ` +
@@ -214,7 +225,12 @@ function usage<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof ConfigError && ['invalid_base_url', 'invalid_profile', 'unknown_profile', 'profile_without_url', 'invalid_api_key'].includes(error.code)) {
+    if (
+      error instanceof ConfigError &&
+      ['invalid_base_url', 'invalid_profile', 'unknown_profile', 'profile_without_url', 'invalid_api_key'].includes(
+        error.code,
+      )
+    ) {
       throw new UsageError(error.message);
     }
     throw error;

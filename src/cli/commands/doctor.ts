@@ -18,7 +18,10 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('doctor')
     .description('Check the configuration, the host, the key, the clock and the contract, as a table of named checks')
-    .option('--round-trip', 'also create (once) the smoke profile camroll-doctor@<partner>.invalid and send one batch that retains nothing')
+    .option(
+      '--round-trip',
+      'also create (once) the smoke profile camroll-doctor@<partner>.invalid and send one batch that retains nothing',
+    )
     .option('--json', 'print {checks, summary} as one JSON object');
   addConnectionOptions(cmd).action(async (flags: DoctorFlags) => {
     const store = createConfigStore({ cwd: ctx.paths.config });

@@ -42,14 +42,21 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     await withConnection({ ctx, flags }, async ({ client }) => {
       if (flags.all) {
         const events: Event[] = [];
-        for await (const event of client.allEvents(userId, { limit, includeMedia, signal: ctx.signal })) events.push(event);
+        for await (const event of client.allEvents(userId, { limit, includeMedia, signal: ctx.signal }))
+          events.push(event);
         if (flags.json) ctx.stdout.write(jsonLine({ events, total: events.length }));
         else writeHuman(ctx, events, events.length, null);
         return;
       }
       const page = await client.events(userId, { cursor: flags.cursor, limit, includeMedia, signal: ctx.signal });
       if (flags.json) ctx.stdout.write(jsonLine(page));
-      else writeHuman(ctx, page.events, page.total ?? null, page.has_more ? nextPageCommand(userId, page.next_cursor, flags) : null);
+      else
+        writeHuman(
+          ctx,
+          page.events,
+          page.total ?? null,
+          page.has_more ? nextPageCommand(userId, page.next_cursor, flags) : null,
+        );
     }).catch((error: unknown) => {
       throw staleEntryError(error, user, flags);
     });

@@ -20,7 +20,9 @@ export function registerPing(program: Command, ctx: CliContext): void {
     await withConnection({ ctx, flags, requireKey: false }, async ({ client, target }) => {
       await client.ping({ signal: ctx.signal });
       // The embedded service was announced on stderr; its port is throwaway, so none is shown.
-      ctx.stdout.write(target.kind === 'remote' ? `ok: ${target.baseUrl} answered\n` : 'ok: the in-process local service answered\n');
+      ctx.stdout.write(
+        target.kind === 'remote' ? `ok: ${target.baseUrl} answered\n` : 'ok: the in-process local service answered\n',
+      );
     });
   });
 
@@ -43,7 +45,10 @@ export function registerPing(program: Command, ctx: CliContext): void {
  * The sandbox warning, for a sandbox key on a remote host only: the embedded service's key, and
  * a `camroll serve` on this machine's, write to a local database, never a real profile.
  */
-export function healthWarning(result: Pick<HealthResult, 'environment'>, target: Pick<ConnectionTarget, 'kind' | 'baseUrl'>): string | null {
+export function healthWarning(
+  result: Pick<HealthResult, 'environment'>,
+  target: Pick<ConnectionTarget, 'kind' | 'baseUrl'>,
+): string | null {
   const local = target.kind === 'embedded' || isLoopbackUrl(target.baseUrl);
   return result.environment === 'sandbox' && !local ? SANDBOX_WARNING : null;
 }
@@ -57,5 +62,11 @@ export function describeHealth(result: HealthResult, target: Pick<ConnectionTarg
   else limit = `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
   // The embedded service is named on stderr when it starts; its throwaway port is no place to connect to.
   const where = target.kind === 'remote' ? [`base URL     ${target.baseUrl}`] : [];
-  return [...where, `partner      ${result.partner_id}`, `environment  ${result.environment}`, `rate limit   ${limit}`, ''].join('\n');
+  return [
+    ...where,
+    `partner      ${result.partner_id}`,
+    `environment  ${result.environment}`,
+    `rate limit   ${limit}`,
+    '',
+  ].join('\n');
 }

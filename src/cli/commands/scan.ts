@@ -39,19 +39,24 @@ const PRINTED_WARNINGS = 20;
 export function registerScan(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('scan')
-    .description('Walk folders, read capture time, place and device of every photo and video, and hash them. No network.')
-    .argument('<dir...>', 'folders, exports (.zip, .tgz, .tar.gz, .tar: read in place) or files (files alone: each value explained)')
+    .description(
+      'Walk folders, read capture time, place and device of every photo and video, and hash them. No network.',
+    )
+    .argument(
+      '<dir...>',
+      'folders, exports (.zip, .tgz, .tar.gz, .tar: read in place) or files (files alone: each value explained)',
+    )
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines');
   addScanOptions(cmd).action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
-      const flags = parseScanFlags(rawFlags);
-      if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
-      // Loaded here, not at start-up: other commands need not pay for the extractor.
-      const scan = await import('../../scan/scan.js');
-      const roots = scan.resolveScanRoots(dirs, ctx.cwd);
-      await runScan(ctx, scan, roots, flags);
-    });
+    const flags = parseScanFlags(rawFlags);
+    if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
+    // Loaded here, not at start-up: other commands need not pay for the extractor.
+    const scan = await import('../../scan/scan.js');
+    const roots = scan.resolveScanRoots(dirs, ctx.cwd);
+    await runScan(ctx, scan, roots, flags);
+  });
 }
 
 type ScanModule = typeof import('../../scan/scan.js');
@@ -78,7 +83,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   ctx.stdout.on('error', onStdoutError);
 
   // Files named on their own (no folder) get an explanation of each value instead of a summary.
-  const explain = !flags.jsonl && !flags.json && roots.every((root) => statSync(root).isFile() && archiveKindOf(root) === null);
+  const explain =
+    !flags.jsonl && !flags.json && roots.every((root) => statSync(root).isFile() && archiveKindOf(root) === null);
   const explained: ScanRecord[] = [];
 
   const handle = async (event: ScanEvent): Promise<void> => {
@@ -134,7 +140,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const result = summary.result();
   const elapsedMs = Date.now() - started;
   if (explain) {
-    for (const record of explained) ctx.stdout.write(`${explainRecord(record, shown(record), await zoneNote(record))}\n`);
+    for (const record of explained)
+      ctx.stdout.write(`${explainRecord(record, shown(record), await zoneNote(record))}\n`);
   } else if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ ...result, elapsed_ms: elapsedMs, interrupted })}\n`);
   } else {
@@ -142,7 +149,10 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     (flags.jsonl ? ctx.stderr : ctx.stdout).write(`${text}\n`);
   }
   const unopened = result.skipped.archive ?? 0;
-  if (unopened > 0) ctx.stderr.write(`camroll: ${unopened} ${unopened === 1 ? 'archive was' : 'archives were'} not opened; add --archives to read them in place\n`);
+  if (unopened > 0)
+    ctx.stderr.write(
+      `camroll: ${unopened} ${unopened === 1 ? 'archive was' : 'archives were'} not opened; add --archives to read them in place\n`,
+    );
   if (interrupted) throw new InterruptedError('scan interrupted; the summary above is partial');
   if (failureCount(result) > 0) ctx.exitCode = Math.max(ctx.exitCode, 1);
 }
@@ -153,16 +163,22 @@ export function jsonlLine(record: ScanRecord, path: string): Record<string, unkn
   return { path, error: record.error ?? { code: 'internal_error', message: 'no media and no error' } };
 }
 
-
 /** For a time placed by a zone lookup: the zone at the coordinates and its offset then. */
 async function zoneNote(record: ScanRecord): Promise<ZoneNote | null> {
   const media = record.media;
-  if (record.source?.taken_at !== 'timezone_lookup' || media?.taken_at == null || media.latitude === null || media.longitude === null) {
+  if (
+    record.source?.taken_at !== 'timezone_lookup' ||
+    media?.taken_at == null ||
+    media.latitude === null ||
+    media.longitude === null
+  ) {
     return null;
   }
-  const [{ loadDefaultZoneFinder }, { DateTime }] = await Promise.all([import('../../scan/extract/timezone.js'), import('luxon')]);
+  const [{ loadDefaultZoneFinder }, { DateTime }] = await Promise.all([
+    import('../../scan/extract/timezone.js'),
+    import('luxon'),
+  ]);
   const zone = (await loadDefaultZoneFinder())(media.latitude, media.longitude)[0];
   if (zone === undefined) return null;
   return { zone, offset: DateTime.fromISO(media.taken_at, { zone }).toFormat('ZZ') };
 }
-

@@ -20,7 +20,11 @@ const ServeFlags = z.object({
 });
 
 /** One request log line: `GET /v1/ping 200 0.4 ms`, or a JSON object with the time. */
-export function describeServed(served: ServedRequest, format: 'pretty' | 'json', now: () => Date = () => new Date()): string {
+export function describeServed(
+  served: ServedRequest,
+  format: 'pretty' | 'json',
+  now: () => Date = () => new Date(),
+): string {
   const durationMs = Math.round(served.durationMs * 10) / 10;
   if (format === 'json') {
     const { method, path, status, code } = served;
@@ -33,13 +37,20 @@ export function describeServed(served: ServedRequest, format: 'pretty' | 'json',
  * The PostgreSQL connection string to use, if any: `--database` > `--db` (SQLite) >
  * CAMROLL_DATABASE_URL > the default SQLite file. Never echoes the string (it may hold a password).
  */
-export function chooseDatabase(db: string | undefined, database: string | undefined, envUrl: string | undefined): string | undefined {
-  if (db !== undefined && database !== undefined) throw new UsageError('give either --db FILE (SQLite) or --database URL (PostgreSQL), not both');
+export function chooseDatabase(
+  db: string | undefined,
+  database: string | undefined,
+  envUrl: string | undefined,
+): string | undefined {
+  if (db !== undefined && database !== undefined)
+    throw new UsageError('give either --db FILE (SQLite) or --database URL (PostgreSQL), not both');
   if (db !== undefined) return undefined;
   const url = database ?? (envUrl === '' ? undefined : envUrl);
   if (url !== undefined && !isPostgresUrl(url)) {
     const source = database !== undefined ? '--database' : 'CAMROLL_DATABASE_URL';
-    throw new UsageError(`${source} must be a postgres:// or postgresql:// connection string; use --db FILE for SQLite`);
+    throw new UsageError(
+      `${source} must be a postgres:// or postgresql:// connection string; use --db FILE for SQLite`,
+    );
   }
   return url;
 }
@@ -66,18 +77,33 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .command('serve')
     .description('Run the embedded partner service over HTTP (stops cleanly on Ctrl-C or SIGTERM).')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on, 0 to 65535 (0 picks a free one)', wholeNumber('--port', 0, 65535), 8787)
+    .option(
+      '--port <port>',
+      'port to listen on, 0 to 65535 (0 picks a free one)',
+      wholeNumber('--port', 0, 65535),
+      8787,
+    )
     .option('--db <file>', 'SQLite database file, or :memory: (default: service.db in the data folder)')
-    .option('--database <url>', 'PostgreSQL connection string postgres://… for several instances on one database (or CAMROLL_DATABASE_URL)')
+    .option(
+      '--database <url>',
+      'PostgreSQL connection string postgres://… for several instances on one database (or CAMROLL_DATABASE_URL)',
+    )
     .option('--catalog <file>', 'catalog JSON file (default: the bundled demo catalog)')
     .option('--keys <file>', 'keys JSON file (default: one local sandbox key)')
-    .option('--log-requests', 'one line on stderr per answered request: method, path, status, error code, duration (never a header)')
+    .option(
+      '--log-requests',
+      'one line on stderr per answered request: method, path, status, error code, duration (never a header)',
+    )
     .option(
       '--ingest-threads <n>',
       'threads that parse and match ingest batches beside the event loop, 0 to 64 (default: 1 with four or more cores, else 0)',
       wholeNumber('--ingest-threads', 0, 64),
     )
-    .addOption(new Option('--log-format <format>', 'request log lines as readable text or JSON lines').choices(['pretty', 'json']).default('pretty'))
+    .addOption(
+      new Option('--log-format <format>', 'request log lines as readable text or JSON lines')
+        .choices(['pretty', 'json'])
+        .default('pretty'),
+    )
     .action(async (rawFlags: unknown) => {
       const parsed = ServeFlags.safeParse(rawFlags);
       if (!parsed.success) throw flagsError(parsed.error);
@@ -96,7 +122,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
         dataDir: ctx.paths.data,
         logger: { level: 'warn', stream: ctx.stderr },
         ingestThreads: flags.ingestThreads ?? defaultIngestThreads(),
-        ...(flags.logRequests ? { onResponse: (served: ServedRequest) => ctx.stderr.write(describeServed(served, flags.logFormat)) } : {}),
+        ...(flags.logRequests
+          ? { onResponse: (served: ServedRequest) => ctx.stderr.write(describeServed(served, flags.logFormat)) }
+          : {}),
       });
       // A key the user supplied is never echoed; a generated one must be shown to be usable.
       if (service.localKeySource === 'env') writeLine(ctx.stdout, 'local key: (from CAMROLL_API_KEY)');

@@ -52,7 +52,9 @@ type Pass = SyncSessionOptions['pass'];
 export function registerSync(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('sync')
-    .description('Scan folders and send their metadata to the service in batches; resumable. Prints the matched events and stats.')
+    .description(
+      'Scan folders and send their metadata to the service in batches; resumable. Prints the matched events and stats.',
+    )
     .argument('<dir...>', 'folders or exports (.zip, .tgz, .tar.gz, .tar: read in place) to sync')
     .option('--user <uuid>', 'the service user id to sync for')
     .option('--email <email>', 'create or find the user by e-mail (the id is remembered)')
@@ -62,23 +64,43 @@ export function registerSync(program: Command, ctx: CliContext): void {
       wholeNumber('--batch-size', MIN_BATCH_ITEMS, MAX_BATCH_ITEMS),
       MAX_BATCH_ITEMS,
     )
-    .option('--concurrency <n>', `requests in flight at once, 1 to ${MAX_CONCURRENCY}`, wholeNumber('--concurrency', 1, MAX_CONCURRENCY), 4)
+    .option(
+      '--concurrency <n>',
+      `requests in flight at once, 1 to ${MAX_CONCURRENCY}`,
+      wholeNumber('--concurrency', 1, MAX_CONCURRENCY),
+      4,
+    )
     .option('--full', 'send everything again, ignoring the local journal')
-    .option('--dry-run', 'scan and show what a real run would send, skip and see rejected; only read-only calls (none without --user/--email)')
+    .option(
+      '--dry-run',
+      'scan and show what a real run would send, skip and see rejected; only read-only calls (none without --user/--email)',
+    )
     .option('--report <file>', 'write every rejected or failed item (and unreadable file) as JSON lines')
     .option('--json', 'print one JSON summary object on stdout')
     .option('-q, --quiet', 'print the summary only: no progress, no notices (failures are still reported)')
     .option('--no-progress', 'no progress display; notices and warnings as plain lines')
     .option('--no-events', "skip reading and printing the user's events and stats at the end")
-    .option('--log-file <file>', 'also write progress lines, notices and every retry to FILE, with timestamps (appended; never the key)')
-    .option('--allow-empty', 'a library with no media file is complete (without it: an unmounted drive, and no sync-complete)')
+    .option(
+      '--log-file <file>',
+      'also write progress lines, notices and every retry to FILE, with timestamps (appended; never the key)',
+    )
+    .option(
+      '--allow-empty',
+      'a library with no media file is complete (without it: an unmounted drive, and no sync-complete)',
+    )
     .option(
       '--max-connection-failures <n>',
       `stop after this many connection failures in a row (the host went away), 1 to 100 (default ${DEFAULT_MAX_CONNECTION_FAILURES})`,
       wholeNumber('--max-connection-failures', 1, 100),
     )
-    .option('--watch', 'after the pass, keep watching the folders and send new or changed files as they settle (Ctrl-C stops)')
-    .option('--poll', 'with --watch: poll the folders instead of waiting for change events (network shares; automatic for NFS, SMB and FUSE mounts)');
+    .option(
+      '--watch',
+      'after the pass, keep watching the folders and send new or changed files as they settle (Ctrl-C stops)',
+    )
+    .option(
+      '--poll',
+      'with --watch: poll the folders instead of waiting for change events (network shares; automatic for NFS, SMB and FUSE mounts)',
+    );
   addScanOptions(cmd);
   addConnectionOptions(cmd).action(async (dirs: string[], raw: unknown) => {
     const parsed = SyncFlags.safeParse(raw);
@@ -94,7 +116,8 @@ export function registerSync(program: Command, ctx: CliContext): void {
 function passOf(flags: SyncFlags): Pass {
   if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
   if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
-  if (flags.watch && flags.dryRun) throw new UsageError('--watch sends what changes: it cannot be combined with --dry-run');
+  if (flags.watch && flags.dryRun)
+    throw new UsageError('--watch sends what changes: it cannot be combined with --dry-run');
   if (flags.poll && !flags.watch) throw new UsageError('--poll goes with --watch');
   // Checked before anything is scanned or sent, like every other command's flags.
   if (flags.user !== undefined) parseUserId(flags.user);
@@ -127,6 +150,9 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
     pace: () => report?.ready(),
     afterPass: view.passEnded,
-  }).then((value) => ({ value }), (error: unknown) => ({ error }));
+  }).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
   await view.finish(settled, started);
 }

@@ -82,7 +82,12 @@ export function registerUsers(program: Command, ctx: CliContext): void {
       withConnection({ ctx, flags }, async ({ client, target }) => {
         const created = await client.createUser(body, { signal: ctx.signal });
         // Remembered so `--email` finds the user later without writing anything.
-        directory.remember({ target: target.identity, email: body.email, userId: created.user_id, source: created.existing ? 'found' : 'created' });
+        directory.remember({
+          target: target.identity,
+          email: body.email,
+          userId: created.user_id,
+          source: created.existing ? 'found' : 'created',
+        });
         if (flags.json) {
           ctx.stdout.write(jsonLine(created));
           return;
@@ -112,7 +117,9 @@ export function registerUsers(program: Command, ctx: CliContext): void {
         }
         const entries = [...directory.list()];
         if (entries.length === 0) {
-          ctx.stdout.write('No users known on this machine. `users create`, `sync --email` and `users import FILE` add them.\n');
+          ctx.stdout.write(
+            'No users known on this machine. `users create`, `sync --email` and `users import FILE` add them.\n',
+          );
           return;
         }
         ctx.stdout.write(renderTable(ENTRY_COLUMNS, entries));
@@ -133,8 +140,14 @@ export function registerUsers(program: Command, ctx: CliContext): void {
         ctx.stdout.write(jsonLine(entries.map((e) => ({ ...entryJson(e), current_target: e.target === current }))));
         return;
       }
-      if (entries.length === 0) throw unknownEmail({ email, target: current, directory, takesUser: false, paths: ctx.paths });
-      ctx.stdout.write(renderTable([...ENTRY_COLUMNS, { header: '', value: (e) => (e.target === current ? '(current target)' : '') }], entries));
+      if (entries.length === 0)
+        throw unknownEmail({ email, target: current, directory, takesUser: false, paths: ctx.paths });
+      ctx.stdout.write(
+        renderTable(
+          [...ENTRY_COLUMNS, { header: '', value: (e) => (e.target === current ? '(current target)' : '') }],
+          entries,
+        ),
+      );
     });
   });
 
@@ -144,14 +157,19 @@ export function registerUsers(program: Command, ctx: CliContext): void {
       'Add users to the directory, from a CSV (email,user_id), JSON lines, or the JSON array `users list --json` prints; ' +
         'entries without a target of their own go to the current target',
     )
-    .argument('<file>', 'CSV with e-mail and user id columns (a header is optional), or JSON {"email","user_id"[,"target"]} objects');
+    .argument(
+      '<file>',
+      'CSV with e-mail and user id columns (a header is optional), or JSON {"email","user_id"[,"target"]} objects',
+    );
   addConnectionOptions(importCmd).action(async (file: string, flags: ConnectionFlags) => {
     const target = targetIdentity(ctx, flags);
     const problems: string[] = [];
     const entries = await readImportFile(file, target, (problem) => problems.push(problem));
     const counts = await withDirectory(ctx.paths, (directory) => directory.rememberAll(entries));
-    for (const problem of problems.slice(0, PRINTED_IMPORT_PROBLEMS)) ctx.stderr.write(`camroll: warning: ${problem}\n`);
-    if (problems.length > PRINTED_IMPORT_PROBLEMS) ctx.stderr.write(`camroll: … and ${problems.length - PRINTED_IMPORT_PROBLEMS} more\n`);
+    for (const problem of problems.slice(0, PRINTED_IMPORT_PROBLEMS))
+      ctx.stderr.write(`camroll: warning: ${problem}\n`);
+    if (problems.length > PRINTED_IMPORT_PROBLEMS)
+      ctx.stderr.write(`camroll: … and ${problems.length - PRINTED_IMPORT_PROBLEMS} more\n`);
     const targets = new Set(entries.map((entry) => entry.target));
     const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
@@ -163,7 +181,9 @@ export function registerUsers(program: Command, ctx: CliContext): void {
 
   const forget = users
     .command('forget')
-    .description('Remove an e-mail from the directory (the current target, or every one with --all-targets); the service is not touched')
+    .description(
+      'Remove an e-mail from the directory (the current target, or every one with --all-targets); the service is not touched',
+    )
     .requiredOption('--email <email>', "the user's e-mail")
     .option('--all-targets', 'forget it at every target');
   addConnectionOptions(forget).action((flags: ConnectionFlags & { email?: string; allTargets?: boolean }) => {

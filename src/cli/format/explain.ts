@@ -43,20 +43,24 @@ export function explainRecord(record: ScanRecord, shownPath: string, zone: ZoneN
   const { media } = record;
   const source = record.source;
   row('id', media.id);
-  if (media.taken_at === null) row('taken_at', 'unknown: no capture time with an offset, GPS clock, coordinates or video header');
+  if (media.taken_at === null)
+    row('taken_at', 'unknown: no capture time with an offset, GPS clock, coordinates or video header');
   else {
     const how = source?.taken_at ? TAKEN_AT_WORDS[source.taken_at] : 'unknown rule';
     row('taken_at', `${media.taken_at}  from ${how}`);
-    if (source?.taken_at === 'timezone_lookup' && zone !== null) row('', `zone ${zone.zone} at the coordinates, UTC${zone.offset} then`);
+    if (source?.taken_at === 'timezone_lookup' && zone !== null)
+      row('', `zone ${zone.zone} at the coordinates, UTC${zone.offset} then`);
   }
-  if (media.latitude === null || media.longitude === null) row('coordinates', 'unknown: no GPS in the file or its sidecars');
+  if (media.latitude === null || media.longitude === null)
+    row('coordinates', 'unknown: no GPS in the file or its sidecars');
   else {
     const how = source?.coordinates ? COORDINATES_WORDS[source.coordinates] : 'unknown source';
     row('coordinates', `${media.latitude}, ${media.longitude}  from ${how}`);
   }
   row('type', media.duration_seconds === null ? media.media_type : `${media.media_type}, ${media.duration_seconds} s`);
   const device = [media.device_make, media.device_model].filter((part) => part !== null).join(' ');
-  if (device !== '') row('device', media.device_lens_model === null ? device : `${device}, lens ${media.device_lens_model}`);
+  if (device !== '')
+    row('device', media.device_lens_model === null ? device : `${device}, lens ${media.device_lens_model}`);
   const missing = missingForMatching(media);
   row('matching', missing === null ? 'can be matched (place and time known)' : `would be rejected: ${missing}`);
   if (record.cached) row('', '(from the scan cache; --no-cache reads the file again)');

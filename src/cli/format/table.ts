@@ -26,7 +26,11 @@ export function renderTable<Row>(columns: Column<Row>[], rows: Row[]): string {
   );
   // A loop, not Math.max(...cells): spreading 100,000 rows overflows the call stack (a RangeError).
   const widths = columns.map((column) => width(column.header));
-  for (const line of cells) line.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, width(cell))));
+  for (const line of cells) {
+    line.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, width(cell));
+    });
+  }
   const pad = (text: string, i: number): string => {
     const gap = ' '.repeat((widths[i] ?? 0) - width(text));
     return columns[i]?.align === 'right' ? gap + text : text + gap;

@@ -24,7 +24,8 @@ export function reasonTotal<K extends string>(counts: Record<K, number>, order: 
 /** The files that could not be used, in words: `1 file could not be read and 4 are damaged`; null when none. */
 export function unusableFiles(unreadable: number, damaged: number): string | null {
   const one = damaged === 1;
-  if (unreadable > 0 && damaged > 0) return `${plural(unreadable, 'file')} could not be read and ${damaged} ${one ? 'is' : 'are'} damaged`;
+  if (unreadable > 0 && damaged > 0)
+    return `${plural(unreadable, 'file')} could not be read and ${damaged} ${one ? 'is' : 'are'} damaged`;
   if (unreadable > 0) return `${plural(unreadable, 'file')} could not be read`;
   if (damaged > 0) {
     return `${plural(damaged, 'file')} ${one ? 'is' : 'are'} damaged (read, but no metadata could be taken from ${one ? 'it' : 'them'})`;

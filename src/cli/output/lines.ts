@@ -57,9 +57,13 @@ export async function openJsonLinesFile(file: string, options: OpenJsonLinesOpti
   if (existed) options.notice?.(`overwriting ${file}`);
   let failure: OutputError | null = null;
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    failure ??= new OutputError('report_write_failed', `cannot write the report file ${file}: ${describeFsError(error)}`, {
-      cause: error,
-    });
+    failure ??= new OutputError(
+      'report_write_failed',
+      `cannot write the report file ${file}: ${describeFsError(error)}`,
+      {
+        cause: error,
+      },
+    );
   });
   const failed = (): Promise<never> => Promise.reject(failure);
   return {

@@ -84,7 +84,7 @@ function createRows(options: LiveDisplayOptions): LiveDisplay {
   const now = options.now ?? Date.now;
   // The stream's own write, kept while ours stands in for it (restored as it was found).
   const originalWrite = stream.write;
-  const ownWrite = Object.prototype.hasOwnProperty.call(stream, 'write');
+  const ownWrite = Object.hasOwn(stream, 'write');
   const write = (text: string): boolean => (originalWrite as (chunk: string) => boolean).call(stream, text);
   const columns = (): number => Math.max(20, (stream as NodeJS.WriteStream).columns || options.columns || 80);
   let drawn = 0; // screen lines the rows take now (the cursor sits at the end of the last one)
@@ -105,9 +105,9 @@ function createRows(options: LiveDisplayOptions): LiveDisplay {
     const width = columns() - 1;
     const lines = options.rows.map((row) => {
       const fraction = row.fraction();
-      if (fraction === null) return fit(row.text(''), width);
+      if (fraction === null) return fitWidth(row.text(''), width);
       const bar = Math.min(BAR_MAX, Math.max(BAR_MIN, width - row.text('').length));
-      return fit(row.text(drawBar(fraction, bar)), width);
+      return fitWidth(row.text(drawBar(fraction, bar)), width);
     });
     drawn = lines.length;
     lastDraw = now();
@@ -183,7 +183,7 @@ function createRows(options: LiveDisplayOptions): LiveDisplay {
 }
 
 /** A row cut to the width, so it never wraps (wrapped rows could not be erased reliably). */
-function fit(text: string, width: number): string {
+function fitWidth(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}\u2026`;
 }
 
@@ -209,7 +209,8 @@ function createPlainLines(options: LiveDisplayOptions): LiveDisplay {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
-      if (options.finalPlainLine && refreshed && now() - started >= interval) options.stream.write(`${options.plainLine()}\n`);
+      if (options.finalPlainLine && refreshed && now() - started >= interval)
+        options.stream.write(`${options.plainLine()}\n`);
     },
   };
 }

@@ -20,7 +20,9 @@ export async function openLogFile(path: string, now: () => Date = () => new Date
   const file = await openPrivateStream(path, 'a', 'log file');
   let failure: OutputError | null = null;
   file.on('error', (error: NodeJS.ErrnoException) => {
-    failure ??= new OutputError('log_write_failed', `cannot write the log file ${path}: ${describeFsError(error)}`, { cause: error });
+    failure ??= new OutputError('log_write_failed', `cannot write the log file ${path}: ${describeFsError(error)}`, {
+      cause: error,
+    });
   });
   let partial = '';
   const stream = new Writable({

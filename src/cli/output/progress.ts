@@ -51,7 +51,12 @@ export function etaText(f: FileFigures): string {
 
 /** The figures every job shows first, in the one order: files, rate, MB/s (when known), ETA. */
 function figureParts(f: FileFigures): string[] {
-  return [fileCountText(f), rateText(f.rate), ...(f.mbps === undefined ? [] : [`${f.mbps.toFixed(1)} MB/s`]), `ETA ${etaText(f)}`];
+  return [
+    fileCountText(f),
+    rateText(f.rate),
+    ...(f.mbps === undefined ? [] : [`${f.mbps.toFixed(1)} MB/s`]),
+    `ETA ${etaText(f)}`,
+  ];
 }
 
 /** Width of a row's label, so scan's and sync's rows line up the same way. */
@@ -109,7 +114,13 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
 
   const figures = (): FileFigures => {
     const seconds = Math.max((now() - started) / 1000, 0.001);
-    return { done, total: shownTotal.update(listed, done), totalFinal, rate: done / seconds, mbps: bytes / 1e6 / seconds };
+    return {
+      done,
+      total: shownTotal.update(listed, done),
+      totalFinal,
+      rate: done / seconds,
+      mbps: bytes / 1e6 / seconds,
+    };
   };
   const display = createLiveDisplay({
     stream: options.stream,

@@ -19,7 +19,8 @@ const WOULD_REJECT = ['missing_coordinates', 'missing_taken_at'] as const;
 const splitErrors = (summary: ScanSummary): { unreadable: Record<string, number>; damaged: Record<string, number> } => {
   const unreadable: Record<string, number> = {};
   const damaged: Record<string, number> = {};
-  for (const [code, count] of Object.entries(summary.errors)) (isUnreadError(code) ? unreadable : damaged)[code] = count;
+  for (const [code, count] of Object.entries(summary.errors))
+    (isUnreadError(code) ? unreadable : damaged)[code] = count;
   return { unreadable, damaged };
 };
 
@@ -29,7 +30,8 @@ export function formatScanSummary(summary: ScanSummary, options: { elapsedMs: nu
   const { unreadable, damaged } = splitErrors(summary);
   const skipped = total(summary.skipped);
   const warnings = total(summary.warnings);
-  const withCounts = (n: number, counts: Record<string, number>): string => (n > 0 ? `${n} (${formatCounts(counts)})` : '0');
+  const withCounts = (n: number, counts: Record<string, number>): string =>
+    n > 0 ? `${n} (${formatCounts(counts)})` : '0';
   const repeats = summary.duplicates.files === 1 ? 'repeats' : 'repeat';
   const lines = [
     `${options.interrupted ? 'Scan interrupted after' : 'Scanned'} ${plural(summary.files, 'file')} in ${seconds.toFixed(1)} s ` +

@@ -69,7 +69,11 @@ export async function openSyncFiles(
 export function createSyncView(options: SyncViewOptions): SyncView {
   const { ctx, flags, report, log } = options;
   // The log gets plain progress lines every few seconds, whatever the terminal shows.
-  const terminal = terminalProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, show: !flags.quiet && flags.progress });
+  const terminal = terminalProgress({
+    stream: ctx.stderr,
+    isTTY: ctx.stderrIsTTY,
+    show: !flags.quiet && flags.progress,
+  });
   const logView = log === null ? null : createProgress({ stream: log.stream, isTTY: false });
   const progress = logView === null ? terminal : teeProgress(terminal, logView);
   /** A notice or warning: on the terminal unless --quiet, and always in the log file. */
@@ -135,7 +139,9 @@ export function createSyncView(options: SyncViewOptions): SyncView {
         return note(noticeLine(describeFinding(event)));
       case 'watching':
         return watchNote(
-          noticeLine(`watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`),
+          noticeLine(
+            `watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`,
+          ),
         );
       case 'watch_warning':
         return watchNote(noticeLine(`warning: ${event.message} [${event.code}]`), true);
@@ -152,7 +158,9 @@ export function createSyncView(options: SyncViewOptions): SyncView {
         }
         if (event.type === 'failed') {
           const { message, code } = event.error;
-          progress.log(noticeLine(`a batch of ${event.items.length} items failed: ${message} [${code}]; they stay pending`));
+          progress.log(
+            noticeLine(`a batch of ${event.items.length} items failed: ${message} [${code}]; they stay pending`),
+          );
         }
         progress.update(snapshot);
     }
@@ -190,17 +198,29 @@ export function describeFinding(finding: DryRunFinding): string {
 
 /** One line per batch: how many files, and what the service answered. */
 export function describeBatch(files: number, before: SyncCounts, after: SyncCounts): string {
-  const d = (key: 'sent' | 'accepted' | 'matched' | 'skipped_already_sent' | 'failed_batches' | 'unreadable' | 'damaged' | 'duplicates'): number => after[key] - before[key];
+  const d = (
+    key:
+      | 'sent'
+      | 'accepted'
+      | 'matched'
+      | 'skipped_already_sent'
+      | 'failed_batches'
+      | 'unreadable'
+      | 'damaged'
+      | 'duplicates',
+  ): number => after[key] - before[key];
   const rejected = totalRejected(after) - totalRejected(before);
   const pending = after.pending - before.pending;
   const parts = [`watch: ${plural(files, 'new or changed file')}`];
-  if (d('sent') > 0) parts.push(`sent ${d('sent')} (accepted ${d('accepted')}, matched ${d('matched')}, rejected ${rejected})`);
+  if (d('sent') > 0)
+    parts.push(`sent ${d('sent')} (accepted ${d('accepted')}, matched ${d('matched')}, rejected ${rejected})`);
   else if (pending === 0) parts.push('nothing new to send');
   if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
   if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
   if (d('unreadable') > 0) parts.push(`${d('unreadable')} unreadable`);
   if (d('damaged') > 0) parts.push(`${d('damaged')} damaged`);
-  if (d('failed_batches') > 0) parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(pending, 'item')} pending`);
+  if (d('failed_batches') > 0)
+    parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(pending, 'item')} pending`);
   // Cut off before an answer (the host went away, Ctrl-C): not sent, and not a failed batch.
   else if (pending > 0) parts.push(`not sent, ${plural(pending, 'item')} pending`);
   return parts.join(', ');

@@ -22,21 +22,36 @@ export interface OutcomeFlags {
 }
 
 /** What the log file gets when a pass (`--watch`) or the sync ends: the outcome, then the counts or the watch's totals. */
-export function outcomeLogLines(what: 'pass' | 'sync', ended: Pick<SyncEnded, 'result' | 'watch'>, elapsedMs?: number): string[] {
+export function outcomeLogLines(
+  what: 'pass' | 'sync',
+  ended: Pick<SyncEnded, 'result' | 'watch'>,
+  elapsedMs?: number,
+): string[] {
   if (ended.watch !== null) return [`camroll: ${renderWatchTotals(ended.watch)}`];
-  return [`camroll: ${what} ended: outcome ${ended.result.outcome}`, ...renderCounts(ended.result, { dryRun: ended.result.dry_run, elapsedMs })];
+  return [
+    `camroll: ${what} ended: outcome ${ended.result.outcome}`,
+    ...renderCounts(ended.result, { dryRun: ended.result.dry_run, elapsedMs }),
+  ];
 }
 
 /**
  * A pass's human summary on stdout (unless `print` is false: --json prints later), its hints
  * on stderr, and the exit code it implies.
  */
-export function showResult(ctx: CliContext, flags: OutcomeFlags, result: SyncResult | DryRunResult, print: boolean, elapsedMs?: number): void {
+export function showResult(
+  ctx: CliContext,
+  flags: OutcomeFlags,
+  result: SyncResult | DryRunResult,
+  print: boolean,
+  elapsedMs?: number,
+): void {
   if (print) ctx.stdout.write(renderResult(result, { history: flags.events && !flags.quiet, elapsedMs }));
   const unusable = unusableFilesHint(result);
   if (unusable !== null && !flags.report && !flags.quiet) ctx.stderr.write(`camroll: ${unusable}\n`);
   if (result.outcome === 'not_examined' && !result.dry_run) {
-    ctx.stderr.write(`camroll: sync-complete was not called: ${result.not_examined ?? 'the library was not read whole'}; nothing is lost: fix it and run sync again\n`);
+    ctx.stderr.write(
+      `camroll: sync-complete was not called: ${result.not_examined ?? 'the library was not read whole'}; nothing is lost: fix it and run sync again\n`,
+    );
   }
   if (result.outcome === 'failed') {
     ctx.stderr.write(`camroll: ${failedBatchesHint(result)}\n`);
@@ -59,11 +74,20 @@ export function showOutcome(ctx: CliContext, flags: OutcomeFlags, ended: SyncEnd
     case 'outage':
       // The summary is printed as on success; the pending items are sent by the next run.
       if (flags.json) ctx.stdout.write(jsonLine(document(ending.result, ending.watch)));
-      else ctx.stdout.write(ending.watch === null ? renderResult(ending.result, { history: false, elapsedMs }) : `${renderWatchTotals(ending.watch)}\n`);
+      else
+        ctx.stdout.write(
+          ending.watch === null
+            ? renderResult(ending.result, { history: false, elapsedMs })
+            : `${renderWatchTotals(ending.watch)}\n`,
+        );
       throw ending.error;
     case 'interrupted':
       // The counts so far, where the result goes: a script reading --json gets its document.
-      ctx.stdout.write(flags.json ? jsonLine(document(ending.result, null)) : renderResult(ending.result, { history: false, elapsedMs }));
+      ctx.stdout.write(
+        flags.json
+          ? jsonLine(document(ending.result, null))
+          : renderResult(ending.result, { history: false, elapsedMs }),
+      );
       throw ending.error;
     case 'watched': {
       // The pass's summary and hints were shown when it ended.

@@ -182,4 +182,3 @@ export function teeProgress(first: ProgressView, second: ProgressView): Progress
     },
   };
 }
-

@@ -76,19 +76,31 @@ export function createSyncReport(file: JsonLinesFile, options: { predicted: bool
           });
           break;
         case 'notice':
-          if (event.kind === 'warning') write({ type: 'warning', path: event.path, code: event.code, message: event.message });
+          if (event.kind === 'warning')
+            write({ type: 'warning', path: event.path, code: event.code, message: event.message });
           break;
         case 'answered': {
           if (event.response.rejected.length === 0) break;
           const paths = new Map(event.items.map((i) => [i.media.id, i.path]));
           for (const r of event.response.rejected) {
-            write({ type: 'rejected', id: r.id, path: paths.get(r.id) ?? null, reason: r.reason, ...(options.predicted ? { predicted: true } : {}) });
+            write({
+              type: 'rejected',
+              id: r.id,
+              path: paths.get(r.id) ?? null,
+              reason: r.reason,
+              ...(options.predicted ? { predicted: true } : {}),
+            });
           }
           break;
         }
         case 'failed':
           for (const item of event.items) {
-            write({ type: 'failed', id: item.media.id, path: item.path, error: { code: event.error.code, message: event.error.message } });
+            write({
+              type: 'failed',
+              id: item.media.id,
+              path: item.path,
+              error: { code: event.error.code, message: event.error.message },
+            });
           }
           break;
         default:

@@ -43,10 +43,14 @@ export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
       row('sent', `${counts.sent} in ${plural(counts.batches, 'batch', 'batches')}`),
       row('accepted', counts.accepted),
       row('rejected', rejected),
-      row('matched', `${counts.matched}${counts.unlicensed ? ` (${counts.unlicensed} more at venues whose events cannot be shown)` : ''}`),
+      row(
+        'matched',
+        `${counts.matched}${counts.unlicensed ? ` (${counts.unlicensed} more at venues whose events cannot be shown)` : ''}`,
+      ),
       row('failed batches', counts.failed_batches),
     );
-    if (counts.pending > 0) lines.push(row('pending', `${counts.pending} items sent but not answered (sent again by the next run)`));
+    if (counts.pending > 0)
+      lines.push(row('pending', `${counts.pending} items sent but not answered (sent again by the next run)`));
   }
   if (view.elapsedMs !== undefined) lines.push(row('elapsed', formatElapsed(view.elapsedMs)));
   return lines;
@@ -59,7 +63,10 @@ export function syncCompleteLine(result: SyncResult): string {
     // read, and their content is damaged.
     const damaged = result.damaged;
     const one = damaged === 1;
-    const note = damaged === 0 ? '' : `; ${plural(damaged, 'file')} ${one ? 'was' : 'were'} read but ${one ? 'is' : 'are'} damaged`;
+    const note =
+      damaged === 0
+        ? ''
+        : `; ${plural(damaged, 'file')} ${one ? 'was' : 'were'} read but ${one ? 'is' : 'are'} damaged`;
     return row('sync-complete', `called (the whole library was examined${note})`);
   }
   const why: Record<SyncResult['outcome'], string> = {
@@ -123,7 +130,10 @@ export function renderResult(result: SyncResult | DryRunResult, view: ResultView
     const planned = plan
       ? [
           row('already answered', `${plan.already_answered} (skipped, as a real run would)`),
-          row('to send', `${plan.new + plan.changed + plan.pending} (new ${plan.new}, changed ${plan.changed}, pending ${plan.pending})`),
+          row(
+            'to send',
+            `${plan.new + plan.changed + plan.pending} (new ${plan.new}, changed ${plan.changed}, pending ${plan.pending})`,
+          ),
         ]
       : [];
     return [`dry run: nothing was sent`, ...renderCounts(result, counts), ...planned].join('\n') + '\n';
@@ -138,7 +148,11 @@ export function renderResult(result: SyncResult | DryRunResult, view: ResultView
   if (view.history !== false) {
     out += `\nEvents (${result.events.length}, newest first)\n`;
     out += result.events.length === 0 ? 'No matched events.\n' : renderEventsTable(result.events);
-    if (result.stats) out += `\n${renderStats(result.stats, result.events.map((e) => eventYear(e.starts_at_local)))}`;
+    if (result.stats)
+      out += `\n${renderStats(
+        result.stats,
+        result.events.map((e) => eventYear(e.starts_at_local)),
+      )}`;
   }
   return out;
 }

@@ -3,7 +3,12 @@
  * even with a sandbox key (the sandbox runs on the production dataset); the embedded service's
  * are local.
  */
-export function createdUserNotice(userId: string, email: string, kind: 'remote' | 'embedded', environment?: string): string {
+export function createdUserNotice(
+  userId: string,
+  email: string,
+  kind: 'remote' | 'embedded',
+  environment?: string,
+): string {
   const real =
     kind === 'embedded'
       ? ''

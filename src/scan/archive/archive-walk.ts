@@ -75,7 +75,10 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   const late = new Set<string>();
 
   /** Why a member is left out on its name, or null when it is kept; a skipped folder is reported once. */
-  const classify = (member: string, skippedFolders: Set<string>): { skip: SkipReason; at: string } | { keep: 'media' | 'sidecar' | 'details' | 'nested' } | null => {
+  const classify = (
+    member: string,
+    skippedFolders: Set<string>,
+  ): { skip: SkipReason; at: string } | { keep: 'media' | 'sidecar' | 'details' | 'nested' } | null => {
     const parts = member.split('/');
     const base = parts.pop()!;
     let rel = '';
@@ -164,7 +167,10 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           root.absPath,
           error instanceof NotAZip
             ? { code: 'unsupported_format', message: describe(error) }
-            : { code: isMissingDirectory(error) ? 'corrupt_file' : 'read_error', message: `the archive cannot be listed: ${describe(error)}` },
+            : {
+                code: isMissingDirectory(error) ? 'corrupt_file' : 'read_error',
+                message: `the archive cannot be listed: ${describe(error)}`,
+              },
         );
       } finally {
         await handle?.close();
@@ -172,7 +178,14 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     }
   }
 
-  function memberFile(root: ArchiveRoot, name: string, size: number, ino: number, sidecarPrint: string, ref: Omit<ArchiveMemberRef, 'archive'>): WalkFile & { member: ArchiveMemberRef } {
+  function memberFile(
+    root: ArchiveRoot,
+    name: string,
+    size: number,
+    ino: number,
+    sidecarPrint: string,
+    ref: Omit<ArchiveMemberRef, 'archive'>,
+  ): WalkFile & { member: ArchiveMemberRef } {
     const stat = stats.get(root.absPath)!;
     const absPath = memberPath(root.absPath, name);
     return {
@@ -188,7 +201,12 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     };
   }
 
-  function problemFile(root: ArchiveRoot, name: string | null, size: number, problem: FileProblem): WalkFile & { member: ArchiveMemberRef } {
+  function problemFile(
+    root: ArchiveRoot,
+    name: string | null,
+    size: number,
+    problem: FileProblem,
+  ): WalkFile & { member: ArchiveMemberRef } {
     const file = memberFile(root, name ?? '', size, 0, '', { task: null, problem, uncached: true, late: false });
     // The archive itself, when no member is to blame.
     return name === null ? { ...file, absPath: root.absPath, path: root.absPath } : file;
@@ -203,12 +221,14 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         if (entry.folder) continue;
         const kind = classify(entry.name, skipped);
         if (kind === null) continue;
-        if ('skip' in kind) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, kind.at) });
+        if ('skip' in kind)
+          events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, kind.at) });
         else if (kind.keep === 'nested') {
           if (events.length > 0) yield events;
           events = [];
           yield* nestedBatches(root, entry);
-        } else if (kind.keep !== 'media') events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, entry.name) });
+        } else if (kind.keep !== 'media')
+          events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, entry.name) });
         else events.push(zipMember(root, entry));
         if (events.length >= BATCH) {
           yield events;
@@ -216,8 +236,15 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         }
       }
     } catch (error) {
-      if (error instanceof CutArchive) events.push(problemFile(root, error.member, 0, { code: 'truncated_archive', message: error.message }));
-      else events.push(problemFile(root, null, 0, { code: 'read_error', message: `the archive cannot be listed: ${describe(error)}` }));
+      if (error instanceof CutArchive)
+        events.push(problemFile(root, error.member, 0, { code: 'truncated_archive', message: error.message }));
+      else
+        events.push(
+          problemFile(root, null, 0, {
+            code: 'read_error',
+            message: `the archive cannot be listed: ${describe(error)}`,
+          }),
+        );
     }
     if (events.length > 0) yield events;
   }
@@ -230,10 +257,17 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   async function* nestedBatches(root: ArchiveRoot, outer: ZipEntry): AsyncGenerator<WalkEvent[]> {
     const refuse = (problem: FileProblem): WalkEvent[] => [problemFile(root, outer.name, outer.size, problem)];
     const limit = limitProblem(outer.size, outer.compressedSize);
-    if (outer.encrypted) return yield refuse({ code: 'unsupported_format', message: 'the nested zip is encrypted; camroll does not decrypt archives' });
+    if (outer.encrypted)
+      return yield refuse({
+        code: 'unsupported_format',
+        message: 'the nested zip is encrypted; camroll does not decrypt archives',
+      });
     if (limit !== null) return yield refuse({ code: 'archive_limit', message: limit });
     if (outer.size > ARCHIVE_LIMITS.nestedZipBytes) {
-      return yield refuse({ code: 'archive_limit', message: `a zip inside a zip is read in memory up to ${ARCHIVE_LIMITS.nestedZipBytes} bytes; extract this one first` });
+      return yield refuse({
+        code: 'archive_limit',
+        message: `a zip inside a zip is read in memory up to ${ARCHIVE_LIMITS.nestedZipBytes} bytes; extract this one first`,
+      });
     }
     const handle = await fsp.open(root.absPath, 'r');
     let data: Buffer | null;
@@ -242,7 +276,11 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     } finally {
       await handle.close();
     }
-    if (data === null) return yield refuse({ code: 'corrupt_file', message: 'the nested zip cannot be read (damaged, or not what its header says)' });
+    if (data === null)
+      return yield refuse({
+        code: 'corrupt_file',
+        message: 'the nested zip cannot be read (damaged, or not what its header says)',
+      });
     const entries: ZipEntry[] = [];
     try {
       for await (const entry of centralDirectory(data)) entries.push(entry);
@@ -268,9 +306,12 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       const kind = classify(entry.name, skipped);
       if (kind === null) continue;
       const name = prefix + entry.name;
-      if ('skip' in kind) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, prefix + kind.at) });
-      else if (kind.keep === 'nested') events.push({ type: 'skipped', reason: 'archive', absPath: memberPath(root.absPath, name) });
-      else if (kind.keep !== 'media') events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
+      if ('skip' in kind)
+        events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, prefix + kind.at) });
+      else if (kind.keep === 'nested')
+        events.push({ type: 'skipped', reason: 'archive', absPath: memberPath(root.absPath, name) });
+      else if (kind.keep !== 'media')
+        events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
       else events.push(nestedMember(root, name, entry, data));
       if (events.length >= BATCH) {
         yield events;
@@ -284,25 +325,49 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     const sidecars = index.find(name.slice(name.indexOf(MEMBER_SEPARATOR) + MEMBER_SEPARATOR.length));
     const limit = limitProblem(entry.size, entry.compressedSize);
     const problem: FileProblem | null = entry.encrypted
-      ? { code: 'unsupported_format', message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)' }
+      ? {
+          code: 'unsupported_format',
+          message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)',
+        }
       : limit !== null
         ? { code: 'archive_limit', message: limit }
         : entry.size > ARCHIVE_LIMITS.inMemoryBytes
-          ? { code: 'archive_limit', message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes` }
+          ? {
+              code: 'archive_limit',
+              message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes`,
+            }
           : null;
     const bytes = problem === null ? inflateFromBuffer(zip, entry, entry.size) : null;
-    const readProblem: FileProblem | null = problem ?? (bytes === null ? { code: 'corrupt_file', message: 'the member cannot be inflated, or does not match its size' } : null);
+    const readProblem: FileProblem | null =
+      problem ??
+      (bytes === null
+        ? { code: 'corrupt_file', message: 'the member cannot be inflated, or does not match its size' }
+        : null);
     const absPath = memberPath(root.absPath, name);
     // A fresh buffer of its own: it moves to a worker thread.
     const task: MemberTask | null =
-      readProblem === null ? { absPath, source: { kind: 'bytes', data: new Uint8Array(bytes!) }, sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp } } : null;
-    return memberFile(root, name, entry.size, entry.crc32, sidecars.print, { task, problem: readProblem, uncached: false, late: false });
+      readProblem === null
+        ? {
+            absPath,
+            source: { kind: 'bytes', data: new Uint8Array(bytes!) },
+            sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
+          }
+        : null;
+    return memberFile(root, name, entry.size, entry.crc32, sidecars.print, {
+      task,
+      problem: readProblem,
+      uncached: false,
+      late: false,
+    });
   }
 
   function zipMember(root: ArchiveRoot, entry: ZipEntry): WalkFile {
     const sidecars = index.find(entry.name);
     const problem: FileProblem | null = entry.encrypted
-      ? { code: 'unsupported_format', message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)' }
+      ? {
+          code: 'unsupported_format',
+          message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)',
+        }
       : limitProblem(entry.size, entry.compressedSize) === null
         ? null
         : { code: 'archive_limit', message: limitProblem(entry.size, entry.compressedSize)! };
@@ -311,12 +376,26 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       problem === null
         ? {
             absPath,
-            source: { kind: 'zip', archive: root.absPath, base: 0, headerOffset: entry.headerOffset, compressedSize: entry.compressedSize, size: entry.size, method: entry.method, crc32: entry.crc32 },
+            source: {
+              kind: 'zip',
+              archive: root.absPath,
+              base: 0,
+              headerOffset: entry.headerOffset,
+              compressedSize: entry.compressedSize,
+              size: entry.size,
+              method: entry.method,
+              crc32: entry.crc32,
+            },
             sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
           }
         : null;
     // crc32 stands in for the inode: a member is the same when its name, size and CRC are.
-    return memberFile(root, entry.name, entry.size, entry.crc32, sidecars.print, { task, problem, uncached: false, late: false });
+    return memberFile(root, entry.name, entry.size, entry.crc32, sidecars.print, {
+      task,
+      problem,
+      uncached: false,
+      late: false,
+    });
   }
 
   async function* tarBatches(root: ArchiveRoot): AsyncGenerator<WalkEvent[]> {
@@ -337,14 +416,19 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         }
         const name = entry.header.name;
         current = name;
-        const kind = entry.header.type === 'file' || entry.header.type === 'contiguous-file' ? classify(name, skipped) : null;
+        const kind =
+          entry.header.type === 'file' || entry.header.type === 'contiguous-file' ? classify(name, skipped) : null;
         if (kind === null || 'skip' in kind) {
-          if (kind !== null) events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, kind.at) });
+          if (kind !== null)
+            events.push({ type: 'skipped', reason: kind.skip, absPath: memberPath(root.absPath, kind.at) });
           await drain(entry);
         } else if (kind.keep !== 'media') {
           events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
           const size = entry.header.size ?? 0;
-          const text = size <= (kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES) ? Buffer.from(await collect(entry, size)).toString('utf8') : null;
+          const text =
+            size <= (kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES)
+              ? Buffer.from(await collect(entry, size)).toString('utf8')
+              : null;
           if (text === null) await drain(entry);
           else if (kind.keep === 'details') details.add(text);
           else index.add(name, text);
@@ -362,7 +446,12 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         }
       }
     } catch (error) {
-      events.push(problemFile(root, current, 0, { code: 'truncated_archive', message: `the archive is damaged or cut here; what came before was read (${describe(error)})` }));
+      events.push(
+        problemFile(root, current, 0, {
+          code: 'truncated_archive',
+          message: `the archive is damaged or cut here; what came before was read (${describe(error)})`,
+        }),
+      );
     } finally {
       extract.destroy();
       input.destroy();
@@ -375,7 +464,10 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     const absPath = memberPath(root.absPath, name);
     if (size > ARCHIVE_LIMITS.inMemoryBytes) {
       await drain(entry);
-      return problemFile(root, name, size, { code: 'archive_limit', message: `a .tar member over ${ARCHIVE_LIMITS.inMemoryBytes} bytes is not read in place; extract it, or use a zip export` });
+      return problemFile(root, name, size, {
+        code: 'archive_limit',
+        message: `a .tar member over ${ARCHIVE_LIMITS.inMemoryBytes} bytes is not read in place; extract it, or use a zip export`,
+      });
     }
     const data = await collect(entry, size);
     const sidecars = index.find(name);
@@ -383,7 +475,11 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     // Elsewhere (a tar of plain photos, an iCloud export) records flow as they are read.
     const pending = sidecars.print === '' && (index.size > 0 || /(^|\/)takeout\//i.test(name));
     if (pending) late.add(absPath);
-    const task: MemberTask = { absPath, source: { kind: 'bytes', data }, sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp } };
+    const task: MemberTask = {
+      absPath,
+      source: { kind: 'bytes', data },
+      sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
+    };
     return memberFile(root, name, size, 0, sidecars.print, { task, problem: null, uncached: true, late: pending });
   }
 
@@ -391,7 +487,10 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     prepare,
     /** Pass 2: the members of every archive, zips first. */
     async *batches(): AsyncGenerator<WalkEvent[]> {
-      const ordered = [...options.archives.filter((root) => root.kind === 'zip'), ...options.archives.filter((root) => root.kind !== 'zip')];
+      const ordered = [
+        ...options.archives.filter((root) => root.kind === 'zip'),
+        ...options.archives.filter((root) => root.kind !== 'zip'),
+      ];
       for (const root of ordered) {
         if (options.signal?.aborted) return;
         const problem = failed.get(root.absPath);
@@ -441,4 +540,3 @@ export function archiveRootOf(absPath: string): ArchiveRoot | null {
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-

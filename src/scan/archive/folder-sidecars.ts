@@ -13,7 +13,12 @@ const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
  * zipped are one tree, as if both were zips. Lists names only (no stats), never opens a
  * folder the walk skips, and reads only `.json`/`.xmp` files.
  */
-export async function indexFolderSidecars(options: { roots: string[]; exclude?: string[]; index: SidecarIndex; signal?: AbortSignal }): Promise<void> {
+export async function indexFolderSidecars(options: {
+  roots: string[];
+  exclude?: string[];
+  index: SidecarIndex;
+  signal?: AbortSignal;
+}): Promise<void> {
   const excluded = createExcludeMatcher(options.exclude ?? []);
   for (const root of options.roots) {
     const stack: { abs: string; rel: string }[] = [{ abs: root, rel: '' }];

@@ -12,7 +12,10 @@ import type { MatchedSidecars } from './sidecar-index.js';
  * gives what reading the photo beside its JSON gives: `photoTakenTime` replaces the capture
  * time, `geoData` the coordinates. An XMP sidecar met after its photo is not applied.
  */
-export async function applyLateSidecars(held: ScanRecord[], find: (member: string) => MatchedSidecars): Promise<ScanEvent[]> {
+export async function applyLateSidecars(
+  held: ScanRecord[],
+  find: (member: string) => MatchedSidecars,
+): Promise<ScanEvent[]> {
   return held.map((record): ScanEvent => ({ type: 'record', record: withLateSidecars(record, find) }));
 }
 

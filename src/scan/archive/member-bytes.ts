@@ -32,13 +32,16 @@ export async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry, l
 
 /** A member's bytes from a zip held in memory, inflated up to `limit`; null when it cannot be. */
 export function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): Buffer | null {
-  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted || entry.headerOffset + 30 > zip.length) return null;
+  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted || entry.headerOffset + 30 > zip.length)
+    return null;
   if (zip.readUInt32LE(entry.headerOffset) !== 0x04034b50) return null;
-  const start = entry.headerOffset + 30 + zip.readUInt16LE(entry.headerOffset + 26) + zip.readUInt16LE(entry.headerOffset + 28);
+  const start =
+    entry.headerOffset + 30 + zip.readUInt16LE(entry.headerOffset + 26) + zip.readUInt16LE(entry.headerOffset + 28);
   if (start + entry.compressedSize > zip.length) return null;
   const compressed = zip.subarray(start, start + entry.compressedSize);
   try {
-    const data = entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(limit, 1) });
+    const data =
+      entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(limit, 1) });
     return data.length === entry.size ? data : null;
   } catch {
     return null;

@@ -28,14 +28,30 @@ export function isPhotoDetailsName(base: string): boolean {
   return /^photo details(-\d+)?\.csv$/i.test(base);
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /**
  * `Saturday June 4,2022 12:11 PM GMT` (the weekday optional, `UTC` or `GMT±HH:MM` accepted)
  * as epoch milliseconds, or null.
  */
 export function parseICloudDate(text: string): number | null {
-  const m = /^\s*(?:[A-Za-z]+day\s+)?([A-Za-z]+)\s+(\d{1,2})\s*,\s*(\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AP]M)\s+(?:GMT|UTC)(?:([+-])(\d{1,2}):?(\d{2})?)?\s*$/i.exec(text);
+  const m =
+    /^\s*(?:[A-Za-z]+day\s+)?([A-Za-z]+)\s+(\d{1,2})\s*,\s*(\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AP]M)\s+(?:GMT|UTC)(?:([+-])(\d{1,2}):?(\d{2})?)?\s*$/i.exec(
+      text,
+    );
   if (!m) return null;
   const month = MONTHS.indexOf(m[1]!.toLowerCase());
   const day = Number(m[2]);
@@ -64,7 +80,13 @@ export function createPhotoDetails(): PhotoDetails {
       parse ??= (createRequire(import.meta.url)('csv-parse/sync') as { parse: ParseSync }).parse;
       let records: Record<string, string>[];
       try {
-        records = parse(csv, { columns: true, bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });
+        records = parse(csv, {
+          columns: true,
+          bom: true,
+          skip_empty_lines: true,
+          relax_column_count: true,
+          trim: true,
+        });
       } catch {
         return; // not the CSV we know: it describes nothing
       }
@@ -97,5 +119,9 @@ export function withPhotoDetails(record: ScanRecord, details: PhotoDetails): Sca
   const detail = details.get(record.media.filename);
   const taken = detail?.takenMs == null ? null : formatInstant({ utcMs: detail.takenMs, hasFraction: false });
   if (taken === null) return record;
-  return { ...record, media: { ...record.media, taken_at: taken }, source: { ...record.source, taken_at: 'icloud_csv' } };
+  return {
+    ...record,
+    media: { ...record.media, taken_at: taken },
+    source: { ...record.source, taken_at: 'icloud_csv' },
+  };
 }

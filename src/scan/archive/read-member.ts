@@ -50,31 +50,53 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
         xmp: task.sidecars.xmp === null ? null : parseXmp(task.sidecars.xmp),
       }),
     };
-    const extract = (bytes: ByteSource): Promise<Extraction> => options.extract({ absPath: task.absPath, bytes, sidecars });
+    const extract = (bytes: ByteSource): Promise<Extraction> =>
+      options.extract({ absPath: task.absPath, bytes, sidecars });
     try {
-      if (source.kind === 'bytes') return await fromBuffer(task, Buffer.from(source.data.buffer, source.data.byteOffset, source.data.length), options.headBytes, extract, null);
+      if (source.kind === 'bytes')
+        return await fromBuffer(
+          task,
+          Buffer.from(source.data.buffer, source.data.byteOffset, source.data.length),
+          options.headBytes,
+          extract,
+          null,
+        );
       const fd = fs.openSync(source.archive, 'r');
       try {
-        if (source.kind === 'range') return await fromFile(task, fd, source.offset, source.size, chunk, options.headBytes, extract, null);
+        if (source.kind === 'range')
+          return await fromFile(task, fd, source.offset, source.size, chunk, options.headBytes, extract, null);
         const problem = limitProblem(source.size, source.compressedSize);
         if (problem !== null) throw new MemberProblem('archive_limit', problem);
         const start = dataStart(fd, source.base + source.headerOffset);
         if (source.method === 0) {
-          if (source.compressedSize !== source.size) throw new MemberProblem('corrupt_file', 'a stored member whose sizes differ');
+          if (source.compressedSize !== source.size)
+            throw new MemberProblem('corrupt_file', 'a stored member whose sizes differ');
           return await fromFile(task, fd, start, source.size, chunk, options.headBytes, extract, source.crc32);
         }
-        if (source.method !== 8) throw new MemberProblem('unsupported_format', `the member is compressed with method ${source.method}; camroll reads stored and deflated members`);
+        if (source.method !== 8)
+          throw new MemberProblem(
+            'unsupported_format',
+            `the member is compressed with method ${source.method}; camroll reads stored and deflated members`,
+          );
         if (source.size <= (options.inMemoryBytes ?? ARCHIVE_LIMITS.inMemoryBytes)) {
           const compressed = readExactly(fd, Buffer.allocUnsafe(source.compressedSize), start);
           return await fromBuffer(task, inflate(compressed, source.size), options.headBytes, extract, source.crc32);
         }
-        return await fromStream(task, { fd, start, compressedSize: source.compressedSize, size: source.size }, options.headBytes, extract, source.crc32);
+        return await fromStream(
+          task,
+          { fd, start, compressedSize: source.compressedSize, size: source.size },
+          options.headBytes,
+          extract,
+          source.crc32,
+        );
       } finally {
         fs.closeSync(fd);
       }
     } catch (error) {
-      if (error instanceof MemberProblem) return failure(task.absPath, declared, error.code, error.message, error.cacheable);
-      if (error instanceof CamrollError) return failure(task.absPath, declared, error.code, error.message, error.code !== 'read_error');
+      if (error instanceof MemberProblem)
+        return failure(task.absPath, declared, error.code, error.message, error.cacheable);
+      if (error instanceof CamrollError)
+        return failure(task.absPath, declared, error.code, error.message, error.code !== 'read_error');
       return failure(task.absPath, declared, 'read_error', describe(error), false);
     }
   };
@@ -83,7 +105,8 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
 /** Where a zip member's data starts, from its local header. */
 function dataStart(fd: number, headerOffset: number): number {
   const header = readExactly(fd, Buffer.alloc(30), headerOffset);
-  if (header.readUInt32LE(0) !== LOCAL_HEADER) throw new MemberProblem('corrupt_file', 'no local header where the central directory says the member starts');
+  if (header.readUInt32LE(0) !== LOCAL_HEADER)
+    throw new MemberProblem('corrupt_file', 'no local header where the central directory says the member starts');
   return headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
 }
 
@@ -94,10 +117,12 @@ function inflate(compressed: Buffer, size: number): Buffer {
     // One more byte than declared: a member that inflates to more is caught, not grown.
     out = zlib.inflateRawSync(compressed, { maxOutputLength: size + 1 });
   } catch (error) {
-    if (error instanceof RangeError) throw new MemberProblem('archive_limit', 'the member inflates past its declared size');
+    if (error instanceof RangeError)
+      throw new MemberProblem('archive_limit', 'the member inflates past its declared size');
     throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describe(error)}`);
   }
-  if (out.length !== size) throw new MemberProblem('corrupt_file', `the member inflates to ${out.length} bytes, not the ${size} declared`);
+  if (out.length !== size)
+    throw new MemberProblem('corrupt_file', `the member inflates to ${out.length} bytes, not the ${size} declared`);
   return out;
 }
 
@@ -113,8 +138,15 @@ async function extractOrFail(extract: Extract, bytes: ByteSource): Promise<Extra
   }
 }
 
-async function fromBuffer(task: MemberTask, data: Buffer, headBytes: number, extract: Extract, crc: number | null): Promise<FileResult> {
-  if (crc !== null && zlib.crc32(data) >>> 0 !== crc >>> 0) throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+async function fromBuffer(
+  task: MemberTask,
+  data: Buffer,
+  headBytes: number,
+  extract: Extract,
+  crc: number | null,
+): Promise<FileResult> {
+  if (crc !== null && zlib.crc32(data) >>> 0 !== crc >>> 0)
+    throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
   const extraction = await extractOrFail(extract, {
     size: data.length,
     head: data.subarray(0, Math.min(data.length, headBytes)),
@@ -125,9 +157,19 @@ async function fromBuffer(task: MemberTask, data: Buffer, headBytes: number, ext
 }
 
 /** A member stored as plain bytes in the archive file: read once, as read-file.ts reads a file. */
-async function fromFile(task: MemberTask, fd: number, start: number, size: number, chunk: Buffer, headBytes: number, extract: Extract, crc: number | null): Promise<FileResult> {
+async function fromFile(
+  task: MemberTask,
+  fd: number,
+  start: number,
+  size: number,
+  chunk: Buffer,
+  headBytes: number,
+  extract: Extract,
+  crc: number | null,
+): Promise<FileResult> {
   const first = readAt(fd, chunk.subarray(0, Math.min(chunk.length, size)), start);
-  if (first.length < Math.min(chunk.length, size)) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+  if (first.length < Math.min(chunk.length, size))
+    throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
   const extraction = await extractOrFail(extract, {
     size,
     head: first.subarray(0, Math.min(headBytes, first.length)),
@@ -147,7 +189,8 @@ async function fromFile(task: MemberTask, fd: number, start: number, size: numbe
     if (crc !== null) sum = zlib.crc32(part, sum);
     position += read;
   }
-  if (crc !== null && sum >>> 0 !== crc >>> 0) throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+  if (crc !== null && sum >>> 0 !== crc >>> 0)
+    throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
   return done(task.absPath, size, `sha256:${hash.digest('hex')}`, extraction);
 }
 
@@ -163,7 +206,13 @@ interface Deflated {
  * hash as it is inflated. A reader asking past the head (a video's index at its end) gets
  * the range from a second inflation that stops there: slow, rare, and memory stays flat.
  */
-async function fromStream(task: MemberTask, member: Deflated, headBytes: number, extract: Extract, crc: number): Promise<FileResult> {
+async function fromStream(
+  task: MemberTask,
+  member: Deflated,
+  headBytes: number,
+  extract: Extract,
+  crc: number,
+): Promise<FileResult> {
   const hash = createHash('sha256');
   let sum = 0;
   let total = 0;
@@ -189,14 +238,19 @@ async function fromStream(task: MemberTask, member: Deflated, headBytes: number,
     extraction = await extractOrFail(extract, {
       size: member.size,
       head: first.subarray(0, Math.min(headBytes, first.length)),
-      read: async (offset, length) => (offset + length <= first.length ? first.subarray(offset, offset + length) : inflatedRange(member, offset, length)),
+      read: async (offset, length) =>
+        offset + length <= first.length
+          ? first.subarray(offset, offset + length)
+          : inflatedRange(member, offset, length),
     });
     for (let next = await stream.next(); !next.done; next = await stream.next()) take(next.value);
   } finally {
     await stream.return(undefined);
   }
-  if (total !== member.size) throw new MemberProblem('corrupt_file', `the member inflates to ${total} bytes, not the ${member.size} declared`);
-  if (sum >>> 0 !== crc >>> 0) throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+  if (total !== member.size)
+    throw new MemberProblem('corrupt_file', `the member inflates to ${total} bytes, not the ${member.size} declared`);
+  if (sum >>> 0 !== crc >>> 0)
+    throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
   return done(task.absPath, total, `sha256:${hash.digest('hex')}`, extraction);
 }
 
@@ -208,11 +262,14 @@ async function* inflatedChunks(member: Deflated): AsyncGenerator<Buffer> {
     for (let position = 0; position < member.compressedSize && !inflater.destroyed; ) {
       const buffer = Buffer.allocUnsafe(Math.min(1024 * 1024, member.compressedSize - position));
       const read = await new Promise<number>((resolve, reject) =>
-        fs.read(member.fd, buffer, 0, buffer.length, member.start + position, (error, bytes) => (error ? reject(error) : resolve(bytes))),
+        fs.read(member.fd, buffer, 0, buffer.length, member.start + position, (error, bytes) =>
+          error ? reject(error) : resolve(bytes),
+        ),
       );
       if (read === 0) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
       position += read;
-      if (!inflater.write(buffer.subarray(0, read))) await Promise.race([once(inflater, 'drain'), once(inflater, 'close')]);
+      if (!inflater.write(buffer.subarray(0, read)))
+        await Promise.race([once(inflater, 'drain'), once(inflater, 'close')]);
     }
     inflater.end();
   };

@@ -53,7 +53,11 @@ export function createSidecarIndex(): SidecarIndex {
       }
       if (!held.has(base.toLowerCase())) size += 1;
       listings.get(dir)!.set(base.toLowerCase(), base);
-      held.set(base.toLowerCase(), { name: base, text, digest: createHash('sha1').update(text).digest('base64url').slice(0, 12) });
+      held.set(base.toLowerCase(), {
+        name: base,
+        text,
+        digest: createHash('sha1').update(text).digest('base64url').slice(0, 12),
+      });
     },
     find(member) {
       const { dir, base } = folderKey(member);
@@ -64,7 +68,10 @@ export function createSidecarIndex(): SidecarIndex {
       const xmpName = pickCandidate(xmpCandidates(base), names);
       const json = jsonName === null ? null : held.get(jsonName.toLowerCase())!;
       const xmp = xmpName === null ? null : held.get(xmpName.toLowerCase())!;
-      const print = [json, xmp].filter((entry): entry is Held => entry !== null && entry !== undefined).map((entry) => `${entry.name}:${entry.digest}`).join('|');
+      const print = [json, xmp]
+        .filter((entry): entry is Held => entry !== null && entry !== undefined)
+        .map((entry) => `${entry.name}:${entry.digest}`)
+        .join('|');
       return { takeout: json?.text ?? null, xmp: xmp?.text ?? null, print };
     },
   };

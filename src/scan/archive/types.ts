@@ -5,7 +5,16 @@
  */
 export type MemberSource =
   /** A zip member: its local header at `headerOffset` (plus `base` for a zip stored inside another). */
-  | { kind: 'zip'; archive: string; base: number; headerOffset: number; compressedSize: number; size: number; method: number; crc32: number }
+  | {
+      kind: 'zip';
+      archive: string;
+      base: number;
+      headerOffset: number;
+      compressedSize: number;
+      size: number;
+      method: number;
+      crc32: number;
+    }
   /** Plain bytes inside the archive file (a `.tar` member). */
   | { kind: 'range'; archive: string; offset: number; size: number }
   /** Bytes already read by the main thread (a `.tgz` member, a member of a deflated nested zip). */
@@ -36,7 +45,8 @@ export const ARCHIVE_LIMITS = {
 
 /** Why a member is refused before any byte of it is inflated, or null. */
 export function limitProblem(size: number, compressedSize: number): string | null {
-  if (size > ARCHIVE_LIMITS.maxMemberBytes) return `the member declares ${size} bytes, more than the ${ARCHIVE_LIMITS.maxMemberBytes}-byte limit`;
+  if (size > ARCHIVE_LIMITS.maxMemberBytes)
+    return `the member declares ${size} bytes, more than the ${ARCHIVE_LIMITS.maxMemberBytes}-byte limit`;
   if (size > ARCHIVE_LIMITS.ratioFloorBytes && size > compressedSize * ARCHIVE_LIMITS.maxRatio) {
     const ratio = Math.round(size / Math.max(compressedSize, 1));
     return `the member would expand ${ratio} times (limit ${ARCHIVE_LIMITS.maxRatio}): not a photo or video, possibly a zip bomb`;

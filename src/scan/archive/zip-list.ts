@@ -33,7 +33,10 @@ export class CutArchive extends Error {
  */
 export async function* centralDirectory(absPath: string | Buffer): AsyncGenerator<ZipEntry> {
   const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false };
-  const zip = typeof absPath === 'string' ? await yauzl.openPromise(absPath, options) : await yauzl.fromBufferPromise(absPath, options);
+  const zip =
+    typeof absPath === 'string'
+      ? await yauzl.openPromise(absPath, options)
+      : await yauzl.fromBufferPromise(absPath, options);
   try {
     for await (const entry of zip.eachEntry()) {
       const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
@@ -55,7 +58,10 @@ export async function* centralDirectory(absPath: string | Buffer): AsyncGenerato
 
 /** Whether yauzl's failure means the central directory is missing (a cut download), not an I/O error. */
 export function isMissingDirectory(error: unknown): boolean {
-  return error instanceof Error && /end of central directory record signature not found|central directory/i.test(error.message);
+  return (
+    error instanceof Error &&
+    /end of central directory record signature not found|central directory/i.test(error.message)
+  );
 }
 
 /** A file named .zip that holds no zip at all. */
@@ -80,12 +86,15 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
     const header = Buffer.alloc(30);
     if (fileSize === 0) throw new CutArchive(null, 'the archive is empty: a download that never started');
     for (let offset = 0; ; ) {
-      if (offset + 4 > fileSize) throw new CutArchive(null, 'the download stops between two members (no central directory)');
+      if (offset + 4 > fileSize)
+        throw new CutArchive(null, 'the download stops between two members (no central directory)');
       const { bytesRead } = await handle.read(header, 0, 30, offset);
       const signature = bytesRead >= 4 ? header.readUInt32LE(0) : 0;
       if (signature === CENTRAL_HEADER) return;
-      if (signature !== LOCAL_HEADER && offset === 0) throw new NotAZip('the file is not a zip archive (no member header at its start)');
-      if (signature !== LOCAL_HEADER) throw new CutArchive(null, `no member header at byte ${offset}: the archive is damaged or cut`);
+      if (signature !== LOCAL_HEADER && offset === 0)
+        throw new NotAZip('the file is not a zip archive (no member header at its start)');
+      if (signature !== LOCAL_HEADER)
+        throw new CutArchive(null, `no member header at byte ${offset}: the archive is damaged or cut`);
       if (bytesRead < 30) throw new CutArchive(null, 'the download stops inside a member header');
       const flags = header.readUInt16LE(6);
       const method = header.readUInt16LE(8);
@@ -110,7 +119,8 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
       let dataEnd: number;
       if ((flags & 8) !== 0 && !encrypted) {
         // Sizes come after the data: find its end, then read the descriptor.
-        const found = method === 8 ? await deflateEnd(handle, dataStart, fileSize) : await storedEnd(handle, dataStart, fileSize);
+        const found =
+          method === 8 ? await deflateEnd(handle, dataStart, fileSize) : await storedEnd(handle, dataStart, fileSize);
         if (found === null) throw new CutArchive(name, 'the download stops inside this member');
         dataEnd = found.end;
         const descriptor = await readDescriptor(handle, dataEnd, zip64 !== undefined, fileSize);
@@ -118,7 +128,16 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
         crc32 = descriptor.crc32;
         compressedSize = dataEnd - dataStart;
         size = found.size;
-        yield { name, size, compressedSize, method, crc32, headerOffset: offset, encrypted, folder: name.endsWith('/') };
+        yield {
+          name,
+          size,
+          compressedSize,
+          method,
+          crc32,
+          headerOffset: offset,
+          encrypted,
+          folder: name.endsWith('/'),
+        };
         offset = descriptor.next;
         continue;
       }
@@ -141,7 +160,11 @@ function safeExtraFields(raw: Buffer): yauzl.ExtraField[] {
 }
 
 /** Where a deflate stream starting at `start` ends, and how much it inflates to; null when the file stops first. */
-async function deflateEnd(handle: fsp.FileHandle, start: number, fileSize: number): Promise<{ end: number; size: number } | null> {
+async function deflateEnd(
+  handle: fsp.FileHandle,
+  start: number,
+  fileSize: number,
+): Promise<{ end: number; size: number } | null> {
   const inflater = zlib.createInflateRaw();
   let size = 0;
   inflater.on('data', (part: Buffer) => (size += part.length));
@@ -167,7 +190,11 @@ async function deflateEnd(handle: fsp.FileHandle, start: number, fileSize: numbe
 }
 
 /** A stored member with a data descriptor: the first descriptor whose size matches its distance. */
-async function storedEnd(handle: fsp.FileHandle, start: number, fileSize: number): Promise<{ end: number; size: number } | null> {
+async function storedEnd(
+  handle: fsp.FileHandle,
+  start: number,
+  fileSize: number,
+): Promise<{ end: number; size: number } | null> {
   const buffer = Buffer.alloc(CHUNK + 16);
   for (let position = start; position < fileSize; position += CHUNK) {
     const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, fileSize - position), position);
@@ -181,7 +208,12 @@ async function storedEnd(handle: fsp.FileHandle, start: number, fileSize: number
 }
 
 /** The data descriptor at `at` (its signature is optional; zip64 sizes are 8 bytes). */
-async function readDescriptor(handle: fsp.FileHandle, at: number, zip64: boolean, fileSize: number): Promise<{ crc32: number; next: number } | null> {
+async function readDescriptor(
+  handle: fsp.FileHandle,
+  at: number,
+  zip64: boolean,
+  fileSize: number,
+): Promise<{ crc32: number; next: number } | null> {
   const buffer = Buffer.alloc(24);
   const { bytesRead } = await handle.read(buffer, 0, 24, at);
   const signed = bytesRead >= 4 && buffer.readUInt32LE(0) === DESCRIPTOR;

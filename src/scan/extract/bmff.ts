@@ -68,15 +68,20 @@ function parseBoxHeader(header: Uint8Array, pos: number, end: number, topLevel: 
   const type = ascii(header, 4, 8);
   let headerSize = 8;
   if (size === 1) {
-    if (header.length < 16) throw new ParseProblem(topLevel ? 'truncated_file' : 'corrupt_file', `64-bit box header cut at ${pos}`);
+    if (header.length < 16)
+      throw new ParseProblem(topLevel ? 'truncated_file' : 'corrupt_file', `64-bit box header cut at ${pos}`);
     size = Number(view.getBigUint64(8));
     headerSize = 16;
   } else if (size === 0) {
     size = end - pos;
   }
-  if (size < headerSize) throw new ParseProblem('corrupt_file', `box '${printable(type)}' at ${pos} has impossible size ${size}`);
+  if (size < headerSize)
+    throw new ParseProblem('corrupt_file', `box '${printable(type)}' at ${pos} has impossible size ${size}`);
   if (pos + size > end) {
-    throw new ParseProblem(topLevel ? 'truncated_file' : 'corrupt_file', `box '${printable(type)}' at ${pos} runs past the end of its ${topLevel ? 'file' : 'parent'}`);
+    throw new ParseProblem(
+      topLevel ? 'truncated_file' : 'corrupt_file',
+      `box '${printable(type)}' at ${pos} runs past the end of its ${topLevel ? 'file' : 'parent'}`,
+    );
   }
   return { type, start: pos, payloadStart: pos + headerSize, end: pos + size };
 }
@@ -90,7 +95,8 @@ export function printable(type: string): string {
 export async function readPayload(bytes: ByteSource, box: Box, maxBytes: number): Promise<Uint8Array> {
   whole(box);
   const length = box.end - box.payloadStart;
-  if (length > maxBytes) throw new ParseProblem('corrupt_file', `box '${printable(box.type)}' of ${length} bytes is too large for metadata`);
+  if (length > maxBytes)
+    throw new ParseProblem('corrupt_file', `box '${printable(box.type)}' of ${length} bytes is too large for metadata`);
   return readRange(bytes, box.payloadStart, length);
 }
 

@@ -13,7 +13,10 @@ export async function readRange(bytes: ByteSource, offset: number, length: numbe
     throw new ParseProblem('corrupt_file', `invalid range ${offset}+${length}`);
   }
   if (offset + length > bytes.size) {
-    throw new ParseProblem('truncated_file', `data at ${offset}+${length} lies past the end of the file (${bytes.size} bytes)`);
+    throw new ParseProblem(
+      'truncated_file',
+      `data at ${offset}+${length} lies past the end of the file (${bytes.size} bytes)`,
+    );
   }
   if (length > MAX_METADATA_READ) {
     throw new ParseProblem('corrupt_file', `metadata block of ${length} bytes is implausibly large`);
@@ -23,7 +26,10 @@ export async function readRange(bytes: ByteSource, offset: number, length: numbe
   try {
     chunk = await bytes.read(offset, length);
   } catch (error) {
-    const problem = new ParseProblem('read_error', `read failed at ${offset}: ${error instanceof Error ? error.message : String(error)}`);
+    const problem = new ParseProblem(
+      'read_error',
+      `read failed at ${offset}: ${error instanceof Error ? error.message : String(error)}`,
+    );
     (problem as Error).cause = error;
     throw problem;
   }

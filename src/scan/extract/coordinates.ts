@@ -75,7 +75,10 @@ export function applyRef(value: number, ref: unknown): number {
 
 /** EXIF GPSLatitude/Ref + GPSLongitude/Ref to validated decimal coordinates. */
 export function exifCoordinates(tags: {
-  GPSLatitude?: unknown; GPSLatitudeRef?: unknown; GPSLongitude?: unknown; GPSLongitudeRef?: unknown;
+  GPSLatitude?: unknown;
+  GPSLatitudeRef?: unknown;
+  GPSLongitude?: unknown;
+  GPSLongitudeRef?: unknown;
 }): Coordinates | null {
   const lat = dmsToDecimal(tags.GPSLatitude ?? NaN);
   const lon = dmsToDecimal(tags.GPSLongitude ?? NaN);

@@ -55,7 +55,12 @@ export function parseDateText(text: unknown): ParsedDate | null {
 
 /** Builds a LocalTime from fields, rejecting impossible values. `fraction` is the digits after the point. */
 export function localFromFields(
-  year: number, month: number, day: number, hour: number, minute: number, second: number,
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
   fraction: string | null,
 ): LocalTime | null {
   if (![year, month, day, hour, minute, second].every(Number.isInteger)) return null;

@@ -2,8 +2,27 @@ import { ascii } from './bytes.js';
 
 /** Extensions (lower-case, no dot) of the files a scan treats as media. */
 export const MEDIA_EXTENSIONS: ReadonlySet<string> = new Set([
-  'jpg', 'jpeg', 'heic', 'heif', 'avif', 'png', 'tif', 'tiff', 'webp', 'dng', 'cr2',
-  'cr3', 'nef', 'arw', 'orf', 'rw2', 'raf', 'mov', 'mp4', 'm4v', '3gp',
+  'jpg',
+  'jpeg',
+  'heic',
+  'heif',
+  'avif',
+  'png',
+  'tif',
+  'tiff',
+  'webp',
+  'dng',
+  'cr2',
+  'cr3',
+  'nef',
+  'arw',
+  'orf',
+  'rw2',
+  'raf',
+  'mov',
+  'mp4',
+  'm4v',
+  '3gp',
 ]);
 
 const VIDEO_EXTENSIONS: ReadonlySet<string> = new Set(['mov', 'mp4', 'm4v', '3gp']);

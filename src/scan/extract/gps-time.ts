@@ -21,7 +21,7 @@ export function gpsUtcMs(dateStamp: unknown, timeStamp: unknown): number | null 
     const t = /^\s*(\d{1,2}):(\d{1,2}):(\d{1,2}(?:\.\d+)?)\s*$/.exec(timeStamp);
     if (t) parts = [Number(t[1]), Number(t[2]), Number(t[3])];
   }
-  if (!parts || !parts.every((n) => Number.isFinite(n) && n >= 0)) return null;
+  if (!parts?.every((n) => Number.isFinite(n) && n >= 0)) return null;
   const [h, m, s] = parts as [number, number, number];
   if (h > 23 || m > 59 || s >= 61) return null;
   const whole = Math.floor(s);

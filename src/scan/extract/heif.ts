@@ -15,8 +15,15 @@ const MAX_META_BYTES = 4 * 1024 * 1024;
 const MAX_ITEM_BYTES = 4 * 1024 * 1024;
 const CANON_UUID = '85c0b687820f11e08111f4ce462b6a48';
 
-interface ItemInfo { id: number; type: string; contentType: string }
-interface Extent { offset: number; length: number }
+interface ItemInfo {
+  id: number;
+  type: string;
+  contentType: string;
+}
+interface Extent {
+  offset: number;
+  length: number;
+}
 
 /** HEIC/HEIF/AVIF: the `Exif` item (and an XMP `mime` item) located through `iinf` and `iloc`. */
 export async function readHeif(bytes: ByteSource, topLevel: Box[]): Promise<PhotoFacts> {
@@ -24,7 +31,8 @@ export async function readHeif(bytes: ByteSource, topLevel: Box[]): Promise<Phot
   if (!meta) return { tags: {}, xmp: null, warnings: [] };
   const payload = await readPayload(bytes, meta, MAX_META_BYTES);
   const children = listBoxesIn(payload.subarray(4), meta.payloadStart + 4); // meta is a full box
-  const body = (box: Box): Uint8Array => payload.subarray(box.payloadStart - meta.payloadStart, box.end - meta.payloadStart);
+  const body = (box: Box): Uint8Array =>
+    payload.subarray(box.payloadStart - meta.payloadStart, box.end - meta.payloadStart);
   const iinf = children.find((b) => b.type === 'iinf');
   const iloc = children.find((b) => b.type === 'iloc');
   const idat = children.find((b) => b.type === 'idat');

@@ -50,7 +50,19 @@ interface FileFacts extends PhotoFacts {
 }
 
 const HEIF_BRANDS = new Set([
-  'mif1', 'mif2', 'mif3', 'msf1', 'heic', 'heix', 'heim', 'heis', 'hevc', 'hevs', 'avif', 'avis', 'miaf',
+  'mif1',
+  'mif2',
+  'mif3',
+  'msf1',
+  'heic',
+  'heix',
+  'heim',
+  'heis',
+  'hevc',
+  'hevs',
+  'avif',
+  'avis',
+  'miaf',
 ]);
 /** Major brands of HEIF image sequences (each also lists `msf1`): stored like a movie, shown as one photo. */
 const SEQUENCE_BRANDS = new Set(['msf1', 'hevc', 'hevx', 'hevm', 'hevs', 'avis']);
@@ -132,7 +144,9 @@ function exifDate(tags: ExifTags): ParsedDate | null {
   for (const [text, subsec, offsetText] of pairs) {
     const parsed = parseDateText(text);
     if (!parsed) continue;
-    const millis = parsed.local.hasFraction ? 0 : fractionToMillis(typeof subsec === 'string' ? subsec : subsec === undefined ? null : String(subsec));
+    const millis = parsed.local.hasFraction
+      ? 0
+      : fractionToMillis(typeof subsec === 'string' ? subsec : subsec === undefined ? null : String(subsec));
     const local = { wallMs: parsed.local.wallMs + millis, hasFraction: parsed.local.hasFraction || millis !== 0 };
     // OffsetTime (without "Original") belongs to ModifyDate and is never used here.
     const offset = parsed.offsetMinutes ?? parseOffset(offsetText);
@@ -141,7 +155,9 @@ function exifDate(tags: ExifTags): ParsedDate | null {
   return null;
 }
 
-function firstCoordinates(candidates: [Coordinates | null, SourceInfo['coordinates']][]): [Coordinates | null, SourceInfo['coordinates']] {
+function firstCoordinates(
+  candidates: [Coordinates | null, SourceInfo['coordinates']][],
+): [Coordinates | null, SourceInfo['coordinates']] {
   for (const [coords, source] of candidates) if (coords) return [coords, source];
   return [null, null];
 }
@@ -163,7 +179,10 @@ export async function extractFile(input: ExtractInput): Promise<Extraction> {
 async function extract(input: ExtractInput): Promise<Extraction> {
   const { absPath, bytes } = input;
   if (bytes.size === 0) throw new ParseProblem('empty_file', 'the file is empty');
-  const [facts, sidecars]: [FileFacts, Sidecars] = await Promise.all([readFacts(sniffContainer(bytes.head), bytes), input.sidecars.load(absPath)]);
+  const [facts, sidecars]: [FileFacts, Sidecars] = await Promise.all([
+    readFacts(sniffContainer(bytes.head), bytes),
+    input.sidecars.load(absPath),
+  ]);
   const { tags } = facts;
   const embedded = facts.xmp;
   const video = facts.video;
@@ -207,7 +226,9 @@ async function extract(input: ExtractInput): Promise<Extraction> {
       taken_at: taken.source,
       coordinates: coordinatesSource,
       // Present only when something was skipped: what was read is kept, and the skip is said.
-      ...(facts.warnings.length > 0 ? { warnings: facts.warnings.map(({ code, message }) => ({ code, message })) } : {}),
+      ...(facts.warnings.length > 0
+        ? { warnings: facts.warnings.map(({ code, message }) => ({ code, message })) }
+        : {}),
     },
   };
 }

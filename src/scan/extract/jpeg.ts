@@ -40,8 +40,14 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
     const header = await readRange(bytes, pos, Math.min(4, limit - pos));
     if (header[0] !== 0xff) return stop(new ParseProblem('corrupt_file', `JPEG marker expected at ${pos}`));
     const marker = header[1]!;
-    if (marker === 0xff) { pos += 1; continue; } // fill byte
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) { pos += 2; continue; }
+    if (marker === 0xff) {
+      pos += 1;
+      continue;
+    } // fill byte
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      pos += 2;
+      continue;
+    }
     if (marker === 0xda || marker === 0xd9) return found; // metadata is over
     if (header.length < 4) return stop(new ParseProblem('truncated_file', 'JPEG ends inside a segment header'));
     const length = viewOf(header).getUint16(2);
@@ -51,13 +57,21 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
       // No marker anywhere near: the segment is taken as it claims, and what follows fails below.
       const next = await resync(bytes, end, pos + 4, limit);
       if (next !== null) {
-        found.warnings.push(warning('skipped_segment', `JPEG segment 0xff${marker.toString(16)} at ${pos} claims ${length} bytes; went on at the marker at ${next}`));
+        found.warnings.push(
+          warning(
+            'skipped_segment',
+            `JPEG segment 0xff${marker.toString(16)} at ${pos} claims ${length} bytes; went on at the marker at ${next}`,
+          ),
+        );
         end = next;
       }
     }
     if (end > limit) {
-      const where = limit === bytes.size ? `the file (${bytes.size} bytes)` : `the embedded JPEG (${limit - start} bytes)`;
-      return stop(new ParseProblem('truncated_file', `data at ${pos + 4}+${end - pos - 4} lies past the end of ${where}`));
+      const where =
+        limit === bytes.size ? `the file (${bytes.size} bytes)` : `the embedded JPEG (${limit - start} bytes)`;
+      return stop(
+        new ParseProblem('truncated_file', `data at ${pos + 4}+${end - pos - 4} lies past the end of ${where}`),
+      );
     }
     if (marker === 0xe1 && (found.tiff === null || found.xmp === null)) {
       const body = await readRange(bytes, pos + 4, end - pos - 4);

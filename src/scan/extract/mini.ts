@@ -105,8 +105,14 @@ export function parseMiniHeader(header: Uint8Array, payloadStart: number): MiniL
       const gainmapChroma = bits.read(2);
       if (gainmapChroma === 1 || gainmapChroma === 2) bits.skip(1);
       if (gainmapChroma === 1) bits.skip(1);
-      if (bits.flag()) bits.skip(2); // float bit depth
-      else if (bits.flag()) bits.skip(3);
+      // Each flag is the next bit: read in turn, not one condition tested twice.
+      const floatDepth = bits.flag();
+      if (floatDepth)
+        bits.skip(2); // float bit depth
+      else {
+        const highDepth = bits.flag();
+        if (highDepth) bits.skip(3);
+      }
       tmapIcc = bits.flag();
       if (bits.flag()) bits.skip(8 + 8 + 8 + 1); // tone map CICP
     }

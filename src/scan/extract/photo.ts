@@ -26,7 +26,11 @@ function saysSomething(xmp: XmpData | null): boolean {
  * An EXIF block that cannot be read at all is `corrupt_file` only when the XMP packet gave
  * nothing either: metadata already read is never lost to it, it becomes a warning.
  */
-export async function embeddedFacts(tiff: Uint8Array | null, xmpText: string | null, warnings: ExtractionWarning[] = []): Promise<PhotoFacts> {
+export async function embeddedFacts(
+  tiff: Uint8Array | null,
+  xmpText: string | null,
+  warnings: ExtractionWarning[] = [],
+): Promise<PhotoFacts> {
   const xmp = xmpText === null ? null : parseXmpPacket(xmpText, warnings);
   if (tiff === null) return { tags: {}, xmp, warnings };
   try {

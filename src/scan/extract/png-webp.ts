@@ -73,7 +73,11 @@ function pngText(type: string, data: Uint8Array): { keyword: string; value: stri
   const keyword = latin1.decode(data.subarray(0, nul));
   try {
     if (type === 'tEXt') return { keyword, value: latin1.decode(data.subarray(nul + 1)) };
-    if (type === 'zTXt') return { keyword, value: latin1.decode(inflateSync(data.subarray(nul + 2), { maxOutputLength: MAX_TEXT_CHUNK })) };
+    if (type === 'zTXt')
+      return {
+        keyword,
+        value: latin1.decode(inflateSync(data.subarray(nul + 2), { maxOutputLength: MAX_TEXT_CHUNK })),
+      };
     // iTXt: compression flag, method, language\0, translated keyword\0, text
     const compressed = data[nul + 1] === 1;
     const langEnd = data.indexOf(0, nul + 3);
@@ -101,7 +105,8 @@ export async function readWebp(bytes: ByteSource): Promise<PhotoFacts> {
     const length = viewOf(header).getUint32(4, true);
     if (pos + 8 + length > end) {
       const problem = `WebP chunk '${type}' runs past the end of the ${end < 8 + riffSize ? 'file' : 'RIFF data'}`;
-      if (tiff === null && xmp === null) throw new ParseProblem(end < 8 + riffSize ? 'truncated_file' : 'corrupt_file', problem);
+      if (tiff === null && xmp === null)
+        throw new ParseProblem(end < 8 + riffSize ? 'truncated_file' : 'corrupt_file', problem);
       warnings.push(warning('skipped_segment', `${problem}; the metadata before it was kept`));
       break;
     }
@@ -109,7 +114,8 @@ export async function readWebp(bytes: ByteSource): Promise<PhotoFacts> {
     else if (type === 'XMP ') xmp = utf8.decode(await readRange(bytes, pos + 8, length));
     pos += 8 + length + (length % 2); // chunks are padded to an even size
   }
-  if (tiff === null && xmp === null && end < 8 + riffSize) throw new ParseProblem('truncated_file', 'WebP data runs past the end of the file');
+  if (tiff === null && xmp === null && end < 8 + riffSize)
+    throw new ParseProblem('truncated_file', 'WebP data runs past the end of the file');
   return embeddedFacts(tiff, xmp, warnings);
 }
 
@@ -118,7 +124,8 @@ export async function readRaf(bytes: ByteSource): Promise<PhotoFacts> {
   const header = await readRange(bytes, 84, 8);
   const offset = viewOf(header).getUint32(0);
   const length = viewOf(header).getUint32(4);
-  if (offset + length > bytes.size) throw new ParseProblem('truncated_file', 'RAF preview runs past the end of the file');
+  if (offset + length > bytes.size)
+    throw new ParseProblem('truncated_file', 'RAF preview runs past the end of the file');
   const soi = await readRange(bytes, offset, 2);
   if (soi[0] !== 0xff || soi[1] !== 0xd8) throw new ParseProblem('corrupt_file', 'RAF preview is not a JPEG');
   return readJpeg(bytes, offset, offset + length);

@@ -76,8 +76,12 @@ export async function resolveTakenAt(
   // file's own: EXIF with its offset, the embedded XMP date with its offset (when EXIF has
   // only a local time, or none), the QuickTime creation date.
   const withOffset = local && local.offsetMinutes !== null ? instantAtOffset(local.local, local.offsetMinutes) : null;
-  const offsetSource: TakenAtSource = fromSidecar || local === embedded ? 'xmp' : fromVideo ? 'video_creationdate' : 'exif_offset';
-  const embeddedInstant = !fromSidecar && embedded && embedded.offsetMinutes !== null ? instantAtOffset(embedded.local, embedded.offsetMinutes) : null;
+  const offsetSource: TakenAtSource =
+    fromSidecar || local === embedded ? 'xmp' : fromVideo ? 'video_creationdate' : 'exif_offset';
+  const embeddedInstant =
+    !fromSidecar && embedded && embedded.offsetMinutes !== null
+      ? instantAtOffset(embedded.local, embedded.offsetMinutes)
+      : null;
   const ruleA: [Instant | null, TakenAtSource][] = [
     [fromSidecar ? withOffset : null, 'xmp'],
     [evidence.takeoutMs === null ? null : { utcMs: evidence.takeoutMs, hasFraction: false }, 'takeout'],
@@ -106,7 +110,11 @@ export async function resolveTakenAt(
   return { taken_at: null, source: null };
 }
 
-async function viaZone(local: LocalTime, at: Coordinates, loadZoneFinder: () => Promise<ZoneFinder>): Promise<TakenAt | null> {
+async function viaZone(
+  local: LocalTime,
+  at: Coordinates,
+  loadZoneFinder: () => Promise<ZoneFinder>,
+): Promise<TakenAt | null> {
   const find = await loadZoneFinder();
   const zone = find(at.latitude, at.longitude)[0];
   if (zone === undefined) return null;

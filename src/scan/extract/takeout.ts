@@ -13,7 +13,11 @@ export interface TakeoutData {
 function schemas(zod: typeof z) {
   const Geo = zod.object({ latitude: zod.coerce.number(), longitude: zod.coerce.number() }).partial();
   const TakeoutJson = zod.object({
-    photoTakenTime: zod.object({ timestamp: zod.union([zod.string(), zod.number()]) }).partial().optional().catch(undefined),
+    photoTakenTime: zod
+      .object({ timestamp: zod.union([zod.string(), zod.number()]) })
+      .partial()
+      .optional()
+      .catch(undefined),
     geoDataExif: Geo.optional().catch(undefined),
     geoData: Geo.optional().catch(undefined),
   });

@@ -8,7 +8,22 @@ import { warning } from './warnings.js';
 
 // TIFF 6.0 field types (1-13) and BigTIFF's 64-bit ones (16-18): bytes per value.
 const TYPE_SIZES: Readonly<Record<number, number>> = {
-  1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4, 16: 8, 17: 8, 18: 8,
+  1: 1,
+  2: 1,
+  3: 2,
+  4: 4,
+  5: 8,
+  6: 1,
+  7: 1,
+  8: 2,
+  9: 4,
+  10: 8,
+  11: 4,
+  12: 8,
+  13: 4,
+  16: 8,
+  17: 8,
+  18: 8,
 };
 const EXIF_IFD = 0x8769;
 const GPS_IFD = 0x8825;
@@ -64,7 +79,10 @@ export async function readTiff(bytes: ByteSource, options: TiffReadOptions = {})
   }
   // IFD0 first, then Exif and GPS: a value in a more specific IFD wins.
   for (const [id, value] of ifd0) byId.set(id, value);
-  for (const [pointer, name] of [[EXIF_IFD, 'Exif IFD'], [GPS_IFD, 'GPS IFD']] as const) {
+  for (const [pointer, name] of [
+    [EXIF_IFD, 'Exif IFD'],
+    [GPS_IFD, 'GPS IFD'],
+  ] as const) {
     const offset = ifd0.get(pointer);
     if (typeof offset !== 'number' || offset === 0) continue;
     try {
@@ -86,7 +104,8 @@ async function readHeader(bytes: ByteSource): Promise<Layout> {
   if (bytes.size < 8) throw new ParseProblem('corrupt_file', 'unreadable EXIF: no TIFF header');
   const header = await readRange(bytes, 0, Math.min(16, bytes.size));
   const order = String.fromCharCode(header[0]!, header[1]!);
-  if (order !== 'II' && order !== 'MM') throw new ParseProblem('corrupt_file', 'unreadable EXIF: no TIFF byte-order mark');
+  if (order !== 'II' && order !== 'MM')
+    throw new ParseProblem('corrupt_file', 'unreadable EXIF: no TIFF byte-order mark');
   const little = order === 'II';
   const view = viewOf(header);
   // The magic number is not checked: Olympus and Panasonic raws use their own TIFF layout ids.
@@ -104,7 +123,13 @@ async function readOffsetAt(bytes: ByteSource, at: number, layout: Layout): Prom
 }
 
 /** The wanted entries of one IFD (and its Exif/GPS pointers) by tag id; bad entries are skipped with a warning. */
-async function readIfd(bytes: ByteSource, offset: number, name: string, layout: Layout, warnings: ExtractionWarning[]): Promise<Map<number, unknown>> {
+async function readIfd(
+  bytes: ByteSource,
+  offset: number,
+  name: string,
+  layout: Layout,
+  warnings: ExtractionWarning[],
+): Promise<Map<number, unknown>> {
   const { little, big } = layout;
   if (offset < 8) throw new ParseProblem('corrupt_file', `${name} offset ${offset} points into the header`);
   const countBytes = await readRange(bytes, offset, big ? 8 : 2);
@@ -114,7 +139,10 @@ async function readIfd(bytes: ByteSource, offset: number, name: string, layout: 
   const tableStart = offset + countBytes.length;
   // A table cut by the end of the data keeps the entries that are there.
   const available = Math.min(count, Math.floor((bytes.size - tableStart) / entrySize));
-  if (available < count) warnings.push(warning('skipped_entry', `${name}: ${count - available} of ${count} entries lie past the end of the data`));
+  if (available < count)
+    warnings.push(
+      warning('skipped_entry', `${name}: ${count - available} of ${count} entries lie past the end of the data`),
+    );
   const table = viewOf(await readRange(bytes, tableStart, Math.max(available, 0) * entrySize));
   const out = new Map<number, unknown>();
   for (let i = 0; i < available; i++) {
@@ -131,9 +159,15 @@ async function readIfd(bytes: ByteSource, offset: number, name: string, layout: 
     }
     const total = size * n;
     const inline = total <= (big ? 8 : 4);
-    const valueAt = inline ? tableStart + base + (big ? 12 : 8) : big ? Number(table.getBigUint64(base + 12, little)) : table.getUint32(base + 8, little);
+    const valueAt = inline
+      ? tableStart + base + (big ? 12 : 8)
+      : big
+        ? Number(table.getBigUint64(base + 12, little))
+        : table.getUint32(base + 8, little);
     if (n === 0 || total > (tag === XML_PACKET ? MAX_XMP_BYTES : MAX_VALUE_BYTES) || valueAt + total > bytes.size) {
-      warnings.push(warning('skipped_entry', `${label}: ${n} values of type ${type} at ${valueAt} lie outside the data; skipped`));
+      warnings.push(
+        warning('skipped_entry', `${label}: ${n} values of type ${type} at ${valueAt} lie outside the data; skipped`),
+      );
       continue;
     }
     const raw = await readRange(bytes, valueAt, total);
@@ -152,17 +186,39 @@ function decodeValue(raw: Uint8Array, type: number, n: number, little: boolean):
   for (let i = 0; i < n; i++) {
     const at = i * size;
     switch (type) {
-      case 3: values.push(view.getUint16(at, little)); break;
-      case 4: case 13: values.push(view.getUint32(at, little)); break;
-      case 5: values.push(view.getUint32(at, little) / view.getUint32(at + 4, little)); break;
-      case 6: values.push(view.getInt8(at)); break;
-      case 8: values.push(view.getInt16(at, little)); break;
-      case 9: values.push(view.getInt32(at, little)); break;
-      case 10: values.push(view.getInt32(at, little) / view.getInt32(at + 4, little)); break;
-      case 11: values.push(view.getFloat32(at, little)); break;
-      case 12: values.push(view.getFloat64(at, little)); break;
-      case 17: values.push(Number(view.getBigInt64(at, little))); break;
-      default: values.push(Number(view.getBigUint64(at, little))); // 16 LONG8, 18 IFD8
+      case 3:
+        values.push(view.getUint16(at, little));
+        break;
+      case 4:
+      case 13:
+        values.push(view.getUint32(at, little));
+        break;
+      case 5:
+        values.push(view.getUint32(at, little) / view.getUint32(at + 4, little));
+        break;
+      case 6:
+        values.push(view.getInt8(at));
+        break;
+      case 8:
+        values.push(view.getInt16(at, little));
+        break;
+      case 9:
+        values.push(view.getInt32(at, little));
+        break;
+      case 10:
+        values.push(view.getInt32(at, little) / view.getInt32(at + 4, little));
+        break;
+      case 11:
+        values.push(view.getFloat32(at, little));
+        break;
+      case 12:
+        values.push(view.getFloat64(at, little));
+        break;
+      case 17:
+        values.push(Number(view.getBigInt64(at, little)));
+        break;
+      default:
+        values.push(Number(view.getBigUint64(at, little))); // 16 LONG8, 18 IFD8
     }
   }
   return n === 1 ? values[0] : values;

@@ -15,7 +15,10 @@ export type ZoneFinder = (latitude: number, longitude: number) => string[];
  * (src/rules/wall-clock.ts: a gap moves forward, an overlap takes the earlier instant).
  * Returns null for an unknown zone.
  */
-export function zonedToUtc(local: LocalTime, zoneName: string): { instant: Instant; resolution: ZoneResolution } | null {
+export function zonedToUtc(
+  local: LocalTime,
+  zoneName: string,
+): { instant: Instant; resolution: ZoneResolution } | null {
   const zone = ianaZone(zoneName);
   if (!zone.isValid) return null;
   const { utcMs, resolution } = wallClockToInstant(local.wallMs, (instantMs) => zone.offset(instantMs));

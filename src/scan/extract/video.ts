@@ -32,12 +32,22 @@ export async function readVideo(bytes: ByteSource, topLevel: Box[]): Promise<Vid
   const moov = topLevel.find((b) => b.type === 'moov');
   if (!moov) throw new ParseProblem('corrupt_file', 'no movie header (moov box)');
   whole(moov);
-  const facts: VideoFacts = { mvhdMs: null, durationSeconds: null, date: null, coordinates: null, coordinatesFromLoci: false, make: null, model: null };
+  const facts: VideoFacts = {
+    mvhdMs: null,
+    durationSeconds: null,
+    date: null,
+    coordinates: null,
+    coordinatesFromLoci: false,
+    make: null,
+    model: null,
+  };
   const items = new Map<string, string>();
   for (const child of await listBoxes(bytes, moov.payloadStart, moov.end)) {
     if (child.type === 'mvhd') Object.assign(facts, parseMvhd(await readPayload(bytes, child, 4096)));
-    else if (child.type === 'meta') collectMeta(await readPayload(bytes, child, MAX_META_BYTES), child.payloadStart, items);
-    else if (child.type === 'udta') collectUdta(await readPayload(bytes, child, MAX_META_BYTES), child.payloadStart, items);
+    else if (child.type === 'meta')
+      collectMeta(await readPayload(bytes, child, MAX_META_BYTES), child.payloadStart, items);
+    else if (child.type === 'udta')
+      collectUdta(await readPayload(bytes, child, MAX_META_BYTES), child.payloadStart, items);
   }
   const pick = (...names: string[]): string | null => {
     for (const name of names) {
@@ -138,8 +148,7 @@ function collectUdta(payload: Uint8Array, base: number, items: Map<string, strin
     else if (box.type === 'loci' && !items.has('loci')) {
       const point = parseLoci(body);
       if (point !== null) items.set('loci', point);
-    }
-    else if (box.type.charCodeAt(0) === 0xa9 && body.length >= 4 && !items.has(box.type.replace('\u00a9', '©'))) {
+    } else if (box.type.charCodeAt(0) === 0xa9 && body.length >= 4 && !items.has(box.type.replace('\u00a9', '©'))) {
       const length = viewOf(body).getUint16(0);
       const text = 4 + length <= body.length ? decoder.decode(body.subarray(4, 4 + length)) : null;
       if (text !== null) items.set(box.type.replace('\u00a9', '©'), text);

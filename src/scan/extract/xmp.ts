@@ -74,7 +74,9 @@ const PARSER_OPTIONS: X2jOptions = {
 // Loaded on the first XMP packet, not with the module (~50 ms): a thread that meets no XMP never pays it.
 let parserInstance: XMLParser | null = null;
 const parser = (): XMLParser =>
-  (parserInstance ??= new (createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser')).XMLParser(PARSER_OPTIONS));
+  (parserInstance ??= new (
+    createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser')
+  ).XMLParser(PARSER_OPTIONS));
 
 const NAMED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -196,10 +198,11 @@ export function xmpCaptureDate(props: ReadonlyMap<string, string>): ParsedDate |
 /** Reads dates, GPS and device names from an XMP packet (a sidecar file or an embedded one). Throws when unparsable. */
 export function parseXmp(xml: string): XmpData {
   const props = xmpProperties(xml);
-  const coordinatesAt = (prefix: string): Coordinates | null => validCoordinates(
-    parseXmpCoordinate(props.get(prefix + WANTED.latitude)),
-    parseXmpCoordinate(props.get(prefix + WANTED.longitude)),
-  );
+  const coordinatesAt = (prefix: string): Coordinates | null =>
+    validCoordinates(
+      parseXmpCoordinate(props.get(prefix + WANTED.latitude)),
+      parseXmpCoordinate(props.get(prefix + WANTED.longitude)),
+    );
   return {
     date: xmpCaptureDate(props),
     coordinates: coordinatesAt(''),
@@ -215,7 +218,9 @@ export function parseXmpPacket(xml: string, warnings: ExtractionWarning[]): XmpD
   try {
     return parseXmp(xml);
   } catch (error) {
-    warnings.push(warning('skipped_xmp', `XMP packet skipped: ${error instanceof Error ? error.message : String(error)}`));
+    warnings.push(
+      warning('skipped_xmp', `XMP packet skipped: ${error instanceof Error ? error.message : String(error)}`),
+    );
     return null;
   }
 }

@@ -105,7 +105,10 @@ function fastEvent(item: unknown, adopt: boolean): CatalogEvent | null {
     venue_id,
     starts_at_local,
     startsAtMs: Number.NaN,
-    performers: entries.map((p) => ({ id: p.id as number, is_headliner: (p.is_headliner as boolean | null | undefined) ?? null })),
+    performers: entries.map((p) => ({
+      id: p.id as number,
+      is_headliner: (p.is_headliner as boolean | null | undefined) ?? null,
+    })),
     licensed: licensed ?? true,
     hidden: hidden ?? false,
   };
@@ -173,7 +176,8 @@ function parseEvents(
     const list = event.performers;
     for (let i = 0; i < list.length; i += 1) {
       const id = (list[i] as CatalogEventPerformer).id;
-      if (!performers.has(id)) fail(label('events', index, item), `performers[${i}]: performer id ${id} does not exist`);
+      if (!performers.has(id))
+        fail(label('events', index, item), `performers[${i}]: performer id ${id} does not exist`);
       // Events list a handful of performers: a quadratic scan beats allocating a Set.
       for (let j = 0; j < i; j += 1) {
         if ((list[j] as CatalogEventPerformer).id === id) {
@@ -183,7 +187,10 @@ function parseEvents(
     }
     const wall = wallClockMs(event.starts_at_local);
     if (wall === null) {
-      fail(label('events', index, item), 'starts_at_local: must be a real local date-time YYYY-MM-DDTHH:mm:ss (no offset)');
+      fail(
+        label('events', index, item),
+        'starts_at_local: must be a real local date-time YYYY-MM-DDTHH:mm:ss (no offset)',
+      );
     }
     event.startsAtMs = toInstant(wall);
   }

@@ -7,7 +7,11 @@ export const DEFAULT_RADIUS_M = 300;
 
 const Id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const Name = z.string().refine((text) => text.trim().length > 0, { message: 'must not be empty' });
-const OptionalText = z.string().nullable().optional().transform((value) => value ?? null);
+const OptionalText = z
+  .string()
+  .nullable()
+  .optional()
+  .transform((value) => value ?? null);
 
 function digits(text: string, from: number, count: number): number {
   let value = 0;
@@ -25,7 +29,14 @@ function digits(text: string, from: number, count: number): number {
  * catalog, and a regular expression match allocates.
  */
 export function wallClockMs(text: string): number | null {
-  if (text.length !== 19 || text[4] !== '-' || text[7] !== '-' || text[10] !== 'T' || text[13] !== ':' || text[16] !== ':') {
+  if (
+    text.length !== 19 ||
+    text[4] !== '-' ||
+    text[7] !== '-' ||
+    text[10] !== 'T' ||
+    text[13] !== ':' ||
+    text[16] !== ':'
+  ) {
     return null;
   }
   const year = digits(text, 0, 4);
@@ -35,7 +46,8 @@ export function wallClockMs(text: string): number | null {
   const minute = digits(text, 14, 2);
   const second = digits(text, 17, 2);
   // Years before 1900 are no plausible event (and Date.UTC maps 0-99 to the 1900s).
-  if (year < 1900 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) return null;
+  if (year < 1900 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59)
+    return null;
   if (second < 0 || second > 59 || day > daysInMonth(year, month)) return null;
   return Date.UTC(year, month - 1, day, hour, minute, second);
 }
@@ -65,13 +77,21 @@ export const RawPerformer = z.object({
   id: Id,
   name: Name,
   category: OptionalText,
-  image_url: z.url().nullable().optional().transform((value) => value ?? null),
+  image_url: z
+    .url()
+    .nullable()
+    .optional()
+    .transform((value) => value ?? null),
 });
 export type RawPerformer = z.infer<typeof RawPerformer>;
 
 export const RawEventPerformer = z.object({
   id: Id,
-  is_headliner: z.boolean().nullable().optional().transform((value) => value ?? null),
+  is_headliner: z
+    .boolean()
+    .nullable()
+    .optional()
+    .transform((value) => value ?? null),
 });
 
 export const RawEvent = z.object({

@@ -76,7 +76,9 @@ export interface MatcherTables {
 export function buildMatcherTables(catalog: Catalog): MatcherTables {
   const venues: CatalogVenue[] = [...catalog.venues.values()].sort((a, b) => a.id - b.id);
   const venueIndex = new Map<number, number>();
-  venues.forEach((venue, index) => venueIndex.set(venue.id, index));
+  venues.forEach((venue, index) => {
+    venueIndex.set(venue.id, index);
+  });
   return {
     venueIds: Float64Array.from(venues, (venue) => venue.id),
     latitudes: Float64Array.from(venues, (venue) => venue.latitude),
@@ -107,7 +109,11 @@ export function matcherFromTables(tables: MatcherTables, settings: Partial<Match
   const { venueIds, latitudes, longitudes, radiiM } = tables;
   const { offsets, starts, eventIds, licensed } = tables.timelines;
   const index = createSpatialIndex(
-    Array.from(venueIds, (_, v) => ({ latitude: latitudes[v] as number, longitude: longitudes[v] as number, radiusM: radiiM[v] as number })),
+    Array.from(venueIds, (_, v) => ({
+      latitude: latitudes[v] as number,
+      longitude: longitudes[v] as number,
+      radiusM: radiiM[v] as number,
+    })),
   );
 
   function outcome(at: number, v: number): MatchOutcome {

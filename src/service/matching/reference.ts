@@ -33,13 +33,22 @@ export function createReferenceMatcher(catalog: Catalog, settings: Partial<Match
       // Inside windows: nearest start, then earlier start, then lower id.
       const inside = here
         .filter((e) => takenAtMs >= e.startsAtMs - beforeMs && takenAtMs <= e.startsAtMs + afterMs)
-        .sort((a, b) => Math.abs(a.startsAtMs - takenAtMs) - Math.abs(b.startsAtMs - takenAtMs) || a.startsAtMs - b.startsAtMs || a.id - b.id);
+        .sort(
+          (a, b) =>
+            Math.abs(a.startsAtMs - takenAtMs) - Math.abs(b.startsAtMs - takenAtMs) ||
+            a.startsAtMs - b.startsAtMs ||
+            a.id - b.id,
+        );
       if (inside[0] !== undefined) return outcome(inside[0]);
       // Outside: smallest gap to a window edge, then earlier start, then lower id.
       const gap = (e: CatalogEvent): number =>
-        takenAtMs < e.startsAtMs - beforeMs ? e.startsAtMs - beforeMs - takenAtMs : takenAtMs - (e.startsAtMs + afterMs);
+        takenAtMs < e.startsAtMs - beforeMs
+          ? e.startsAtMs - beforeMs - takenAtMs
+          : takenAtMs - (e.startsAtMs + afterMs);
       const nearest = here.sort((a, b) => gap(a) - gap(b) || a.startsAtMs - b.startsAtMs || a.id - b.id)[0];
-      return nearest !== undefined && Math.exp(-gap(nearest) / decayMs) >= threshold ? outcome(nearest) : { kind: 'none' };
+      return nearest !== undefined && Math.exp(-gap(nearest) / decayMs) >= threshold
+        ? outcome(nearest)
+        : { kind: 'none' };
     },
   };
 }

@@ -16,7 +16,11 @@ export interface Timelines {
  * counting pass and an in-place sort: a million events sorted as objects through a
  * comparator cost over a second of the catalog load.
  */
-export function buildTimelines(catalog: Catalog, venueIndex: ReadonlyMap<number, number>, venueCount: number): Timelines {
+export function buildTimelines(
+  catalog: Catalog,
+  venueIndex: ReadonlyMap<number, number>,
+  venueCount: number,
+): Timelines {
   // One pass over the catalog: each kept event's venue, start, id and licence.
   const size = catalog.events.size;
   const venueOf = new Int32Array(size);

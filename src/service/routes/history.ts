@@ -40,7 +40,9 @@ export function registerHistoryRoutes(app: FastifyInstance, deps: ServiceDeps): 
       events,
       has_more: page.hasMore,
       next_cursor:
-        page.hasMore && last ? deps.cursors.encode(user.id, { startsAtMs: last.starts_at_ms, eventId: last.event_id }) : null,
+        page.hasMore && last
+          ? deps.cursors.encode(user.id, { startsAtMs: last.starts_at_ms, eventId: last.event_id })
+          : null,
       total: page.total,
     };
   });

@@ -8,7 +8,11 @@ import { ServiceError } from '../service-error.js';
  * touches user data, so both answer at once while the API is busy.
  */
 export function registerSystemRoutes(app: FastifyInstance): void {
-  app.get('/ping', { config: { open: true, rateLimit: false, shed: false } }, async (): Promise<PingResponse> => ({ status: 'ok' }));
+  app.get(
+    '/ping',
+    { config: { open: true, rateLimit: false, shed: false } },
+    async (): Promise<PingResponse> => ({ status: 'ok' }),
+  );
 
   app.get('/health', { config: { rateLimit: false, shed: false } }, async (request): Promise<HealthResponse> => {
     const key = request.partnerKey;

@@ -13,9 +13,14 @@ export function scopeOf(request: FastifyRequest): Scope {
 }
 
 /** The path's user under the key's scope, or 404 user_not_found (any other partner or environment included). */
-export async function requireUser(deps: ServiceDeps, request: FastifyRequest<{ Params: { userId: string } }>): Promise<UserRow> {
+export async function requireUser(
+  deps: ServiceDeps,
+  request: FastifyRequest<{ Params: { userId: string } }>,
+): Promise<UserRow> {
   const userId = request.params.userId;
-  const user = UserId.safeParse(userId).success ? await deps.store.findUser(userId.toLowerCase(), scopeOf(request)) : null;
+  const user = UserId.safeParse(userId).success
+    ? await deps.store.findUser(userId.toLowerCase(), scopeOf(request))
+    : null;
   if (!user) throw new ServiceError('user_not_found', 'no user with that id under this partner key');
   return user;
 }

@@ -81,12 +81,28 @@ export function computeStats(input: StatsInput): Stats {
     if (event.kind === 'concert') {
       concerts += 1;
       const headliners = performers.filter((p) => p.headliner).map((p) => p.performer);
-      addDistinct(artists, headliners.map((p) => p.name), at);
-      addDistinct(genres, headliners.map((p) => p.category), at);
+      addDistinct(
+        artists,
+        headliners.map((p) => p.name),
+        at,
+      );
+      addDistinct(
+        genres,
+        headliners.map((p) => p.category),
+        at,
+      );
     } else if (event.kind === 'sport') {
       sports += 1;
-      addDistinct(teams, performers.map((p) => p.performer.name), at);
-      addDistinct(leagues, performers.map((p) => p.performer.category), at);
+      addDistinct(
+        teams,
+        performers.map((p) => p.performer.name),
+        at,
+      );
+      addDistinct(
+        leagues,
+        performers.map((p) => p.performer.category),
+        at,
+      );
     }
   }
 

@@ -1,8 +1,18 @@
 import type { Season } from '../../contract/stats.js';
 
 const NORTHERN: readonly Season[] = [
-  'winter', 'winter', 'spring', 'spring', 'spring', 'summer',
-  'summer', 'summer', 'autumn', 'autumn', 'autumn', 'winter',
+  'winter',
+  'winter',
+  'spring',
+  'spring',
+  'spring',
+  'summer',
+  'summer',
+  'summer',
+  'autumn',
+  'autumn',
+  'autumn',
+  'winter',
 ];
 const FLIPPED: Readonly<Record<Season, Season>> = {
   spring: 'autumn',

@@ -45,7 +45,11 @@ export async function openStoreAt(target: StoreTarget, retry?: StoreRetryOptions
   }
   const { openPostgresStore } = await import('./postgres.js');
   try {
-    return await openPostgresStore({ url: target.url, ...(target.schema ? { schema: target.schema } : {}), ...(retry ? { retry } : {}) });
+    return await openPostgresStore({
+      url: target.url,
+      ...(target.schema ? { schema: target.schema } : {}),
+      ...(retry ? { retry } : {}),
+    });
   } catch (error) {
     const where = `the PostgreSQL database at ${describeDatabaseUrl(target.url)}`;
     // A schema of a newer camroll is not an outage: upgrading is the fix, as for a SQLite file.

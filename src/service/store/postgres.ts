@@ -19,22 +19,28 @@ export interface PostgresStoreOptions {
 const INT8_OID = 20;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8_OID
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** Errors worth another attempt: the connection went away, the server is starting or full, a conflict. */
 export function isPgTransient(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string') {
-    if (['40001', '40P01', '55P03', '53300', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08')) return true;
+    if (['40001', '40P01', '55P03', '53300', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08'))
+      return true;
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true;
   }
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+    message,
+  );
 }
 
 /** Free text PostgreSQL cannot hold (NUL): profile members are never read back, so NUL becomes U+FFFD. */
-const pgText = (value: string | null | undefined): string | null => (value == null ? null : value.replaceAll('\u0000', '\uFFFD'));
+const pgText = (value: string | null | undefined): string | null =>
+  value == null ? null : value.replaceAll('\u0000', '\uFFFD');
 const bytes = (value: string): Buffer => Buffer.from(value, 'utf8');
 
 type MediaColumns = [number, Buffer, string, 'photo' | 'video', Buffer | null];
@@ -99,7 +105,12 @@ const SQL = {
 /** Named statements: each connection prepares them once and reuses the plan. */
 const q = (name: keyof typeof SQL, values: unknown[]): pg.QueryConfig => ({ name, text: SQL[name], values });
 /** The same, rows as arrays: a page reads hundreds of media rows. */
-const qa = (name: keyof typeof SQL, values: unknown[]): pg.QueryArrayConfig => ({ name, text: SQL[name], values, rowMode: 'array' });
+const qa = (name: keyof typeof SQL, values: unknown[]): pg.QueryArrayConfig => ({
+  name,
+  text: SQL[name],
+  values,
+  rowMode: 'array',
+});
 
 const TOP: [number, number] = [Number.MAX_SAFE_INTEGER, 2 ** 31 - 1];
 
@@ -154,15 +165,33 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const read = <T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> =>
     transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
 
-  async function mediaOf(c: pg.PoolClient, userId: string, eventIds: readonly number[]): Promise<Map<number, MatchedMediaRow[]>> {
+  async function mediaOf(
+    c: pg.PoolClient,
+    userId: string,
+    eventIds: readonly number[],
+  ): Promise<Map<number, MatchedMediaRow[]>> {
     if (eventIds.length === 0) return new Map();
     return groupByEvent((await c.query<MediaColumns>(qa('media', [userId, eventIds]))).rows);
   }
 
-  async function insertUser(c: pg.PoolClient, input: NewUser, scope: Scope, nowIso: string, phone: string | null): Promise<UserRow | null> {
+  async function insertUser(
+    c: pg.PoolClient,
+    input: NewUser,
+    scope: Scope,
+    nowIso: string,
+    phone: string | null,
+  ): Promise<UserRow | null> {
     const values = [
-      randomUUID(), scope.partnerId, scope.environment, input.email, pgText(input.partnerUserId), pgText(input.firstName),
-      pgText(input.lastName), phone, input.address ? pgText(JSON.stringify(input.address)) : null, nowIso,
+      randomUUID(),
+      scope.partnerId,
+      scope.environment,
+      input.email,
+      pgText(input.partnerUserId),
+      pgText(input.firstName),
+      pgText(input.lastName),
+      phone,
+      input.address ? pgText(JSON.stringify(input.address)) : null,
+      nowIso,
     ];
     return (await c.query<UserRow>(q('insertUser', values))).rows[0] ?? null;
   }
@@ -195,12 +224,19 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }),
 
     findUser: async (userId, scope) =>
-      withRetry(async () => (await pool.query<UserRow>(q('userInScope', [userId, scope.partnerId, scope.environment]))).rows[0] ?? null, isPgTransient, policy),
+      withRetry(
+        async () =>
+          (await pool.query<UserRow>(q('userInScope', [userId, scope.partnerId, scope.environment]))).rows[0] ?? null,
+        isPgTransient,
+        policy,
+      ),
 
     applyIngest: (userId, batch) =>
       write(async (c) => {
         // First: the monotonic last_sync_at update, which also locks the user's row until commit.
-        const lastSyncAtMs = (await c.query<{ last_sync_at_ms: number }>(q('touch', [userId, batch.nowMs, 0]))).rows[0]?.last_sync_at_ms ?? batch.nowMs;
+        const lastSyncAtMs =
+          (await c.query<{ last_sync_at_ms: number }>(q('touch', [userId, batch.nowMs, 0]))).rows[0]?.last_sync_at_ms ??
+          batch.nowMs;
         const matched: StoredMedia[] = [];
         const unmatched: Buffer[] = [];
         for (const item of batch.items) {
@@ -210,20 +246,31 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         const touched = new Set<number>(matched.map((m) => m.event_id));
         const written = await c.query<{ event_id: number }>(
           q('write', [
-            userId, matched.map((m) => bytes(m.media_id)), matched.map((m) => m.event_id), matched.map((m) => m.taken_at),
-            matched.map((m) => m.taken_at_ms), matched.map((m) => m.media_type),
-            matched.map((m) => (m.thumbnail_url === null ? null : bytes(m.thumbnail_url))), unmatched,
+            userId,
+            matched.map((m) => bytes(m.media_id)),
+            matched.map((m) => m.event_id),
+            matched.map((m) => m.taken_at),
+            matched.map((m) => m.taken_at_ms),
+            matched.map((m) => m.media_type),
+            matched.map((m) => (m.thumbnail_url === null ? null : bytes(m.thumbnail_url))),
+            unmatched,
           ]),
         );
         // A re-sent item that moved or no longer matches leaves its earlier event to recount.
         for (const row of written.rows) touched.add(row.event_id);
         const events = [...touched];
-        const media = await c.query<MediaColumns>(qa('refresh', [userId, events, events.map((id) => batch.startsOf(id)), batch.readBack]));
+        const media = await c.query<MediaColumns>(
+          qa('refresh', [userId, events, events.map((id) => batch.startsOf(id)), batch.readBack]),
+        );
         return { lastSyncAtMs, media: groupByEvent(media.rows) };
       }),
 
     markSynced: (userId, nowMs) =>
-      write(async (c) => (await c.query<{ last_sync_at_ms: number }>(q('touch', [userId, nowMs, 1]))).rows[0]?.last_sync_at_ms ?? nowMs),
+      write(
+        async (c) =>
+          (await c.query<{ last_sync_at_ms: number }>(q('touch', [userId, nowMs, 1]))).rows[0]?.last_sync_at_ms ??
+          nowMs,
+      ),
 
     eventsPage: (userId, query) =>
       read(async (c) => {
@@ -241,13 +288,20 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         }
         const hasMore = rows.length > query.limit;
         if (hasMore) rows.length = query.limit;
-        const media = query.includeMedia ? await mediaOf(c, userId, rows.map((row) => row.event_id)) : null;
+        const media = query.includeMedia
+          ? await mediaOf(
+              c,
+              userId,
+              rows.map((row) => row.event_id),
+            )
+          : null;
         return { total, rows, hasMore, media };
       }),
 
     history: (userId) =>
       read(async (c) => {
-        const state = (await c.query<{ has_synced: number; last_sync_at_ms: number | null }>(q('userState', [userId]))).rows[0];
+        const state = (await c.query<{ has_synced: number; last_sync_at_ms: number | null }>(q('userState', [userId])))
+          .rows[0];
         const eventIds = (await c.query<{ event_id: number }>(q('eventIds', [userId]))).rows.map((row) => row.event_id);
         return { eventIds, hasSynced: state?.has_synced === 1, lastSyncAtMs: state?.last_sync_at_ms ?? null };
       }),

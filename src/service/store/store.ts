@@ -2,7 +2,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createMatchIndex } from './match-index.js';
 import { MIGRATIONS } from './migrations.js';
 import { withRetry, type StoreRetryOptions } from './retry.js';
-import type { IngestApplied, IngestWrite, MatchedMediaRow, NewUser, Scope, Store, UserEventRow, UserRow } from './types.js';
+import type {
+  IngestApplied,
+  IngestWrite,
+  MatchedMediaRow,
+  NewUser,
+  Scope,
+  Store,
+  UserEventRow,
+  UserRow,
+} from './types.js';
 import { openVersionedDatabase } from '../../util/sqlite.js';
 
 export type * from './types.js';
@@ -127,7 +136,9 @@ export function openStore(options: SqliteStoreOptions): Store {
        ON CONFLICT (user_id, event_id) DO UPDATE SET starts_at_ms = excluded.starts_at_ms,
          media_count = excluded.media_count`,
     ),
-    setCount: db.prepare<[number, string, number]>('UPDATE user_events SET media_count = ? WHERE user_id = ? AND event_id = ?'),
+    setCount: db.prepare<[number, string, number]>(
+      'UPDATE user_events SET media_count = ? WHERE user_id = ? AND event_id = ?',
+    ),
     dropUserEvent: db.prepare<[string, number]>('DELETE FROM user_events WHERE user_id = ? AND event_id = ?'),
     // Raw rows (arrays): a page reads hundreds of media rows, and building one keyed object
     // per row only to copy it into the wire shape doubled the cost of the query.
@@ -162,7 +173,8 @@ export function openStore(options: SqliteStoreOptions): Store {
   function refreshUserEvents(userId: string, touched: Map<number, number | null>): void {
     if (touched.size === 0) return;
     const counts = new Map<number, number>();
-    for (const row of st.countEventsMedia.all(userId, JSON.stringify([...touched.keys()]))) counts.set(row.event_id, row.n);
+    for (const row of st.countEventsMedia.all(userId, JSON.stringify([...touched.keys()])))
+      counts.set(row.event_id, row.n);
     for (const [eventId, startsAtMs] of touched) {
       const n = counts.get(eventId) ?? 0;
       if (n === 0) st.dropUserEvent.run(userId, eventId);
@@ -230,7 +242,9 @@ export function openStore(options: SqliteStoreOptions): Store {
         const existing = st.userByEmail.get(scope.partnerId, scope.environment, input.email);
         if (existing) return { user: existing, existing: true };
         const phone =
-          input.phoneNumber && !st.phoneInUse.get(scope.partnerId, scope.environment, input.phoneNumber) ? input.phoneNumber : null;
+          input.phoneNumber && !st.phoneInUse.get(scope.partnerId, scope.environment, input.phoneNumber)
+            ? input.phoneNumber
+            : null;
         const row = {
           id: randomUUID(),
           partner_id: scope.partnerId,
@@ -283,14 +297,23 @@ export function openStore(options: SqliteStoreOptions): Store {
         }
         const hasMore = rows.length > query.limit;
         if (hasMore) rows.length = query.limit;
-        const media = query.includeMedia ? eventsMedia(userId, rows.map((row) => row.event_id)) : null;
+        const media = query.includeMedia
+          ? eventsMedia(
+              userId,
+              rows.map((row) => row.event_id),
+            )
+          : null;
         return { total, rows, hasMore, media };
       }),
 
     history: (userId) =>
       read(() => {
         const state = st.userState.get(userId);
-        return { eventIds: st.eventIds.all(userId), hasSynced: state?.has_synced === 1, lastSyncAtMs: state?.last_sync_at_ms ?? null };
+        return {
+          eventIds: st.eventIds.all(userId),
+          hasSynced: state?.has_synced === 1,
+          lastSyncAtMs: state?.last_sync_at_ms ?? null,
+        };
       }),
 
     async close() {

@@ -13,7 +13,10 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 const configFile = (): string => join(home.home, 'config', 'camroll', 'config.json');
-const stored = (): { current_profile?: string | null; profiles?: Record<string, { base_url?: string; api_key?: string }> } => {
+const stored = (): {
+  current_profile?: string | null;
+  profiles?: Record<string, { base_url?: string; api_key?: string }>;
+} => {
   try {
     return JSON.parse(readFileSync(configFile(), 'utf8'));
   } catch {
@@ -24,7 +27,8 @@ const terminal = (): PassThrough & { isTTY: boolean } => Object.assign(new PassT
 
 describe('config set-key', () => {
   beforeEach(async () => {
-    for (const name of ['sandbox', 'ci']) await runCli(['config', 'set-url', `https://${name}.example.com/v1`, '--profile', name]);
+    for (const name of ['sandbox', 'ci'])
+      await runCli(['config', 'set-url', `https://${name}.example.com/v1`, '--profile', name]);
   });
 
   it('stores a piped key, in a file of mode 0600, and never prints it', async () => {
@@ -59,7 +63,10 @@ describe('config set-key', () => {
   });
 
   it('takes CAMROLL_API_KEY for an empty pipe, and says so', async () => {
-    const result = await runCli(['config', 'set-key', '--profile', 'ci'], { stdin: '', env: { CAMROLL_API_KEY: ENV_KEY } });
+    const result = await runCli(['config', 'set-key', '--profile', 'ci'], {
+      stdin: '',
+      env: { CAMROLL_API_KEY: ENV_KEY },
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('standard input was empty; storing the key from CAMROLL_API_KEY');
     expect(stored().profiles?.ci?.api_key).toBe(ENV_KEY);
@@ -68,9 +75,14 @@ describe('config set-key', () => {
 
   it('a profile that does not exist is refused before the key is read, naming set-url with the same --profile', async () => {
     const stdin = terminal();
-    const result = await runCli(['config', 'set-key', '--profile', 'sandbx'], { stdin, env: { CAMROLL_API_KEY: ENV_KEY } });
+    const result = await runCli(['config', 'set-key', '--profile', 'sandbx'], {
+      stdin,
+      env: { CAMROLL_API_KEY: ENV_KEY },
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('no profile named "sandbx"; create it first with `camroll config set-url <url> --profile sandbx`');
+    expect(result.stderr).toContain(
+      'no profile named "sandbx"; create it first with `camroll config set-url <url> --profile sandbx`',
+    );
     expect(result.stderr).not.toContain('API key for profile');
     expect(stored().profiles?.sandbx).toBeUndefined();
     const fromEnv = await runCli(['config', 'set-key'], { stdin: `${KEY}\n`, env: { CAMROLL_PROFILE: 'nope' } });
@@ -83,7 +95,9 @@ describe('config set-key', () => {
     home = useTempHome();
     const result = await runCli(['config', 'set-key'], { stdin: `${KEY}\n` });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('no profile to store the key in; create one first with `camroll config set-url <url> [--profile NAME]`');
+    expect(result.stderr).toContain(
+      'no profile to store the key in; create one first with `camroll config set-url <url> [--profile NAME]`',
+    );
     expect(stored()).toEqual({});
   });
 
@@ -104,21 +118,27 @@ describe('config set-url', () => {
   it.each([
     ['https://api.example.com', 'https://api.example.com/v1'],
     ['https://api.example.com/partner/', 'https://api.example.com/partner/v1'],
-  ])('%s has no version path: stored as given, with a warning that names the versioned URL', async (url, suggestion) => {
-    const result = await runCli(['config', 'set-url', url, '--profile', 'prod']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`profile prod: base URL set to ${url.replace(/\/+$/, '')}\n`);
-    expect(result.stderr).toBe(
-      `camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with \`camroll config set-url ${suggestion} --profile prod\`)\n`,
-    );
-    expect(stored().profiles?.prod?.base_url).toBe(url.replace(/\/+$/, ''));
-  });
+  ])(
+    '%s has no version path: stored as given, with a warning that names the versioned URL',
+    async (url, suggestion) => {
+      const result = await runCli(['config', 'set-url', url, '--profile', 'prod']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(`profile prod: base URL set to ${url.replace(/\/+$/, '')}\n`);
+      expect(result.stderr).toBe(
+        `camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with \`camroll config set-url ${suggestion} --profile prod\`)\n`,
+      );
+      expect(stored().profiles?.prod?.base_url).toBe(url.replace(/\/+$/, ''));
+    },
+  );
 
-  it.each(['https://api.example.com/v1', 'http://127.0.0.1:8787/v1', 'https://api.example.com/api/v2beta/'])('%s: no warning', async (url) => {
-    const result = await runCli(['config', 'set-url', url]);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
-  });
+  it.each(['https://api.example.com/v1', 'http://127.0.0.1:8787/v1', 'https://api.example.com/api/v2beta/'])(
+    '%s: no warning',
+    async (url) => {
+      const result = await runCli(['config', 'set-url', url]);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+    },
+  );
 });
 
 describe('a named profile is paired with its own key only', () => {

@@ -11,12 +11,19 @@ describe('camroll doctor on the embedded default', () => {
   it('--round-trip: every check passes; the smoke profile is created once, then reused', async () => {
     const first = await runCli(['doctor', '--round-trip', '--json']);
     expect(first.code).toBe(0);
-    const report = JSON.parse(first.stdout) as { checks: { name: string; status: string; detail: string }[]; summary: { ok: boolean; fail: number } };
+    const report = JSON.parse(first.stdout) as {
+      checks: { name: string; status: string; detail: string }[];
+      summary: { ok: boolean; fail: number };
+    };
     expect(report.summary).toMatchObject({ ok: true, fail: 0 });
     expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
-    expect(report.checks.find((c) => c.name === 'roundtrip.user')?.detail).toMatch(/^camroll-doctor@local\.invalid: created /);
+    expect(report.checks.find((c) => c.name === 'roundtrip.user')?.detail).toMatch(
+      /^camroll-doctor@local\.invalid: created /,
+    );
     const again = JSON.parse((await runCli(['doctor', '--round-trip', '--json'])).stdout) as typeof report;
-    expect(again.checks.find((c) => c.name === 'roundtrip.user')?.detail).toMatch(/^camroll-doctor@local\.invalid: reused /);
+    expect(again.checks.find((c) => c.name === 'roundtrip.user')?.detail).toMatch(
+      /^camroll-doctor@local\.invalid: reused /,
+    );
     // Nothing else was written: the smoke profile has no events.
     expect(again.checks.find((c) => c.name === 'roundtrip.stats')?.status).toBe('pass');
   });

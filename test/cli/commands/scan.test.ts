@@ -33,7 +33,9 @@ describe('camroll scan FILE: why did this photo (not) match?', () => {
   it('a broken file is explained by its error, and the exit code says a file was unreadable', async () => {
     const result = await runCli(['scan', join(LIBRARY, 'broken', 'truncated.jpg')]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('truncated.jpg\n  error        data at 24+786 lies past the end of the file (200 bytes) [truncated_file]\n');
+    expect(result.stdout).toContain(
+      'truncated.jpg\n  error        data at 24+786 lies past the end of the file (200 bytes) [truncated_file]\n',
+    );
   });
 
   it('--jsonl gives the same line a folder scan gives, with its source', async () => {
@@ -42,15 +44,23 @@ describe('camroll scan FILE: why did this photo (not) match?', () => {
     const line = JSON.parse(result.stdout.trim());
     expect(line).toMatchObject({
       path: 'IMG_7001.jpg',
-      media: { id: 'sha256:a6b32e768eed565f239a45b872fe920c0e5e7c38796664657c23716365959bab', taken_at: '2022-02-19T13:30:00Z' },
+      media: {
+        id: 'sha256:a6b32e768eed565f239a45b872fe920c0e5e7c38796664657c23716365959bab',
+        taken_at: '2022-02-19T13:30:00Z',
+      },
       source: { taken_at: 'timezone_lookup', coordinates: 'exif_gps' },
     });
   });
 
   it('a file inside a folder also given is read once; a folder given with files gets the summary', async () => {
     const result = await runCli(['scan', join(LIBRARY, 'events'), PHOTO, '--jsonl']);
-    const ids = result.stdout.trim().split('\n').map((l) => JSON.parse(l).media?.id);
-    expect(ids.filter((id) => id === 'sha256:a6b32e768eed565f239a45b872fe920c0e5e7c38796664657c23716365959bab')).toHaveLength(1);
+    const ids = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).media?.id);
+    expect(
+      ids.filter((id) => id === 'sha256:a6b32e768eed565f239a45b872fe920c0e5e7c38796664657c23716365959bab'),
+    ).toHaveLength(1);
     const mixed = await runCli(['scan', join(LIBRARY, 'broken'), PHOTO]);
     expect(mixed.stdout).toMatch(/^Scanned 5 files in /);
   });

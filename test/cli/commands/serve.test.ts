@@ -17,7 +17,10 @@ describe('serve: choosing the store', () => {
 
   it('refuses both flags, and a URL that is not PostgreSQL, without echoing it', () => {
     expect(() => chooseDatabase('a.db', PG, undefined)).toThrow(UsageError);
-    for (const [flag, env] of [['mysql://u:hunter2@h/db', undefined], [undefined, 'file:hunter2.db']] as const) {
+    for (const [flag, env] of [
+      ['mysql://u:hunter2@h/db', undefined],
+      [undefined, 'file:hunter2.db'],
+    ] as const) {
       let message = '';
       try {
         chooseDatabase(undefined, flag, env);
@@ -30,7 +33,7 @@ describe('serve: choosing the store', () => {
     }
   });
 
-  it('names a database by host and path only, and splits off camroll\'s schema parameter', () => {
+  it("names a database by host and path only, and splits off camroll's schema parameter", () => {
     expect(describeDatabaseUrl(PG)).toBe('db.internal:5432/camroll');
     expect(postgresTarget(`${PG}?schema=staging&sslmode=disable`)).toEqual({
       kind: 'postgres',

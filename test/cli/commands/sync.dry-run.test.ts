@@ -54,13 +54,31 @@ describe('sync --dry-run plans from the journal, with read-only calls', () => {
   it('with the host gone, counts from the journal alone and says so', async () => {
     const key = 'sk_test_plan_0001';
     const service = await startService({
-      host: '127.0.0.1', port: 0, dbPath: ':memory:', dataDir: join(home.home, 'service'), env: { CAMROLL_API_KEY: key },
+      host: '127.0.0.1',
+      port: 0,
+      dbPath: ':memory:',
+      dataDir: join(home.home, 'service'),
+      env: { CAMROLL_API_KEY: key },
     });
     const env = { CAMROLL_API_KEY: key };
     const synced = await runCli(['sync', lib, '--email', 'plan@example.com', '--base-url', service.baseUrl], { env });
     expect(synced.code, synced.stderr).toBe(0);
     await service.close();
-    const result = await runCli(['sync', lib, '--email', 'plan@example.com', '--base-url', service.baseUrl, '--retries', '0', '--dry-run', '--json'], { env });
+    const result = await runCli(
+      [
+        'sync',
+        lib,
+        '--email',
+        'plan@example.com',
+        '--base-url',
+        service.baseUrl,
+        '--retries',
+        '0',
+        '--dry-run',
+        '--json',
+      ],
+      { env },
+    );
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('could not check with the service');
     expect(result.stderr).toContain('counting from the local journal alone');

@@ -10,13 +10,26 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-const summaryOf = (stdout: string) => JSON.parse(stdout) as { sent: number; scan_errors: number; events: unknown[]; stats: unknown };
+const summaryOf = (stdout: string) =>
+  JSON.parse(stdout) as { sent: number; scan_errors: number; events: unknown[]; stats: unknown };
 
 describe('sync takes the scan options', () => {
   it('--exclude leaves out what scan --exclude leaves out', async () => {
     const all = summaryOf((await runCli(['sync', LIBRARY, '--dry-run', '--json'])).stdout);
     const scanned = await runCli(['scan', LIBRARY, '--exclude', 'broken', '--exclude', 'travel/**', '--json']);
-    const synced = await runCli(['sync', LIBRARY, '--dry-run', '--json', '--exclude', 'broken', '--exclude', 'travel/**', '--no-cache', '--workers', '1']);
+    const synced = await runCli([
+      'sync',
+      LIBRARY,
+      '--dry-run',
+      '--json',
+      '--exclude',
+      'broken',
+      '--exclude',
+      'travel/**',
+      '--no-cache',
+      '--workers',
+      '1',
+    ]);
     expect(synced.code).toBe(0);
     const filtered = summaryOf(synced.stdout);
     expect(filtered.scan_errors).toBe(0);
@@ -32,7 +45,10 @@ describe('sync takes the scan options', () => {
     const roots = [join(LIBRARY, 'broken'), join(LIBRARY, 'misc')];
     const result = await runCli(['sync', ...roots, '--dry-run', '--json', '--report', report]);
     expect(result.code).toBe(0);
-    const lines = readFileSync(report, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; path: string });
+    const lines = readFileSync(report, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; path: string });
     const under = (root: string) => lines.filter((line) => line.path.startsWith(`${relative(process.cwd(), root)}/`));
     expect(under(roots[0]!).map((line) => line.type)).toEqual(expect.arrayContaining(['scan_error']));
     expect(under(roots[1]!).map((line) => line.type)).toEqual(expect.arrayContaining(['rejected']));
@@ -61,7 +77,9 @@ describe('sync for automation', () => {
     expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s$/m);
     expect(result.stdout).not.toContain('Events (');
     expect(result.stdout).not.toContain('Library synced');
-    const json = summaryOf((await runCli(['sync', LIBRARY, '--email', 'no-events@example.com', '--no-events', '--json'])).stdout);
+    const json = summaryOf(
+      (await runCli(['sync', LIBRARY, '--email', 'no-events@example.com', '--no-events', '--json'])).stdout,
+    );
     expect(json).toMatchObject({ events: [], stats: null });
   });
 
@@ -70,8 +88,12 @@ describe('sync for automation', () => {
     expect(result.code).toBe(0);
     const lines = result.stderr.trimEnd().split('\n');
     // Where the data goes is a warning: not the service a base URL would name.
-    expect(lines).toEqual([expect.stringMatching(/^camroll: no base URL configured; using the embedded local service/)]);
-    expect(result.stdout).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)\nprofile: +created by this run \(in the embedded local service\)\n/);
+    expect(lines).toEqual([
+      expect.stringMatching(/^camroll: no base URL configured; using the embedded local service/),
+    ]);
+    expect(result.stdout).toMatch(
+      /^user [0-9a-f-]{36} \(full pass, the embedded local service\)\nprofile: +created by this run \(in the embedded local service\)\n/,
+    );
     expect(result.stdout).not.toContain('Events (');
     const json = await runCli(['sync', LIBRARY, '--email', 'quiet-json@example.com', '--quiet', '--json']);
     expect(json.code).toBe(0);
@@ -87,7 +109,9 @@ describe('sync for automation', () => {
     expect(result.stderr).toMatch(/^camroll: full pass for user /m);
     expect(result.stderr).not.toMatch(/sent \d+\/|\d+ items\/s/);
     // The history is the events table of `camroll events` and the stats view of `camroll stats`.
-    expect(result.stdout).toMatch(/^elapsed: +\d+\.\d s\nsync-complete: +called \(the whole library was examined; 4 files were read but are damaged\)\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m);
+    expect(result.stdout).toMatch(
+      /^elapsed: +\d+\.\d s\nsync-complete: +called \(the whole library was examined; 4 files were read but are damaged\)\n\nEvents \(6, newest first\)\nDATE +EVENT +VENUE +CITY +MEDIA$/m,
+    );
     expect(result.stdout).toMatch(/^Events +6 \(4 concerts, 2 sports\)$/m);
     expect(result.stdout).toMatch(/^Library synced +yes$/m);
     expect(result.stdout).toContain('\nVenues most visited\n');
@@ -119,17 +143,37 @@ describe('sync --log-file', () => {
   });
 
   it('--report into a full disk on a real sync: the summary is printed, then a clear error and exit 1', async () => {
-    const result = await runCli(['sync', LIBRARY, '--email', 'full-report@example.com', '--report', '/dev/full', '--no-events']);
+    const result = await runCli([
+      'sync',
+      LIBRARY,
+      '--email',
+      'full-report@example.com',
+      '--report',
+      '/dev/full',
+      '--no-events',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^sync-complete: +called/m);
-    expect(result.stderr).toContain('camroll: cannot write the report file /dev/full: no space left on the device (ENOSPC) [report_write_failed]');
+    expect(result.stderr).toContain(
+      'camroll: cannot write the report file /dev/full: no space left on the device (ENOSPC) [report_write_failed]',
+    );
   });
 
   it('into a full disk (/dev/full): the summary is still printed, then a clear error and exit 1', async () => {
-    const result = await runCli(['sync', LIBRARY, '--email', 'full-log@example.com', '--log-file', '/dev/full', '--no-events']);
+    const result = await runCli([
+      'sync',
+      LIBRARY,
+      '--email',
+      'full-log@example.com',
+      '--log-file',
+      '/dev/full',
+      '--no-events',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^user [0-9a-f-]{36} \(full pass, the embedded local service\)$/m);
     expect(result.stdout).toMatch(/^sent: +50 in 1 batch$/m);
-    expect(result.stderr).toContain('camroll: cannot write the log file /dev/full: no space left on the device (ENOSPC) [log_write_failed]');
+    expect(result.stderr).toContain(
+      'camroll: cannot write the log file /dev/full: no space left on the device (ENOSPC) [log_write_failed]',
+    );
   });
 });

@@ -24,13 +24,16 @@ describe('support: from an e-mail to a user, without creating one', () => {
     });
   });
   afterAll(() => server.close());
-  const remote = (args: string[]) => runCli([...args, '--base-url', `${server.origin}/v1`], { env: { CAMROLL_API_KEY: KEY } });
+  const remote = (args: string[]) =>
+    runCli([...args, '--base-url', `${server.origin}/v1`], { env: { CAMROLL_API_KEY: KEY } });
 
   it('an e-mail not in the directory is a clear error naming --user and users create; nothing is sent', async () => {
     const before = server.seen.length;
     const result = await remote(['stats', '--email', 'Nobody@Example.com']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`no user with e-mail Nobody@Example.com is known on this machine for ${server.origin}/v1`);
+    expect(result.stderr).toContain(
+      `no user with e-mail Nobody@Example.com is known on this machine for ${server.origin}/v1`,
+    );
     expect(result.stderr).toContain('--user <uuid>');
     expect(result.stderr).toContain('camroll users create --email');
     expect(result.stderr).toContain('[unknown_email]');
@@ -42,7 +45,9 @@ describe('support: from an e-mail to a user, without creating one', () => {
     writeFileSync(file, `user_id,email,plan\n${ID},Fan@Example.com,gold\nnot-a-uuid,x@example.com,free\n\n`);
     const imported = await remote(['users', 'import', file]);
     expect(imported.code).toBe(1);
-    expect(imported.stdout).toBe(`imported 1 users for ${server.origin}/v1: 1 added, 0 updated, 0 unchanged; 1 lines skipped\n`);
+    expect(imported.stdout).toBe(
+      `imported 1 users for ${server.origin}/v1: 1 added, 0 updated, 0 unchanged; 1 lines skipped\n`,
+    );
     expect(imported.stderr).toBe(`camroll: warning: ${file}:3: not a user id (a UUID): not-a-uuid\n`);
 
     const stats = await remote(['stats', '--email', 'fan@example.com', '--json']);
@@ -53,11 +58,18 @@ describe('support: from an e-mail to a user, without creating one', () => {
 
     const list = await runCli(['users', 'list', '--json']);
     expect(JSON.parse(list.stdout)).toEqual([
-      expect.objectContaining({ email: 'fan@example.com', user_id: ID, target: `${server.origin}/v1`, source: 'import' }),
+      expect.objectContaining({
+        email: 'fan@example.com',
+        user_id: ID,
+        target: `${server.origin}/v1`,
+        source: 'import',
+      }),
     ]);
     const show = await remote(['users', 'show', '--email', 'FAN@example.com']);
     expect(show.code).toBe(0);
-    expect(show.stdout).toMatch(new RegExp(`fan@example\\.com +${ID} +${server.origin}/v1 .*import +\\(current target\\)`));
+    expect(show.stdout).toMatch(
+      new RegExp(`fan@example\\.com +${ID} +${server.origin}/v1 .*import +\\(current target\\)`),
+    );
 
     const forget = await remote(['users', 'forget', '--email', 'fan@example.com']);
     expect(forget.stdout).toBe('forgot fan@example.com at 1 target\n');
@@ -67,13 +79,26 @@ describe('support: from an e-mail to a user, without creating one', () => {
   it('ids an older camroll kept in config.json are taken over once, and the file is written without them', async () => {
     const configDir = join(home.home, 'config', 'camroll');
     mkdirSync(configDir, { recursive: true });
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_profile: null, profiles: {}, users: { [`${server.origin}/v1`]: { 'old@example.com': ID } } }));
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({
+        current_profile: null,
+        profiles: {},
+        users: { [`${server.origin}/v1`]: { 'old@example.com': ID } },
+      }),
+    );
     const stats = await remote(['stats', '--email', 'old@example.com', '--json']);
     expect(stats.code).toBe(0);
     expect(server.seen.at(-1)).toMatchObject({ method: 'GET', url: `/v1/users/${ID}/stats` });
-    expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'))).toEqual({ current_profile: null, profiles: {}, users: {} });
+    expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'))).toEqual({
+      current_profile: null,
+      profiles: {},
+      users: {},
+    });
     const list = await runCli(['users', 'list', '--json']);
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ email: 'old@example.com', user_id: ID, source: 'found' })]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ email: 'old@example.com', user_id: ID, source: 'found' }),
+    ]);
   });
 
   it('--user and --email together, or neither, are usage errors', async () => {
@@ -97,7 +122,11 @@ describe('users created here are in the directory (embedded service)', () => {
     expect(JSON.parse(events.stdout)).toMatchObject({ events: [], has_more: false });
     const list = await runCli(['users', 'list']);
     expect(list.stdout).toMatch(/^E-MAIL +USER ID +TARGET +FIRST SEEN +LAST SEEN +SOURCE$/m);
-    expect(list.stdout).toMatch(new RegExp(`new\\.fan@example\\.com +${userId} +embedded:.+service\\.db +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +.+ created`));
+    expect(list.stdout).toMatch(
+      new RegExp(
+        `new\\.fan@example\\.com +${userId} +embedded:.+service\\.db +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +.+ created`,
+      ),
+    );
   });
 
   it('an empty directory says how it is filled', async () => {

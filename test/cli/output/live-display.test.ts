@@ -75,7 +75,8 @@ describe('the live display on an 80-column terminal', () => {
       rows: [{ text: (bar) => `sync  |${bar}|`, fraction: () => 0.5 }],
       plainLine: () => '',
     });
-    const request = 'camroll: POST http://127.0.0.1:40123/users/0b7d8a52-6f0e-4a4e-9c1a-2f3b4c5d6e7f/media -> 200 (12 ms, attempt 1)';
+    const request =
+      'camroll: POST http://127.0.0.1:40123/users/0b7d8a52-6f0e-4a4e-9c1a-2f3b4c5d6e7f/media -> 200 (12 ms, attempt 1)';
     t.stream.write('before the rows\n');
     display.refresh();
     // A line in two writes: nothing is drawn between its halves.
@@ -86,12 +87,7 @@ describe('the live display on an 80-column terminal', () => {
     expect(t.screen().at(-1)).toMatch(/^sync {2}\|/);
     display.stop();
     t.stream.write('after the rows\n');
-    expect(t.screen()).toEqual([
-      'before the rows',
-      ...wrapLine(request, 79),
-      'after the rows',
-      '',
-    ]);
+    expect(t.screen()).toEqual(['before the rows', ...wrapLine(request, 79), 'after the rows', '']);
   });
 
   it('sync: the total carries + while listing and never shrinks; in flight counts batches', () => {

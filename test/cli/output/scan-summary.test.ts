@@ -3,8 +3,19 @@ import { formatScanSummary } from '../../../src/cli/output/scan-summary.js';
 import type { ScanSummary } from '../../../src/scan/summary.js';
 
 const summary = (over: Partial<ScanSummary>): ScanSummary => ({
-  files: 0, media: 0, photos: 0, videos: 0, errors: {}, unreadable: 0, damaged: 0, skipped: {}, warnings: {},
-  would_reject: { missing_coordinates: 0, missing_taken_at: 0 }, duplicates: { files: 0, distinct_ids: 0 }, bytes: 0, cached: 0,
+  files: 0,
+  media: 0,
+  photos: 0,
+  videos: 0,
+  errors: {},
+  unreadable: 0,
+  damaged: 0,
+  skipped: {},
+  warnings: {},
+  would_reject: { missing_coordinates: 0, missing_taken_at: 0 },
+  duplicates: { files: 0, distinct_ids: 0 },
+  bytes: 0,
+  cached: 0,
   ...over,
 });
 
@@ -12,8 +23,13 @@ describe("scan's summary speaks sync's vocabulary", () => {
   it('unreadable and damaged files on lines of their own, reasons as codes with a total, plurals that agree', () => {
     const text = formatScanSummary(
       summary({
-        files: 1, media: 0, errors: { read_error: 1, corrupt_file: 2, unsupported_format: 1 }, unreadable: 1, damaged: 3,
-        would_reject: { missing_coordinates: 2, missing_taken_at: 1 }, duplicates: { files: 1, distinct_ids: 1 },
+        files: 1,
+        media: 0,
+        errors: { read_error: 1, corrupt_file: 2, unsupported_format: 1 },
+        unreadable: 1,
+        damaged: 3,
+        would_reject: { missing_coordinates: 2, missing_taken_at: 1 },
+        duplicates: { files: 1, distinct_ids: 1 },
       }),
       { elapsedMs: 1000 },
     );

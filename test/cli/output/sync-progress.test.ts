@@ -4,7 +4,10 @@ import { createProgress, progressFigures, type ProgressSnapshot } from '../../..
 import { etaText, fileCountText } from '../../../src/cli/output/progress.js';
 import { createSyncTally } from '../../../src/sync/summary.js';
 
-function snapshotOf(change: (counts: ProgressSnapshot['counts']) => void, rest: Partial<ProgressSnapshot> = {}): ProgressSnapshot {
+function snapshotOf(
+  change: (counts: ProgressSnapshot['counts']) => void,
+  rest: Partial<ProgressSnapshot> = {},
+): ProgressSnapshot {
   const counts = createSyncTally().counts;
   change(counts);
   return { counts, queued: 0, scanDone: false, ...rest };
@@ -24,15 +27,29 @@ describe('sync progress figures', () => {
       { total: 100, totalFinal: true, queued: 30 },
     );
     const f = progressFigures(snapshot, 10);
-    expect(f).toMatchObject({ done: 50, total: 100, totalFinal: true, rate: 5, answered: 45, alreadyAnswered: 25, pending: 0 });
+    expect(f).toMatchObject({
+      done: 50,
+      total: 100,
+      totalFinal: true,
+      rate: 5,
+      answered: 45,
+      alreadyAnswered: 25,
+      pending: 0,
+    });
     expect(etaText(f)).toBe('10s');
     expect(fileCountText(f)).toBe('50/100 files');
   });
 
   it('says listing while the total still grows, and ? before the first folder', () => {
-    const growing = progressFigures(snapshotOf(() => undefined, { total: 40, totalFinal: false }), 1);
+    const growing = progressFigures(
+      snapshotOf(() => undefined, { total: 40, totalFinal: false }),
+      1,
+    );
     expect([fileCountText(growing), etaText(growing)]).toEqual(['0/40+ files', 'listing…']);
-    const unknown = progressFigures(snapshotOf(() => undefined), 1);
+    const unknown = progressFigures(
+      snapshotOf(() => undefined),
+      1,
+    );
     expect([fileCountText(unknown), etaText(unknown)]).toEqual(['0/? files', 'listing…']);
   });
 
@@ -62,18 +79,38 @@ describe('sync progress figures', () => {
     try {
       let now = 0;
       const view = createProgress({ stream, isTTY: false, intervalMs: 1000, now: () => now });
-      view.update(snapshotOf((c) => ((c.files = 10), (c.sent = 8)), { total: 16, totalFinal: true, queued: 10 }));
+      view.update(
+        snapshotOf(
+          (c) => {
+            c.files = 10;
+            c.sent = 8;
+          },
+          { total: 16, totalFinal: true, queued: 10 },
+        ),
+      );
       expect(output).toBe('');
       now = 2000;
       vi.advanceTimersByTime(1000);
-      expect(output).toBe('sync: 8/16 files, 4.0 files/s, ETA 2s, read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
+      expect(output).toBe(
+        'sync: 8/16 files, 4.0 files/s, ETA 2s, read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n',
+      );
       // The last figures once more at the end (the job lasted an interval or more), once only.
       output = '';
-      view.update(snapshotOf((c) => ((c.files = 16), (c.sent = 16)), { total: 16, totalFinal: true, queued: 16 }));
+      view.update(
+        snapshotOf(
+          (c) => {
+            c.files = 16;
+            c.sent = 16;
+          },
+          { total: 16, totalFinal: true, queued: 16 },
+        ),
+      );
       view.stop();
       view.stop();
       vi.advanceTimersByTime(5000);
-      expect(output).toBe('sync: 16/16 files, 8.0 files/s, ETA 0s, read 16, answered 16 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n');
+      expect(output).toBe(
+        'sync: 16/16 files, 8.0 files/s, ETA 0s, read 16, answered 16 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n',
+      );
     } finally {
       vi.useRealTimers();
     }

@@ -42,11 +42,16 @@ describe('--report FILE', () => {
   it.each([
     ['scan', ['scan', LIBRARY, '--no-cache', '--report', '/dev/full']],
     ['sync --dry-run', ['sync', LIBRARY, '--dry-run', '--report', '/dev/full']],
-    ['sync (embedded service)', ['sync', LIBRARY, '--email', 'full@example.com', '--no-cache', '--report', '/dev/full']],
+    [
+      'sync (embedded service)',
+      ['sync', LIBRARY, '--email', 'full@example.com', '--no-cache', '--report', '/dev/full'],
+    ],
   ])('%s into a full disk (/dev/full): a clear error and exit 1, never a crash', async (_name, args) => {
     const result = await runCli(args);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('camroll: cannot write the report file /dev/full: no space left on the device (ENOSPC) [report_write_failed]');
+    expect(result.stderr).toContain(
+      'camroll: cannot write the report file /dev/full: no space left on the device (ENOSPC) [report_write_failed]',
+    );
     // /dev/full is a device: its permissions are left alone.
     expect(statSync('/dev/full').mode & 0o777).not.toBe(0o600);
   });

@@ -10,7 +10,10 @@ function slowFile(options: { failAt?: number } = {}) {
   const written: unknown[] = [];
   const pending: (() => void)[] = [];
   let closed = false;
-  const failure = new CamrollError('report_write_failed', 'cannot write the report file r.jsonl: no space left on the device (ENOSPC)');
+  const failure = new CamrollError(
+    'report_write_failed',
+    'cannot write the report file r.jsonl: no space left on the device (ENOSPC)',
+  );
   const file: JsonLinesFile = {
     path: 'r.jsonl',
     write: (value) =>
@@ -38,7 +41,12 @@ function slowFile(options: { failAt?: number } = {}) {
   return { file, written, flush, failure, isClosed: () => closed };
 }
 
-const scanError = (n: number): PipelineEvent => ({ type: 'scan_error', path: `f${n}.jpg`, code: 'corrupt_file', message: 'bad' });
+const scanError = (n: number): PipelineEvent => ({
+  type: 'scan_error',
+  path: `f${n}.jpg`,
+  code: 'corrupt_file',
+  message: 'bad',
+});
 
 describe('sync --report writer', () => {
   it('writes lines in order, and holds the scan back while the file is behind', async () => {
@@ -54,7 +62,13 @@ describe('sync --report writer', () => {
     expect(ready).toBe(true);
     await report.close();
     expect(written).toHaveLength(2000);
-    expect(written[0]).toEqual({ type: 'scan_error', path: 'f0.jpg', code: 'corrupt_file', message: 'bad', problem: 'damaged' });
+    expect(written[0]).toEqual({
+      type: 'scan_error',
+      path: 'f0.jpg',
+      code: 'corrupt_file',
+      message: 'bad',
+      problem: 'damaged',
+    });
     expect((written[1999] as { path: string }).path).toBe('f1999.jpg');
   });
 
@@ -90,11 +104,20 @@ describe('sync --report writer', () => {
     report.onEvent({
       type: 'answered',
       items: [{ media, path: 'a.jpg', fingerprint: Buffer.alloc(8) }],
-      response: { accepted: 0, matched: 0, rejected: [{ id: media.id, reason: 'missing_coordinates' }], matches: [], events: [], last_sync_at: '2024-05-02T00:00:00Z' },
+      response: {
+        accepted: 0,
+        matched: 0,
+        rejected: [{ id: media.id, reason: 'missing_coordinates' }],
+        matches: [],
+        events: [],
+        last_sync_at: '2024-05-02T00:00:00Z',
+      },
     });
     await flush();
     await report.close();
-    expect(written).toEqual([{ type: 'rejected', id: media.id, path: 'a.jpg', reason: 'missing_coordinates', predicted: true }]);
+    expect(written).toEqual([
+      { type: 'rejected', id: media.id, path: 'a.jpg', reason: 'missing_coordinates', predicted: true },
+    ]);
   });
 
   it('tells an unreadable file from a damaged one, and lists unreadable folders as scan --report does', async () => {
@@ -102,7 +125,13 @@ describe('sync --report writer', () => {
     const report = createSyncReport(file, { predicted: false });
     report.onEvent({ type: 'scan_error', path: 'locked.jpg', code: 'read_error', message: 'EACCES' });
     report.onEvent({ type: 'scan_error', path: 'cut.jpg', code: 'truncated_file', message: 'ends early' });
-    report.onEvent({ type: 'notice', kind: 'warning', path: 'Private', code: 'unreadable_folder', message: 'permission denied (EACCES)' });
+    report.onEvent({
+      type: 'notice',
+      kind: 'warning',
+      path: 'Private',
+      code: 'unreadable_folder',
+      message: 'permission denied (EACCES)',
+    });
     report.onEvent({ type: 'notice', kind: 'skipped', path: '._a.jpg', code: 'appledouble', message: 'appledouble' });
     await flush();
     await report.close();

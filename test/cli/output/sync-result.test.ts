@@ -30,12 +30,21 @@ const result = (over: Partial<SyncResult>): SyncResult => ({
 describe('the sync summary says whether sync-complete was called, and why not', () => {
   it.each([
     [{ sync_complete: true }, 'called (the whole library was examined)'],
-    [{ sync_complete: true, scan_errors: 1, damaged: 1 }, 'called (the whole library was examined; 1 file was read but is damaged)'],
-    [{ sync_complete: true, scan_errors: 4, damaged: 4 }, 'called (the whole library was examined; 4 files were read but are damaged)'],
+    [
+      { sync_complete: true, scan_errors: 1, damaged: 1 },
+      'called (the whole library was examined; 1 file was read but is damaged)',
+    ],
+    [
+      { sync_complete: true, scan_errors: 4, damaged: 4 },
+      'called (the whole library was examined; 4 files were read but are damaged)',
+    ],
     [{ outcome: 'failed' as const }, 'not called: some batches failed after retries'],
     [{ outcome: 'interrupted' as const }, 'not called: the sync was interrupted'],
     [{ outcome: 'outage' as const }, 'not called: the host went away'],
-    [{ outcome: 'not_examined' as const, not_examined: '1 folder or file could not be read' }, 'not called: 1 folder or file could not be read'],
+    [
+      { outcome: 'not_examined' as const, not_examined: '1 folder or file could not be read' },
+      'not called: 1 folder or file could not be read',
+    ],
   ])('%j', (over, expected) => {
     expect(syncCompleteLine(result(over))).toBe(`sync-complete:          ${expected}`);
   });
@@ -56,12 +65,21 @@ describe('watch lines', () => {
     summary.file('media');
     summary.file('media');
     summary.alreadySent();
-    summary.batchAnswered(1, { accepted: 1, matched: 1, rejected: [], matches: [{ media_id: 'a', matched: true, event_id: 5, venue_id: null }] });
-    expect(describeBatch(2, before, summary.counts)).toBe('watch: 2 new or changed files, sent 1 (accepted 1, matched 1, rejected 0), 1 already sent');
+    summary.batchAnswered(1, {
+      accepted: 1,
+      matched: 1,
+      rejected: [],
+      matches: [{ media_id: 'a', matched: true, event_id: 5, venue_id: null }],
+    });
+    expect(describeBatch(2, before, summary.counts)).toBe(
+      'watch: 2 new or changed files, sent 1 (accepted 1, matched 1, rejected 0), 1 already sent',
+    );
     const middle = structuredClone(summary.counts);
     summary.file('media');
     summary.alreadySent();
-    expect(describeBatch(1, middle, summary.counts)).toBe('watch: 1 new or changed file, nothing new to send, 1 already sent');
+    expect(describeBatch(1, middle, summary.counts)).toBe(
+      'watch: 1 new or changed file, nothing new to send, 1 already sent',
+    );
     const last = structuredClone(summary.counts);
     summary.file('media');
     summary.batchFailed(1);
@@ -85,28 +103,47 @@ describe('one vocabulary: unreadable is what could not be read, damaged what was
     tally.file('error', 'corrupt_file');
     tally.file('error', 'truncated_file');
     tally.duplicate();
-    const lines = renderCounts(result({ ...tally.counts, rejected: { missing_coordinates: 2, missing_taken_at: 1, invalid: 0 } }), { dryRun: false });
+    const lines = renderCounts(
+      result({ ...tally.counts, rejected: { missing_coordinates: 2, missing_taken_at: 1, invalid: 0 } }),
+      { dryRun: false },
+    );
     expect(lines[0]).toBe('files:                  4 (1 with metadata, 1 unreadable, 2 damaged, 1 duplicate)');
     expect(lines).toContain('rejected:               3 (missing_coordinates 2, missing_taken_at 1, invalid 0)');
-    expect(renderCounts(result({}), { dryRun: true })).toContain('would be rejected:      0 (missing_coordinates 0, missing_taken_at 0, invalid 0)');
+    expect(renderCounts(result({}), { dryRun: true })).toContain(
+      'would be rejected:      0 (missing_coordinates 0, missing_taken_at 0, invalid 0)',
+    );
   });
 
   it('hints say which, with plurals that agree', () => {
     expect(unusableFilesHint({ unreadable: 0, damaged: 0 })).toBeNull();
-    expect(unusableFilesHint({ unreadable: 1, damaged: 0 })).toBe('1 file could not be read; --report FILE lists them with the reason');
+    expect(unusableFilesHint({ unreadable: 1, damaged: 0 })).toBe(
+      '1 file could not be read; --report FILE lists them with the reason',
+    );
     expect(unusableFilesHint({ unreadable: 0, damaged: 4 })).toBe(
       '4 files are damaged (read, but no metadata could be taken from them); --report FILE lists them with the reason',
     );
-    expect(unusableFilesHint({ unreadable: 2, damaged: 1 })).toBe('2 files could not be read and 1 is damaged; --report FILE lists them with the reason');
-    expect(failedBatchesHint({ failed_batches: 1, pending: 1 })).toBe('1 batch failed after retries; its 1 item stays pending: run sync again');
-    expect(failedBatchesHint({ failed_batches: 2, pending: 20 })).toBe('2 batches failed after retries; their 20 items stay pending: run sync again');
+    expect(unusableFilesHint({ unreadable: 2, damaged: 1 })).toBe(
+      '2 files could not be read and 1 is damaged; --report FILE lists them with the reason',
+    );
+    expect(failedBatchesHint({ failed_batches: 1, pending: 1 })).toBe(
+      '1 batch failed after retries; its 1 item stays pending: run sync again',
+    );
+    expect(failedBatchesHint({ failed_batches: 2, pending: 20 })).toBe(
+      '2 batches failed after retries; their 20 items stay pending: run sync again',
+    );
     const totals = { ...createSyncTally().counts, changes: 1, unreadable: 1, failed_batches: 1, pending: 1 };
-    expect(watchProblemsHint(totals)).toBe('while watching, 1 batch failed, 1 item stays pending and 1 file could not be read: run sync again');
-    expect(renderWatchTotals({ ...createSyncTally().counts, changes: 1, files: 1, unreadable: 0 })).toMatch(/^watch: 1 batch of changes: 1 file, /);
+    expect(watchProblemsHint(totals)).toBe(
+      'while watching, 1 batch failed, 1 item stays pending and 1 file could not be read: run sync again',
+    );
+    expect(renderWatchTotals({ ...createSyncTally().counts, changes: 1, files: 1, unreadable: 0 })).toMatch(
+      /^watch: 1 batch of changes: 1 file, /,
+    );
   });
 
   it('a profile the run created is in the summary (so --quiet loses nothing)', () => {
-    expect(renderResult(result({ user_created: true }), { history: false })).toContain('\nprofile:                created by this run (a real profile on the service)\n');
+    expect(renderResult(result({ user_created: true }), { history: false })).toContain(
+      '\nprofile:                created by this run (a real profile on the service)\n',
+    );
     expect(renderResult(result({ user_created: false }), { history: false })).not.toContain('profile:');
   });
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { json, startTestServer } from '../../client/test-server.js';
+import { startTestServer } from '../../client/test-server.js';
 import { runCli, useTempHome } from '../helpers/run-cli.js';
 import { createdUserNotice } from '../../../src/cli/output/user-notices.js';
 
@@ -15,18 +15,42 @@ afterEach(() => home.cleanup());
 describe('usage errors speak one style, in flag words', () => {
   it.each([
     [['scan'], ["camroll: missing required argument 'dir' [usage_error]", '  see `camroll scan --help`']],
-    [['sync', '.', '--fulll'], ["camroll: unknown option '--fulll' [usage_error]", '  (Did you mean --full?)', '  see `camroll sync --help`']],
+    [
+      ['sync', '.', '--fulll'],
+      ["camroll: unknown option '--fulll' [usage_error]", '  (Did you mean --full?)', '  see `camroll sync --help`'],
+    ],
     [
       ['sync', '.', '--user', USER, '--concurrency', '1.5'],
-      ['camroll: --concurrency must be a whole number from 1 to 32, not "1.5" [usage_error]', '  see `camroll sync --help`'],
+      [
+        'camroll: --concurrency must be a whole number from 1 to 32, not "1.5" [usage_error]',
+        '  see `camroll sync --help`',
+      ],
     ],
     [
       ['sync', '.', '--user', USER, '--batch-size', '500'],
-      ['camroll: --batch-size must be a whole number from 1 to 200, not "500" [usage_error]', '  see `camroll sync --help`'],
+      [
+        'camroll: --batch-size must be a whole number from 1 to 200, not "500" [usage_error]',
+        '  see `camroll sync --help`',
+      ],
     ],
-    [['serve', '--port', 'http'], ['camroll: --port must be a whole number from 0 to 65535, not "http" [usage_error]', '  see `camroll serve --help`']],
-    [['stats', '--user', USER, '--retries', '-1'], ["camroll: --retries must be a whole number from 0 to 20, not \"-1\" [usage_error]", '  see `camroll stats --help`']],
-    [['events', '--user', 'nope'], ['camroll: --user must be a UUID: nope [usage_error]', '  see `camroll events --help`']],
+    [
+      ['serve', '--port', 'http'],
+      [
+        'camroll: --port must be a whole number from 0 to 65535, not "http" [usage_error]',
+        '  see `camroll serve --help`',
+      ],
+    ],
+    [
+      ['stats', '--user', USER, '--retries', '-1'],
+      [
+        'camroll: --retries must be a whole number from 0 to 20, not "-1" [usage_error]',
+        '  see `camroll stats --help`',
+      ],
+    ],
+    [
+      ['events', '--user', 'nope'],
+      ['camroll: --user must be a UUID: nope [usage_error]', '  see `camroll events --help`'],
+    ],
     [['frobnicate'], ["camroll: unknown command 'frobnicate' [usage_error]", '  see `camroll --help`']],
   ])('camroll %j', async (args, lines) => {
     const result = await runCli(args);
@@ -78,16 +102,24 @@ describe('client errors name the URL, the status, the code and a next step', () 
     answer = () => ({ status: 404, body: '<html><body>Not Found</body></html>', type: 'text/html' });
     const result = await stats(server.origin);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`GET ${server.origin}/users/${USER}/stats answered HTTP 404 without an error envelope`);
+    expect(result.stderr).toContain(
+      `GET ${server.origin}/users/${USER}/stats answered HTTP 404 without an error envelope`,
+    );
     expect(result.stderr).toContain('[http_404]');
     expect(result.stderr).toContain(`did you mean ${server.origin}/v1?`);
   });
 
   it('an HTML page where JSON was due: names the content type and the first bytes', async () => {
-    answer = () => ({ status: 200, body: '<!DOCTYPE html><html><title>Sign in</title></html>', type: 'text/html; charset=utf-8' });
+    answer = () => ({
+      status: 200,
+      body: '<!DOCTYPE html><html><title>Sign in</title></html>',
+      type: 'text/html; charset=utf-8',
+    });
     const result = await stats(`${server.origin}/v1`);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('with a body that is not JSON (text/html: "<!DOCTYPE html><html><title>Sign in</tit"…)');
+    expect(result.stderr).toContain(
+      'with a body that is not JSON (text/html: "<!DOCTYPE html><html><title>Sign in</tit"…)',
+    );
     expect(result.stderr).toContain('[contract_violation]');
     expect(result.stderr).toContain('a login page or a proxy?');
   });
@@ -137,7 +169,7 @@ describe('the embedded service is never shown as a place to connect to', () => {
   it('health and ping show no throwaway port, name the service and its data on stderr, and give no sandbox warning', async () => {
     const health = await runCli(['health']);
     expect(health.code).toBe(0);
-    expect(health.stdout).toMatch(/^partner {6}local\nenvironment  sandbox\nrate limit   not throttled\n$/);
+    expect(health.stdout).toMatch(/^partner {6}local\nenvironment {2}sandbox\nrate limit {3}not throttled\n$/);
     expect(health.stderr).toMatch(/using the embedded local service \(data: .+service\.db\)/);
     expect(health.stdout + health.stderr).not.toMatch(/127\.0\.0\.1:\d+/);
     expect(health.stderr).not.toContain('real profiles');
@@ -151,7 +183,11 @@ describe('the notice when sync --email creates a profile', () => {
   const ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
   it.each([
     ['embedded', undefined, `created user ${ID} for a@example.com`],
-    ['remote', 'sandbox', `created user ${ID} for a@example.com (a real profile: the sandbox runs on the production dataset)`],
+    [
+      'remote',
+      'sandbox',
+      `created user ${ID} for a@example.com (a real profile: the sandbox runs on the production dataset)`,
+    ],
     ['remote', 'production', `created user ${ID} for a@example.com (a real production profile)`],
   ] as const)('%s service, %s key', (kind, environment, expected) => {
     expect(createdUserNotice(ID, 'a@example.com', kind, environment)).toBe(expected);

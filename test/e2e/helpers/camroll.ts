@@ -19,7 +19,8 @@ export function tempHome(prefix = 'camroll-e2e-'): { dir: string; env: NodeJS.Pr
     XDG_CONFIG_HOME: join(dir, 'config'),
     NO_COLOR: '1',
   };
-  for (const key of ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'] as const) mkdirSync(env[key]!, { recursive: true });
+  for (const key of ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'] as const)
+    mkdirSync(env[key]!, { recursive: true });
   return { dir, env };
 }
 

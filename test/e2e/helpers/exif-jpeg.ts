@@ -30,7 +30,9 @@ export function makeJpeg(spec: JpegSpec): Buffer {
     make: spec.make ?? 'Camroll',
     model: spec.model ?? 'Test Cam',
     ...(spec.takenAt ? { dateTimeOriginal: exifDate(spec.takenAt), offsetTimeOriginal: '+00:00' } : {}),
-    ...(spec.latitude !== null && spec.longitude !== null ? { latitude: spec.latitude, longitude: spec.longitude } : {}),
+    ...(spec.latitude !== null && spec.longitude !== null
+      ? { latitude: spec.latitude, longitude: spec.longitude }
+      : {}),
   });
   const exif = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
   const app1 = Buffer.alloc(4);

@@ -98,7 +98,16 @@ export async function startFaultProxy(options: FaultOptions): Promise<FaultProxy
       }
     }
     const key = createHash('sha256').update(`${req.method} ${path}\n`).update(body).digest('hex');
-    const entry: ProxyEntry = { seq: log.length + 1, method: req.method ?? 'GET', path, ids, fault: pickFault(key), forwarded: false, status: null, delivered: false };
+    const entry: ProxyEntry = {
+      seq: log.length + 1,
+      method: req.method ?? 'GET',
+      path,
+      ids,
+      fault: pickFault(key),
+      forwarded: false,
+      status: null,
+      delivered: false,
+    };
     log.push(entry);
     const holdHere = isMedia && hold && ++mediaPosts === hold.nth ? hold.phase : null;
 
@@ -124,17 +133,19 @@ export async function startFaultProxy(options: FaultOptions): Promise<FaultProxy
       onHeld(entry);
       return; // never answered: the test kills the client
     }
-    const upstream = await new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>((resolve, reject) => {
-      const headers = { ...req.headers, host: target.host };
-      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path, headers }, (r) => {
-        const parts: Buffer[] = [];
-        r.on('data', (c: Buffer) => parts.push(c));
-        r.on('end', () => resolve({ status: r.statusCode ?? 502, headers: r.headers, body: Buffer.concat(parts) }));
-        r.on('error', reject);
-      });
-      up.on('error', reject);
-      up.end(body);
-    });
+    const upstream = await new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>(
+      (resolve, reject) => {
+        const headers = { ...req.headers, host: target.host };
+        const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path, headers }, (r) => {
+          const parts: Buffer[] = [];
+          r.on('data', (c: Buffer) => parts.push(c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 502, headers: r.headers, body: Buffer.concat(parts) }));
+          r.on('error', reject);
+        });
+        up.on('error', reject);
+        up.end(body);
+      },
+    );
     entry.forwarded = true;
     entry.status = upstream.status;
     if (holdHere === 'before_reply') {
@@ -177,7 +188,11 @@ export async function startFaultProxy(options: FaultOptions): Promise<FaultProxy
     disarm: () => {
       hold = null;
     },
-    forwardedIds: (since = 0) => log.slice(since).filter((e) => e.forwarded).flatMap((e) => e.ids),
+    forwardedIds: (since = 0) =>
+      log
+        .slice(since)
+        .filter((e) => e.forwarded)
+        .flatMap((e) => e.ids),
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -43,7 +43,12 @@ export interface LibraryFacts {
 export function generateLibrary(options: LibraryOptions): LibraryFacts {
   const random = seededRandom(options.seed ?? 42);
   const perFolder = options.perFolder ?? 500;
-  const facts: LibraryFacts = { files: options.files, matchedByEvent: new Map(), missingCoordinates: 0, missingTakenAt: 0 };
+  const facts: LibraryFacts = {
+    files: options.files,
+    matchedByEvent: new Map(),
+    missingCoordinates: 0,
+    missingTakenAt: 0,
+  };
   for (let i = 0; i < options.files; i += 1) {
     const folder = join(options.dir, `roll-${String(Math.floor(i / perFolder)).padStart(4, '0')}`);
     if (i % perFolder === 0) mkdirSync(folder, { recursive: true });
@@ -53,7 +58,12 @@ export function generateLibrary(options: LibraryOptions): LibraryFacts {
       const anchor = ANCHORS[Math.floor(random() * ANCHORS.length)]!;
       // Within [start - 1 h, start + 3 h]: inside the window whatever the rounding.
       const takenAt = new Date(Date.parse(anchor.start) + (random() * 4 - 1) * 3600_000);
-      spec = { takenAt, latitude: anchor.lat + (random() - 0.5) * 0.0005, longitude: anchor.lon + (random() - 0.5) * 0.0005, tag: `f${i}` };
+      spec = {
+        takenAt,
+        latitude: anchor.lat + (random() - 0.5) * 0.0005,
+        longitude: anchor.lon + (random() - 0.5) * 0.0005,
+        tag: `f${i}`,
+      };
       if (anchor.shown) facts.matchedByEvent.set(anchor.event, (facts.matchedByEvent.get(anchor.event) ?? 0) + 1);
     } else {
       const takenAt = new Date(Date.parse('2015-01-01T00:00:00Z') + random() * 10 * 365 * 86400_000);

@@ -1,5 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './camroll.js';
@@ -18,12 +30,16 @@ export type RunnableCopy = { bin: string; dir: string; remove(): void };
  * folder only its owner may enter (`/root`, a 0700 home), where another user reaches nothing.
  */
 export function canRead(user: OtherUser, path: string): boolean {
-  const probe = spawnSync(process.execPath, ['-e', 'require("node:fs").accessSync(process.argv[1], require("node:fs").constants.R_OK)', path], {
-    ...user,
-    cwd: '/',
-    stdio: 'ignore',
-    timeout: 30_000,
-  });
+  const probe = spawnSync(
+    process.execPath,
+    ['-e', 'require("node:fs").accessSync(process.argv[1], require("node:fs").constants.R_OK)', path],
+    {
+      ...user,
+      cwd: '/',
+      stdio: 'ignore',
+      timeout: 30_000,
+    },
+  );
   return probe.status === 0;
 }
 
@@ -34,7 +50,8 @@ export function canRead(user: OtherUser, path: string): boolean {
 export function cannotRunAs(user: OtherUser): string | null {
   if (process.getuid?.() !== 0) return 'needs root to run the binary as another user';
   const node = spawnSync(process.execPath, ['-e', ''], { ...user, cwd: '/', stdio: 'ignore', timeout: 30_000 });
-  if (node.status !== 0) return `${process.execPath} cannot be run by uid ${user.uid} (${node.error?.message ?? `exit ${node.status}`})`;
+  if (node.status !== 0)
+    return `${process.execPath} cannot be run by uid ${user.uid} (${node.error?.message ?? `exit ${node.status}`})`;
   return null;
 }
 
@@ -68,7 +85,8 @@ export function runnableCopy(user: OtherUser): RunnableCopy {
   const dir = mkdtempSync(join(tmpdir(), 'camroll-app-'));
   chmodSync(dir, 0o755);
   for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
-  for (const entry of readdirSync(dir, { recursive: true }).map(String)) chmodSync(join(dir, entry), lstatSync(join(dir, entry)).isDirectory() ? 0o755 : 0o644);
+  for (const entry of readdirSync(dir, { recursive: true }).map(String))
+    chmodSync(join(dir, entry), lstatSync(join(dir, entry)).isDirectory() ? 0o755 : 0o644);
   const modules = realpathSync(join(ROOT, 'node_modules'));
   if (canRead(user, modules)) symlinkSync(modules, join(dir, 'node_modules'));
   else linkTree(modules, join(dir, 'node_modules'));

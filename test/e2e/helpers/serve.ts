@@ -19,8 +19,15 @@ export async function startServe(options: {
   args?: string[];
   timeoutMs?: number;
 }): Promise<ServeHandle> {
-  const store = options.databaseUrl !== undefined ? ['--database', options.databaseUrl] : options.db !== undefined ? ['--db', options.db] : [];
-  const child = spawnCamroll(['serve', '--host', '127.0.0.1', '--port', '0', ...store, ...(options.args ?? [])], { env: options.env });
+  const store =
+    options.databaseUrl !== undefined
+      ? ['--database', options.databaseUrl]
+      : options.db !== undefined
+        ? ['--db', options.db]
+        : [];
+  const child = spawnCamroll(['serve', '--host', '127.0.0.1', '--port', '0', ...store, ...(options.args ?? [])], {
+    env: options.env,
+  });
   const done = collect(child, 30 * 60_000);
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';

@@ -61,7 +61,8 @@ export async function createSyncEnv(): Promise<SyncEnv> {
           db.close();
           continue;
         }
-        for (const row of db.prepare('SELECT id FROM outcomes WHERE outcome = 0').pluck().all() as string[]) ids.add(row);
+        for (const row of db.prepare('SELECT id FROM outcomes WHERE outcome = 0').pluck().all() as string[])
+          ids.add(row);
         db.close();
       }
       return ids;
@@ -98,4 +99,3 @@ export function useSyncLibrary(library: Omit<LibraryOptions, 'dir'>, ready: (sui
     if (lib) rmSync(lib, { recursive: true, force: true });
   });
 }
-

@@ -44,7 +44,10 @@ describe('archive names and paths', () => {
   });
 
   it('splits a member path at the archive, keeping the member name as stored', () => {
-    expect(splitMemberPath(memberPath('/d/x.zip', '../../etc/a.jpg'))).toEqual({ archive: '/d/x.zip', member: '../../etc/a.jpg' });
+    expect(splitMemberPath(memberPath('/d/x.zip', '../../etc/a.jpg'))).toEqual({
+      archive: '/d/x.zip',
+      member: '../../etc/a.jpg',
+    });
     expect(splitMemberPath('/d/x.zip!/inner.zip!/a.jpg')).toEqual({ archive: '/d/x.zip', member: 'inner.zip!/a.jpg' });
     // A folder whose name ends in '!' is not an archive.
     expect(splitMemberPath('/d/wow!/a.jpg')).toBeNull();
@@ -52,7 +55,9 @@ describe('archive names and paths', () => {
 
   it('shows a member of one of several roots relative to the folder, without normalising its name', () => {
     const record = { path: 'ignored', absPath: '/work/dl/x.zip!/../evil.jpg', archive: '/work/dl/x.zip' } as ScanRecord;
-    expect(recordDisplayPath(record, { roots: ['/work/dl/x.zip', '/work/other'], cwd: '/work' })).toBe('dl/x.zip!/../evil.jpg');
+    expect(recordDisplayPath(record, { roots: ['/work/dl/x.zip', '/work/other'], cwd: '/work' })).toBe(
+      'dl/x.zip!/../evil.jpg',
+    );
   });
 });
 
@@ -77,7 +82,10 @@ describe('zip listing', () => {
     expect(cut.cut?.member).toBe('takeout/Takeout/Google Photos/Photos from 2022/IMG_4003.jpg');
     // With data descriptors (sizes after each member), found by inflating.
     const streamed = await list(localHeaders(path.join(ARCHIVES, 'cut-streamed.zip')));
-    expect(streamed).toMatchObject({ names: ['travel/patagonia.jpg', 'travel/india-thar.jpg'], cut: { member: 'travel/nz-lake-taupo.jpg' } });
+    expect(streamed).toMatchObject({
+      names: ['travel/patagonia.jpg', 'travel/india-thar.jpg'],
+      cut: { member: 'travel/nz-lake-taupo.jpg' },
+    });
   });
 
   it('walking the local headers of a whole zip lists what its central directory lists', async () => {
@@ -93,7 +101,13 @@ describe('archives that are not what their name says', () => {
     fs.writeFileSync(path.join(dir, 'empty.zip'), '');
     fs.writeFileSync(path.join(dir, 'notes.zip'), 'hello\n');
     const errors: Record<string, string | undefined> = {};
-    for await (const event of scanLibrary({ roots: [path.join(dir, 'empty.zip'), path.join(dir, 'notes.zip')], cache: false, cacheDir: path.join(dir, 'cache'), extract: extractFile, cwd: dir })) {
+    for await (const event of scanLibrary({
+      roots: [path.join(dir, 'empty.zip'), path.join(dir, 'notes.zip')],
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: dir,
+    })) {
       if (event.type === 'record') errors[event.record.path] = event.record.error?.code;
     }
     expect(errors).toEqual({ 'empty.zip': 'truncated_archive', 'notes.zip': 'unsupported_format' });
@@ -116,7 +130,14 @@ describe('scanLibrary over archives', () => {
     fs.copyFileSync(path.join(ARCHIVES, 'zip64.zip'), path.join(dir, 'zip64.zip'));
     for (const archives of [false, true]) {
       const paths: string[] = [];
-      for await (const event of scanLibrary({ roots: [dir, path.join(dir, 'zip64.zip')], archives, cache: false, cacheDir: path.join(dir, 'cache'), extract: extractFile, cwd: dir })) {
+      for await (const event of scanLibrary({
+        roots: [dir, path.join(dir, 'zip64.zip')],
+        archives,
+        cache: false,
+        cacheDir: path.join(dir, 'cache'),
+        extract: extractFile,
+        cwd: dir,
+      })) {
         if (event.type === 'record') paths.push(event.record.path);
         expect(event.type === 'skipped' && event.reason === 'archive' ? event : null).toBeNull();
       }
@@ -139,7 +160,9 @@ describe('scanLibrary over archives', () => {
     }
     expect(totals.at(-1)).toEqual([records.length, true]);
     expect(records.length).toBe(14);
-    expect(records.every((record) => record.archive?.startsWith(ARCHIVES) && record.path.startsWith('takeout-00'))).toBe(true);
+    expect(
+      records.every((record) => record.archive?.startsWith(ARCHIVES) && record.path.startsWith('takeout-00')),
+    ).toBe(true);
   });
 
   it('a tgz total stays open until the stream is read', async () => {
@@ -153,7 +176,8 @@ describe('scanLibrary over archives', () => {
       cwd: dir,
       onListed: (files, final) => totals.push([files, final]),
       onWalkDone: (files) => (done = files),
-    })) void event;
+    }))
+      void event;
     expect(totals.every(([, final]) => !final)).toBe(true);
     expect(done).toBe(12);
   });

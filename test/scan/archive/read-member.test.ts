@@ -24,7 +24,16 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const task = (entry: ZipEntry, archive = zip): MemberTask => ({
   absPath: `${archive}!/${entry.name}`,
-  source: { kind: 'zip', archive, base: 0, headerOffset: entry.headerOffset, compressedSize: entry.compressedSize, size: entry.size, method: entry.method, crc32: entry.crc32 },
+  source: {
+    kind: 'zip',
+    archive,
+    base: 0,
+    headerOffset: entry.headerOffset,
+    compressedSize: entry.compressedSize,
+    size: entry.size,
+    method: entry.method,
+    crc32: entry.crc32,
+  },
   sidecars: { takeout: null, xmp: null },
 });
 
@@ -48,7 +57,11 @@ describe('reading a zip member on a worker', () => {
     // The directory's CRC-32 off by one bit; the data stays a valid deflate stream.
     const wrong = { ...jpg(), crc32: (jpg().crc32 ^ 1) >>> 0 };
     for (const inMemoryBytes of [undefined, 0]) {
-      const result = await createMemberReader({ extract: extractFile, headBytes: HEAD_BYTES, ...(inMemoryBytes === undefined ? {} : { inMemoryBytes }) })(task(wrong));
+      const result = await createMemberReader({
+        extract: extractFile,
+        headBytes: HEAD_BYTES,
+        ...(inMemoryBytes === undefined ? {} : { inMemoryBytes }),
+      })(task(wrong));
       expect(result.error?.code).toBe('corrupt_file');
       expect(result.cacheable).toBe(true);
     }
@@ -58,14 +71,20 @@ describe('reading a zip member on a worker', () => {
     const entry = jpg();
     const small = { ...entry, size: 100 };
     for (const inMemoryBytes of [undefined, 0]) {
-      const result = await createMemberReader({ extract: extractFile, headBytes: 64, ...(inMemoryBytes === undefined ? {} : { inMemoryBytes }) })(task(small));
+      const result = await createMemberReader({
+        extract: extractFile,
+        headBytes: 64,
+        ...(inMemoryBytes === undefined ? {} : { inMemoryBytes }),
+      })(task(small));
       expect(['archive_limit', 'corrupt_file']).toContain(result.error?.code);
     }
   });
 
   it('a local header where none is is corrupt_file; a member past the end of the file is truncated_archive', async () => {
     const entry = jpg();
-    const misplaced = await createMemberReader({ extract: extractFile, headBytes: HEAD_BYTES })(task({ ...entry, headerOffset: entry.headerOffset + 1 }));
+    const misplaced = await createMemberReader({ extract: extractFile, headBytes: HEAD_BYTES })(
+      task({ ...entry, headerOffset: entry.headerOffset + 1 }),
+    );
     expect(misplaced.error?.code).toBe('corrupt_file');
     const cut = path.join(dir, 'cut.zip');
     fs.writeFileSync(cut, fs.readFileSync(zip).subarray(0, entry.headerOffset + 40));

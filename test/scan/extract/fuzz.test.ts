@@ -4,7 +4,13 @@ import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ScanError } from '../../../src/errors.js';
-import { FILE_ERROR_CODES, HEAD_BYTES, MEDIA_EXTENSIONS, createSidecarFinder, extractFile } from '../../../src/scan/extract/index.js';
+import {
+  FILE_ERROR_CODES,
+  HEAD_BYTES,
+  MEDIA_EXTENSIONS,
+  createSidecarFinder,
+  extractFile,
+} from '../../../src/scan/extract/index.js';
 import { createFileReader } from '../../../src/scan/read-file.js';
 import type { ByteSource, Extraction } from '../../../src/scan/types.js';
 import { seededRandom } from '../../../src/util/seeded-random.js';
@@ -34,7 +40,11 @@ function mediaFiles(dir: string): string[] {
 const FILES = ROOTS.flatMap(mediaFiles).filter((file) => readFileSync(file).length > 0);
 
 function source(data: Uint8Array, headSize: number): ByteSource {
-  return { size: data.length, head: data.subarray(0, headSize), read: async (offset, length) => data.subarray(offset, offset + length) };
+  return {
+    size: data.length,
+    head: data.subarray(0, headSize),
+    read: async (offset, length) => data.subarray(offset, offset + length),
+  };
 }
 
 type Outcome = { ok: Extraction } | { code: string };
@@ -114,7 +124,8 @@ describe('extractor fuzz: truncations and byte flips of every fixture', () => {
         // One to four flipped bytes anywhere.
         const flipped = Uint8Array.from(original);
         const flips = 1 + Math.floor(random() * 4);
-        for (let i = 0; i < flips; i++) flipped[Math.floor(random() * flipped.length)]! ^= 1 + Math.floor(random() * 255);
+        for (let i = 0; i < flips; i++)
+          flipped[Math.floor(random() * flipped.length)]! ^= 1 + Math.floor(random() * 255);
         await outcome(file, flipped, headSize);
         // Damage outside the metadata: the same answer as before.
         if (inert) {

@@ -36,19 +36,88 @@ async function failure(absPath: string, data: Uint8Array, bytes?: ByteSource): P
 
 describe('extractFile on real files', () => {
   it.each([
-    ['offset.jpg', { taken_at: '2024-07-13T00:15:30.123Z', latitude: 40.7505, longitude: -73.9934, device_make: 'Apple', device_model: 'iPhone 15', device_lens_model: 'iPhone 15 back camera' }, { taken_at: 'exif_offset', coordinates: 'exif_gps' }],
-    ['gps-time.jpg', { taken_at: '2024-07-13T00:15:30Z', latitude: 40.7505 }, { taken_at: 'gps_time', coordinates: 'exif_gps' }],
-    ['zone.jpg', { taken_at: '2024-07-13T00:15:30Z', longitude: -73.9934 }, { taken_at: 'timezone_lookup', coordinates: 'exif_gps' }],
+    [
+      'offset.jpg',
+      {
+        taken_at: '2024-07-13T00:15:30.123Z',
+        latitude: 40.7505,
+        longitude: -73.9934,
+        device_make: 'Apple',
+        device_model: 'iPhone 15',
+        device_lens_model: 'iPhone 15 back camera',
+      },
+      { taken_at: 'exif_offset', coordinates: 'exif_gps' },
+    ],
+    [
+      'gps-time.jpg',
+      { taken_at: '2024-07-13T00:15:30Z', latitude: 40.7505 },
+      { taken_at: 'gps_time', coordinates: 'exif_gps' },
+    ],
+    [
+      'zone.jpg',
+      { taken_at: '2024-07-13T00:15:30Z', longitude: -73.9934 },
+      { taken_at: 'timezone_lookup', coordinates: 'exif_gps' },
+    ],
     ['dst-gap.jpg', { taken_at: '2024-03-10T07:30:00Z' }, { taken_at: 'timezone_lookup', coordinates: 'exif_gps' }],
-    ['bare.jpg', { taken_at: null, latitude: null, longitude: null, device_make: null }, { taken_at: null, coordinates: null }],
-    ['exif.png', { taken_at: '2023-12-09T08:40:00Z', latitude: -33.8568, longitude: 151.2153, device_model: 'Pixel 8' }, { taken_at: 'exif_offset', coordinates: 'exif_gps' }],
-    ['exif.webp', { taken_at: '2022-08-20T09:30:00Z', latitude: 35.7056, longitude: 139.7519 }, { taken_at: 'timezone_lookup', coordinates: 'exif_gps' }],
-    ['exif.heic', { taken_at: '2024-03-30T19:30:00Z', latitude: 51.556, longitude: -0.2795, device_make: 'Apple' }, { taken_at: 'timezone_lookup', coordinates: 'exif_gps' }],
-    ['exif.tif', { taken_at: '2024-10-26T18:30:00Z', latitude: 48.8386, device_make: 'Nikon', device_lens_model: '24-70' }, { taken_at: 'timezone_lookup', coordinates: 'exif_gps' }],
-    ['apple-keys.mov', { taken_at: '2024-07-13T00:15:30Z', latitude: 40.7505, longitude: -73.9934, media_type: 'video', duration_seconds: 1, device_make: 'Apple', device_model: 'iPhone 15' }, { taken_at: 'video_creationdate', coordinates: 'video_iso6709' }],
-    ['moov-last-loci.mp4', { taken_at: '2023-12-09T08:40:00Z', latitude: -33.856796, longitude: 151.215286, media_type: 'video', duration_seconds: 2 }, { taken_at: 'video_mvhd', coordinates: 'video_loci' }],
-    ['moov-first.mp4', { taken_at: null, latitude: null, media_type: 'video', duration_seconds: 1 }, { taken_at: null, coordinates: null }],
-    ['udta-xyz.mov', { taken_at: null, latitude: 39.6654, longitude: -105.2057, media_type: 'video' }, { taken_at: null, coordinates: 'video_iso6709' }],
+    [
+      'bare.jpg',
+      { taken_at: null, latitude: null, longitude: null, device_make: null },
+      { taken_at: null, coordinates: null },
+    ],
+    [
+      'exif.png',
+      { taken_at: '2023-12-09T08:40:00Z', latitude: -33.8568, longitude: 151.2153, device_model: 'Pixel 8' },
+      { taken_at: 'exif_offset', coordinates: 'exif_gps' },
+    ],
+    [
+      'exif.webp',
+      { taken_at: '2022-08-20T09:30:00Z', latitude: 35.7056, longitude: 139.7519 },
+      { taken_at: 'timezone_lookup', coordinates: 'exif_gps' },
+    ],
+    [
+      'exif.heic',
+      { taken_at: '2024-03-30T19:30:00Z', latitude: 51.556, longitude: -0.2795, device_make: 'Apple' },
+      { taken_at: 'timezone_lookup', coordinates: 'exif_gps' },
+    ],
+    [
+      'exif.tif',
+      { taken_at: '2024-10-26T18:30:00Z', latitude: 48.8386, device_make: 'Nikon', device_lens_model: '24-70' },
+      { taken_at: 'timezone_lookup', coordinates: 'exif_gps' },
+    ],
+    [
+      'apple-keys.mov',
+      {
+        taken_at: '2024-07-13T00:15:30Z',
+        latitude: 40.7505,
+        longitude: -73.9934,
+        media_type: 'video',
+        duration_seconds: 1,
+        device_make: 'Apple',
+        device_model: 'iPhone 15',
+      },
+      { taken_at: 'video_creationdate', coordinates: 'video_iso6709' },
+    ],
+    [
+      'moov-last-loci.mp4',
+      {
+        taken_at: '2023-12-09T08:40:00Z',
+        latitude: -33.856796,
+        longitude: 151.215286,
+        media_type: 'video',
+        duration_seconds: 2,
+      },
+      { taken_at: 'video_mvhd', coordinates: 'video_loci' },
+    ],
+    [
+      'moov-first.mp4',
+      { taken_at: null, latitude: null, media_type: 'video', duration_seconds: 1 },
+      { taken_at: null, coordinates: null },
+    ],
+    [
+      'udta-xyz.mov',
+      { taken_at: null, latitude: 39.6654, longitude: -105.2057, media_type: 'video' },
+      { taken_at: null, coordinates: 'video_iso6709' },
+    ],
   ])('%s', async (name, media, source) => {
     const path = join(FILES, name);
     const result = await extract(path);
@@ -66,11 +135,14 @@ describe('sidecars', () => {
   it('takes time and place from a Takeout JSON with a moved duplicate counter', async () => {
     const dir = mkdtempSync(join(work, 'takeout-'));
     writeFileSync(join(dir, 'IMG_0001(1).jpg'), bare);
-    writeFileSync(join(dir, 'IMG_0001.jpg(1).json'), JSON.stringify({
-      photoTakenTime: { timestamp: '1660986000' },
-      geoDataExif: { latitude: 0, longitude: 0 },
-      geoData: { latitude: 35.7056, longitude: 139.7519 },
-    }));
+    writeFileSync(
+      join(dir, 'IMG_0001.jpg(1).json'),
+      JSON.stringify({
+        photoTakenTime: { timestamp: '1660986000' },
+        geoDataExif: { latitude: 0, longitude: 0 },
+        geoData: { latitude: 35.7056, longitude: 139.7519 },
+      }),
+    );
     const result = await extract(join(dir, 'IMG_0001(1).jpg'));
     expect(result.media).toMatchObject({ taken_at: '2022-08-20T09:00:00Z', latitude: 35.7056, longitude: 139.7519 });
     expect(result.source).toEqual({ taken_at: 'takeout', coordinates: 'takeout' });
@@ -79,12 +151,19 @@ describe('sidecars', () => {
   it('lets an edited copy reuse the original JSON, and the sidecar win over EXIF', async () => {
     const dir = mkdtempSync(join(work, 'edited-'));
     writeFileSync(join(dir, 'IMG_0002-edited.jpg'), offset);
-    writeFileSync(join(dir, 'IMG_0002.jpg.supplemental-metad.json'), JSON.stringify({
-      photoTakenTime: { timestamp: '1701, oops' },
-      geoDataExif: { latitude: -33.8568, longitude: 151.2153 },
-    }));
+    writeFileSync(
+      join(dir, 'IMG_0002.jpg.supplemental-metad.json'),
+      JSON.stringify({
+        photoTakenTime: { timestamp: '1701, oops' },
+        geoDataExif: { latitude: -33.8568, longitude: 151.2153 },
+      }),
+    );
     const result = await extract(join(dir, 'IMG_0002-edited.jpg'));
-    expect(result.media).toMatchObject({ taken_at: '2024-07-13T00:15:30.123Z', latitude: -33.8568, device_make: 'Apple' });
+    expect(result.media).toMatchObject({
+      taken_at: '2024-07-13T00:15:30.123Z',
+      latitude: -33.8568,
+      device_make: 'Apple',
+    });
     expect(result.source).toEqual({ taken_at: 'exif_offset', coordinates: 'takeout' });
   });
 
@@ -92,11 +171,22 @@ describe('sidecars', () => {
     const dir = mkdtempSync(join(work, 'xmp-'));
     writeFileSync(join(dir, 'DSC_0003.jpg'), offset);
     writeFileSync(join(dir, 'DSC_0003.xmp'), '<rdf:Description xmp:CreateDate="2020-01-01T00:00:00Z"/>');
-    writeFileSync(join(dir, 'DSC_0003.jpg.xmp'),
-      '<rdf:Description exif:DateTimeOriginal="2024-11-16T21:00:00-03:00" exif:GPSLatitude="23,31.65S" exif:GPSLongitude="46,40.698W" tiff:Model="Edited Model"/>');
-    writeFileSync(join(dir, 'DSC_0003.jpg.json'), JSON.stringify({ photoTakenTime: { timestamp: '1' }, geoData: { latitude: 1, longitude: 1 } }));
+    writeFileSync(
+      join(dir, 'DSC_0003.jpg.xmp'),
+      '<rdf:Description exif:DateTimeOriginal="2024-11-16T21:00:00-03:00" exif:GPSLatitude="23,31.65S" exif:GPSLongitude="46,40.698W" tiff:Model="Edited Model"/>',
+    );
+    writeFileSync(
+      join(dir, 'DSC_0003.jpg.json'),
+      JSON.stringify({ photoTakenTime: { timestamp: '1' }, geoData: { latitude: 1, longitude: 1 } }),
+    );
     const result = await extract(join(dir, 'DSC_0003.jpg'));
-    expect(result.media).toMatchObject({ taken_at: '2024-11-17T00:00:00Z', latitude: -23.5275, longitude: -46.6783, device_model: 'Edited Model', device_make: 'Apple' });
+    expect(result.media).toMatchObject({
+      taken_at: '2024-11-17T00:00:00Z',
+      latitude: -23.5275,
+      longitude: -46.6783,
+      device_model: 'Edited Model',
+      device_make: 'Apple',
+    });
     expect(result.source).toEqual({ taken_at: 'xmp', coordinates: 'xmp' });
   });
 
@@ -118,10 +208,33 @@ describe('file errors', () => {
     ['text.jpg', 'unsupported_format', Buffer.from('this is not a picture at all')],
     ['cut.jpg', 'truncated_file', jpeg.subarray(0, 100)],
     ['cut.mp4', 'truncated_file', mp4.subarray(0, 1000)],
-    ['no-moov.mp4', 'corrupt_file', Buffer.concat([mp4.subarray(0, 32), Buffer.from([0, 0, 0, 8, 0x66, 0x72, 0x65, 0x65])])],
-    ['bad-box.mp4', 'corrupt_file', Buffer.concat([mp4.subarray(0, 32), Buffer.from([0, 0, 0, 4, 0x6d, 0x6f, 0x6f, 0x76])])],
-    ['huge-box.mp4', 'truncated_file', Buffer.concat([mp4.subarray(0, 32), Buffer.from([0, 0, 0, 1, 0x6d, 0x6f, 0x6f, 0x76, 0x7f, 0, 0, 0, 0, 0, 0, 0])])],
-    ['bad-exif.jpg', 'corrupt_file', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1, 0, 16]), Buffer.from('Exif\0\0XXXXXXXX'), Buffer.from([0xff, 0xd9])])],
+    [
+      'no-moov.mp4',
+      'corrupt_file',
+      Buffer.concat([mp4.subarray(0, 32), Buffer.from([0, 0, 0, 8, 0x66, 0x72, 0x65, 0x65])]),
+    ],
+    [
+      'bad-box.mp4',
+      'corrupt_file',
+      Buffer.concat([mp4.subarray(0, 32), Buffer.from([0, 0, 0, 4, 0x6d, 0x6f, 0x6f, 0x76])]),
+    ],
+    [
+      'huge-box.mp4',
+      'truncated_file',
+      Buffer.concat([
+        mp4.subarray(0, 32),
+        Buffer.from([0, 0, 0, 1, 0x6d, 0x6f, 0x6f, 0x76, 0x7f, 0, 0, 0, 0, 0, 0, 0]),
+      ]),
+    ],
+    [
+      'bad-exif.jpg',
+      'corrupt_file',
+      Buffer.concat([
+        Buffer.from([0xff, 0xd8, 0xff, 0xe1, 0, 16]),
+        Buffer.from('Exif\0\0XXXXXXXX'),
+        Buffer.from([0xff, 0xd9]),
+      ]),
+    ],
   ])('%s -> %s', async (name, code, data) => {
     const error = await failure(join(work, name), data);
     expect(error.code).toBe(code);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  applyRef, dmsToDecimal, exifCoordinates, parseIso6709, parseXmpCoordinate, validCoordinates,
+  applyRef,
+  dmsToDecimal,
+  exifCoordinates,
+  parseIso6709,
+  parseXmpCoordinate,
+  validCoordinates,
 } from '../../../src/scan/extract/coordinates.js';
 import { formatInstant, fractionToMillis, parseDateText, parseOffset } from '../../../src/scan/extract/dates.js';
 import { gpsUtcMs, offsetFromGpsTime } from '../../../src/scan/extract/gps-time.js';
@@ -25,8 +30,16 @@ describe('parseDateText', () => {
   });
 
   it.each([
-    ['0000:00:00 00:00:00'], ['    :  :     :  :  '], [''], ['   '], ['2024:02:30 10:00:00'],
-    ['2024:13:01 10:00:00'], ['2024:07:12 24:00:00'], ['2024-07-12'], ['garbage'], ['2024:07:12 20:15:30+15:00'],
+    ['0000:00:00 00:00:00'],
+    ['    :  :     :  :  '],
+    [''],
+    ['   '],
+    ['2024:02:30 10:00:00'],
+    ['2024:13:01 10:00:00'],
+    ['2024:07:12 24:00:00'],
+    ['2024-07-12'],
+    ['garbage'],
+    ['2024:07:12 20:15:30+15:00'],
   ])('%j is no date', (text) => {
     expect(parseDateText(text)).toBeNull();
   });
@@ -39,20 +52,36 @@ describe('parseDateText', () => {
 
 describe('parseOffset', () => {
   it.each([
-    ['+09:00', 540], ['-04:00', -240], ['+0530', 330], ['-03', -180], ['Z', 0], [' +01:00 ', 60],
-    ['+14:00', 840], ['+14:15', null], ['-12:60', null], ['   :  ', null], ['', null], ['0900', null],
+    ['+09:00', 540],
+    ['-04:00', -240],
+    ['+0530', 330],
+    ['-03', -180],
+    ['Z', 0],
+    [' +01:00 ', 60],
+    ['+14:00', 840],
+    ['+14:15', null],
+    ['-12:60', null],
+    ['   :  ', null],
+    ['', null],
+    ['0900', null],
   ])('%j -> %s', (text, expected) => {
     expect(parseOffset(text)).toBe(expected);
   });
 });
 
 describe('fractionToMillis', () => {
-  it.each([['123', 123], ['5', 500], ['05', 50], ['0504', 50], ['000', 0], ['  ', 0], ['ab', 0], [null, 0]])(
-    '%j -> %i ms',
-    (text, expected) => {
-      expect(fractionToMillis(text)).toBe(expected);
-    },
-  );
+  it.each([
+    ['123', 123],
+    ['5', 500],
+    ['05', 50],
+    ['0504', 50],
+    ['000', 0],
+    ['  ', 0],
+    ['ab', 0],
+    [null, 0],
+  ])('%j -> %i ms', (text, expected) => {
+    expect(fractionToMillis(text)).toBe(expected);
+  });
 });
 
 describe('formatInstant', () => {
@@ -88,16 +117,34 @@ describe('EXIF GPS', () => {
   });
 
   it.each([
-    [10, 'S', -10], [10, 's', -10], [10, 'W', -10], [10, 'w', -10], [10, 'N', 10], [10, 'E', 10],
-    [-10, 'S', -10], [-10, 'W', -10], [-10, 'N', -10], [10, undefined, 10], [10, '', 10],
+    [10, 'S', -10],
+    [10, 's', -10],
+    [10, 'W', -10],
+    [10, 'w', -10],
+    [10, 'N', 10],
+    [10, 'E', 10],
+    [-10, 'S', -10],
+    [-10, 'W', -10],
+    [-10, 'N', -10],
+    [10, undefined, 10],
+    [10, '', 10],
   ])('applyRef(%d, %j) -> %d', (value, ref, expected) => {
     expect(applyRef(value, ref)).toBe(expected);
   });
 
   it.each([
-    [{ GPSLatitude: [40, 45, 1.8], GPSLatitudeRef: 'N', GPSLongitude: [73, 59, 36.24], GPSLongitudeRef: 'W' }, { latitude: 40.7505, longitude: -73.9934 }],
-    [{ GPSLatitude: [33, 51, 24.48], GPSLatitudeRef: 's', GPSLongitude: [151, 12, 55.08], GPSLongitudeRef: 'e' }, { latitude: -33.8568, longitude: 151.2153 }],
-    [{ GPSLatitude: [40, 45, 1.44], GPSLatitudeRef: 'N', GPSLongitude: [-73, -59, -36.24], GPSLongitudeRef: 'W' }, { latitude: 40.7504, longitude: -73.9934 }],
+    [
+      { GPSLatitude: [40, 45, 1.8], GPSLatitudeRef: 'N', GPSLongitude: [73, 59, 36.24], GPSLongitudeRef: 'W' },
+      { latitude: 40.7505, longitude: -73.9934 },
+    ],
+    [
+      { GPSLatitude: [33, 51, 24.48], GPSLatitudeRef: 's', GPSLongitude: [151, 12, 55.08], GPSLongitudeRef: 'e' },
+      { latitude: -33.8568, longitude: 151.2153 },
+    ],
+    [
+      { GPSLatitude: [40, 45, 1.44], GPSLatitudeRef: 'N', GPSLongitude: [-73, -59, -36.24], GPSLongitudeRef: 'W' },
+      { latitude: 40.7504, longitude: -73.9934 },
+    ],
     [{ GPSLatitude: [0, 0, 0], GPSLatitudeRef: 'N', GPSLongitude: [0, 0, 0], GPSLongitudeRef: 'E' }, null],
     [{ GPSLatitude: [91, 0, 0], GPSLatitudeRef: 'N', GPSLongitude: [10, 0, 0], GPSLongitudeRef: 'E' }, null],
     [{ GPSLatitude: [10, 0, 0], GPSLatitudeRef: 'N' }, null],
@@ -138,8 +185,13 @@ describe('ISO 6709', () => {
 
 describe('XMP coordinates', () => {
   it.each([
-    ['40,45.03N', 40.7505], ['73,59.604W', -73.9934], ['40,45,1.8N', 40.7505], ['33,51.408s', -33.8568], ['40,61.0N', null],
-    ['-73.9934', -73.9934], ['north', null],
+    ['40,45.03N', 40.7505],
+    ['73,59.604W', -73.9934],
+    ['40,45,1.8N', 40.7505],
+    ['33,51.408s', -33.8568],
+    ['40,61.0N', null],
+    ['-73.9934', -73.9934],
+    ['north', null],
   ])('%j -> %s', (text, expected) => {
     const result = parseXmpCoordinate(text);
     if (expected === null) expect(result).toBeNull();

@@ -17,12 +17,17 @@ const FILES = fileURLToPath(new URL('./files/', import.meta.url));
 const LIBRARY = fileURLToPath(new URL('../../../fixtures/library/', import.meta.url));
 
 function source(data: Uint8Array, headSize: number): ByteSource {
-  return { size: data.length, head: data.subarray(0, headSize), read: async (offset, length) => data.subarray(offset, offset + length) };
+  return {
+    size: data.length,
+    head: data.subarray(0, headSize),
+    read: async (offset, length) => data.subarray(offset, offset + length),
+  };
 }
 
 /** Extracts from bytes in memory with the full head and with a 64-byte one: both must agree. */
 async function extract(path: string, data: Uint8Array = readFileSync(path)): Promise<Extraction> {
-  const run = (headSize: number) => extractFile({ absPath: path, bytes: source(data, headSize), sidecars: createSidecarFinder() });
+  const run = (headSize: number) =>
+    extractFile({ absPath: path, bytes: source(data, headSize), sidecars: createSidecarFinder() });
   const result = await run(HEAD_BYTES);
   expect(await run(64)).toEqual(result);
   return result;
@@ -46,18 +51,27 @@ describe('a file cut inside its last box keeps the metadata before the cut', () 
 
   it('reads the whole phone HEIC without a warning', async () => {
     const result = await extract(phone);
-    expect(result.media).toMatchObject({ taken_at: '2024-05-18T12:02:11Z', latitude: 48.8584, longitude: 2.2945, device_make: 'Apple', device_model: 'iPhone 12' });
+    expect(result.media).toMatchObject({
+      taken_at: '2024-05-18T12:02:11Z',
+      latitude: 48.8584,
+      longitude: 2.2945,
+      device_make: 'Apple',
+      device_model: 'iPhone 12',
+    });
     expect(result.source).toEqual({ taken_at: 'exif_offset', coordinates: 'exif_gps' });
   });
 
-  it.each([0.9, 0.5])('a HEIC cut to %s of its bytes (inside mdat, after the Exif item) keeps time, place and make', async (share) => {
-    const full = await extract(phone);
-    const cut = await extract(phone, whole.subarray(0, Math.floor(whole.length * share)));
-    expect(cut.media).toEqual(full.media);
-    expect(cut.source.taken_at).toBe('exif_offset');
-    expect(warningCodes(cut)).toEqual(['skipped_segment']);
-    expect(cut.source.warnings![0]!.message).toMatch(/ends inside box 'mdat'/);
-  });
+  it.each([0.9, 0.5])(
+    'a HEIC cut to %s of its bytes (inside mdat, after the Exif item) keeps time, place and make',
+    async (share) => {
+      const full = await extract(phone);
+      const cut = await extract(phone, whole.subarray(0, Math.floor(whole.length * share)));
+      expect(cut.media).toEqual(full.media);
+      expect(cut.source.taken_at).toBe('exif_offset');
+      expect(warningCodes(cut)).toEqual(['skipped_segment']);
+      expect(cut.source.warnings![0]!.message).toMatch(/ends inside box 'mdat'/);
+    },
+  );
 
   it('a HEIC cut inside its Exif item, or inside meta, is truncated_file', async () => {
     const mdat = whole.indexOf(Buffer.from('mdat')) - 4;
@@ -67,7 +81,13 @@ describe('a file cut inside its last box keeps the metadata before the cut', () 
 
   it('a CR3 cut inside its last uuid box (the preview) keeps the CMT metadata', async () => {
     const result = await extract(join(FILES, 'cut.cr3'));
-    expect(result.media).toMatchObject({ taken_at: '2023-09-03T01:45:00Z', latitude: 36.1147, longitude: -115.1728, device_make: 'Canon', device_model: 'Canon EOS R6' });
+    expect(result.media).toMatchObject({
+      taken_at: '2023-09-03T01:45:00Z',
+      latitude: 36.1147,
+      longitude: -115.1728,
+      device_make: 'Canon',
+      device_model: 'Canon EOS R6',
+    });
     expect(warningCodes(result)).toEqual(['skipped_segment']);
     expect(result.source.warnings![0]!.message).toMatch(/ends inside box 'uuid'/);
   });
@@ -94,8 +114,12 @@ describe('low-overhead HEIF (the mini box)', () => {
   it('reads the Exif and XMP chunks after the coded image', async () => {
     const result = await extract(join(FILES, 'mini.heic'));
     expect(result.media).toMatchObject({
-      taken_at: '2025-01-04T08:30:00Z', media_type: 'photo', duration_seconds: null,
-      device_make: 'Google', device_model: 'Pixel 9', device_lens_model: 'Pixel 9 back camera',
+      taken_at: '2025-01-04T08:30:00Z',
+      media_type: 'photo',
+      duration_seconds: null,
+      device_make: 'Google',
+      device_model: 'Pixel 9',
+      device_lens_model: 'Pixel 9 back camera',
     });
     expect(result.source).toEqual({ taken_at: 'exif_offset', coordinates: null });
   });
@@ -112,28 +136,57 @@ describe('low-overhead HEIF (the mini box)', () => {
     const put = (value: number, n: number): void => {
       for (let i = n - 1; i >= 0; i--) bits.push((value >> i) & 1);
     };
-    put(0, 2); put(0, 1); put(0, 1); put(1, 1); put(1, 1); put(0, 1); put(0, 1); // version, codec types, float, full range, alpha, cicp, hdr
-    put(1, 1); put(1, 1); put(1, 1); put(3, 2); put(5, 3); // icc, exif, xmp, 4:4:4, orientation 6
-    put(0, 1); put(99, 7); put(49, 7); // small dimensions
-    put(1, 1); put(2, 3); // 10-bit
+    put(0, 2);
+    put(0, 1);
+    put(0, 1);
+    put(1, 1);
+    put(1, 1);
+    put(0, 1);
+    put(0, 1); // version, codec types, float, full range, alpha, cicp, hdr
+    put(1, 1);
+    put(1, 1);
+    put(1, 1);
+    put(3, 2);
+    put(5, 3); // icc, exif, xmp, 4:4:4, orientation 6
+    put(0, 1);
+    put(99, 7);
+    put(49, 7); // small dimensions
+    put(1, 1);
+    put(2, 3); // 10-bit
     put(0, 1); // alpha not premultiplied
-    put(0, 1); put(0, 1); put(0, 1); // small metadata, codec config and item data sizes
+    put(0, 1);
+    put(0, 1);
+    put(0, 1); // small metadata, codec config and item data sizes
     put(299, 10); // icc 300 bytes
-    put(5, 3); put(999, 15); // main config 5, main data 1000
-    put(40, 15); put(2, 3); // alpha data 40, alpha config 2
-    put(1, 1); put(63, 10); put(9, 10); // compressed; exif 64; xmp 10
+    put(5, 3);
+    put(999, 15); // main config 5, main data 1000
+    put(40, 15);
+    put(2, 3); // alpha data 40, alpha config 2
+    put(1, 1);
+    put(63, 10);
+    put(9, 10); // compressed; exif 64; xmp 10
     while (bits.length % 8) bits.push(0);
-    const header = Uint8Array.from({ length: bits.length / 8 }, (_, i) => Number.parseInt(bits.slice(i * 8, i * 8 + 8).join(''), 2));
+    const header = Uint8Array.from({ length: bits.length / 8 }, (_, i) =>
+      Number.parseInt(bits.slice(i * 8, i * 8 + 8).join(''), 2),
+    );
     const layout = parseMiniHeader(header, 1000);
     const exifAt = 1000 + header.length + 300 + 5 + 1000 + 40 + 2;
-    expect(layout).toEqual({ exif: { offset: exifAt, length: 64 }, xmp: { offset: exifAt + 64, length: 10 }, compressed: true });
+    expect(layout).toEqual({
+      exif: { offset: exifAt, length: 64 },
+      xmp: { offset: exifAt + 64, length: 10 },
+      compressed: true,
+    });
   });
 });
 
 describe('a HEIF image sequence (msf1, moov, no meta)', () => {
   it('is a photo without a duration; its time is the movie header creation time (UTC)', async () => {
     const result = await extract(join(FILES, 'sequence.heic'));
-    expect(result.media).toMatchObject({ media_type: 'photo', duration_seconds: null, taken_at: '2023-06-01T12:00:00Z' });
+    expect(result.media).toMatchObject({
+      media_type: 'photo',
+      duration_seconds: null,
+      taken_at: '2023-06-01T12:00:00Z',
+    });
     expect(result.source).toEqual({ taken_at: 'video_mvhd', coordinates: null });
   });
 
@@ -174,7 +227,11 @@ describe('EXIF values written with the wrong TIFF type', () => {
 
   it('reads Make and Model stored as numbers as text (SHORT 1234, LONG 50710)', async () => {
     const result = await extract(join(FILES, 'make-number.jpg'));
-    expect(result.media).toMatchObject({ device_make: '1234', device_model: '50710', taken_at: '2020-02-02T10:00:00Z' });
+    expect(result.media).toMatchObject({
+      device_make: '1234',
+      device_model: '50710',
+      taken_at: '2020-02-02T10:00:00Z',
+    });
     expect(result.source.warnings).toBeUndefined();
   });
 
@@ -218,12 +275,32 @@ describe('XMP', () => {
   });
 
   it.each<[string, Record<string, string>, string | null]>([
-    ['DateTimeOriginal first', { dto: '2019-05-04T18:30:00+02:00', created: '2019-05-03T10:00:00+02:00', create: '2020-01-01T00:00:00Z' }, '2019-05-04T16:30:00.000Z'],
-    ['DateCreated before CreateDate', { created: '2019-05-04T18:30:00+02:00', create: '2020-05-20T10:00:00-04:00' }, '2019-05-04T16:30:00.000Z'],
+    [
+      'DateTimeOriginal first',
+      { dto: '2019-05-04T18:30:00+02:00', created: '2019-05-03T10:00:00+02:00', create: '2020-01-01T00:00:00Z' },
+      '2019-05-04T16:30:00.000Z',
+    ],
+    [
+      'DateCreated before CreateDate',
+      { created: '2019-05-04T18:30:00+02:00', create: '2020-05-20T10:00:00-04:00' },
+      '2019-05-04T16:30:00.000Z',
+    ],
     ['CreateDate last', { create: '2020-05-20T10:00:00-04:00' }, '2020-05-20T14:00:00.000Z'],
-    ['the offset of DateCreated on the same clock reading', { dto: '2019-05-04T18:30:00', created: '2019-05-04T18:30:00+02:00' }, '2019-05-04T16:30:00.000Z'],
-    ['no offset borrowed from another reading', { dto: '2019-05-04T18:30:00', created: '2019-05-04T18:31:00+02:00' }, null],
-    ['an unreadable DateTimeOriginal falls through', { dto: '0000:00:00 00:00:00', created: '2019-05-04T18:30:00+02:00' }, '2019-05-04T16:30:00.000Z'],
+    [
+      'the offset of DateCreated on the same clock reading',
+      { dto: '2019-05-04T18:30:00', created: '2019-05-04T18:30:00+02:00' },
+      '2019-05-04T16:30:00.000Z',
+    ],
+    [
+      'no offset borrowed from another reading',
+      { dto: '2019-05-04T18:30:00', created: '2019-05-04T18:31:00+02:00' },
+      null,
+    ],
+    [
+      'an unreadable DateTimeOriginal falls through',
+      { dto: '0000:00:00 00:00:00', created: '2019-05-04T18:30:00+02:00' },
+      '2019-05-04T16:30:00.000Z',
+    ],
   ])('%s', async (_name, values, instant) => {
     const { parseXmp } = await import('../../../src/scan/extract/xmp.js');
     const attrs = [
@@ -233,13 +310,18 @@ describe('XMP', () => {
     ].join('');
     const date = parseXmp(`<rdf:RDF><rdf:Description${attrs}/></rdf:RDF>`).date;
     expect(date).not.toBeNull();
-    const utc = date!.offsetMinutes === null ? null : new Date(date!.local.wallMs - date!.offsetMinutes * 60_000).toISOString();
+    const utc =
+      date!.offsetMinutes === null ? null : new Date(date!.local.wallMs - date!.offsetMinutes * 60_000).toISOString();
     expect(utc).toBe(instant);
   });
 
   it('reads an APP1 XMP segment with the non-standard header XMP\\0://ns.adobe.com/xap/1.0/, with a warning', async () => {
     const result = await extract(join(FILES, 'xmp-header.jpg'));
-    expect(result.media).toMatchObject({ taken_at: '2021-11-05T10:20:00Z', device_make: 'FUJIFILM', device_model: 'X-T4' });
+    expect(result.media).toMatchObject({
+      taken_at: '2021-11-05T10:20:00Z',
+      device_make: 'FUJIFILM',
+      device_model: 'X-T4',
+    });
     expect(result.source.taken_at).toBe('xmp');
     expect(warningCodes(result)).toEqual(['nonstandard_header']);
     expect(result.source.warnings![0]!.message).toContain("'XMP\\0://ns.adobe.com/xap/1.0/\\0'");
@@ -247,7 +329,13 @@ describe('XMP', () => {
 
   it('reads the XMP of a DNG (TIFF tag 700) whose EXIF holds no date, place or make', async () => {
     const result = await extract(join(FILES, 'xmp-only.dng'));
-    expect(result.media).toMatchObject({ taken_at: '2022-12-24T17:00:00Z', latitude: 47.66, longitude: 9.18, device_make: 'Leica Camera AG', device_model: 'LEICA Q2' });
+    expect(result.media).toMatchObject({
+      taken_at: '2022-12-24T17:00:00Z',
+      latitude: 47.66,
+      longitude: 9.18,
+      device_make: 'Leica Camera AG',
+      device_model: 'LEICA Q2',
+    });
     expect(result.source).toEqual({ taken_at: 'xmp', coordinates: 'xmp' });
   });
 
@@ -270,13 +358,16 @@ describe('XMP', () => {
     expect(own.locationCreated).toEqual({ latitude: 10.5, longitude: 20.5 });
   });
 
-  it('a LocationCreated in an XMP sidecar never overrides the camera\'s EXIF GPS', async () => {
+  it("a LocationCreated in an XMP sidecar never overrides the camera's EXIF GPS", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'camroll-location-'));
     try {
       writeFileSync(join(dir, 'IMG_1.jpg'), readFileSync(join(FILES, 'gps-ascii.jpg')));
-      writeFileSync(join(dir, 'IMG_1.jpg.xmp'), `<rdf:RDF xmlns:Iptc4xmpExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/">
+      writeFileSync(
+        join(dir, 'IMG_1.jpg.xmp'),
+        `<rdf:RDF xmlns:Iptc4xmpExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/">
         <rdf:Description><Iptc4xmpExt:LocationCreated rdf:parseType="Resource" exif:GPSLatitude="55,57.126N"
-        exif:GPSLongitude="3,11.79W"/></rdf:Description></rdf:RDF>`);
+        exif:GPSLongitude="3,11.79W"/></rdf:Description></rdf:RDF>`,
+      );
       const result = await extract(join(dir, 'IMG_1.jpg'));
       expect(result.media).toMatchObject({ latitude: 51.5072, longitude: -0.1276 });
       expect(result.source.coordinates).toBe('exif_gps');

@@ -21,7 +21,11 @@ describe('Takeout JSON name matching', () => {
     ['IMG_0001-edited.jpg', ['IMG_0001.jpg.json'], 'IMG_0001.jpg.json'],
     ['IMG_0001-bearbeitet.jpg', ['IMG_0001.jpg.supplemental-metadata.json'], 'IMG_0001.jpg.supplemental-metadata.json'],
     [LONG, [`${LONG.slice(0, 46)}.json`], `${LONG.slice(0, 46)}.json`],
-    ['PXL_20240712_201530123.jpg', ['PXL_20240712_201530123.jpg.supplemental-metad.json'], 'PXL_20240712_201530123.jpg.supplemental-metad.json'],
+    [
+      'PXL_20240712_201530123.jpg',
+      ['PXL_20240712_201530123.jpg.supplemental-metad.json'],
+      'PXL_20240712_201530123.jpg.supplemental-metad.json',
+    ],
     ['IMG_0001.jpg', ['IMG_0001.json'], 'IMG_0001.json'],
     ['IMG_0001.jpg', ['IMG_0002.jpg.json', 'IMG_0001.jpg.xmp'], null],
     ['IMG_0001(1).jpg', ['IMG_0001.jpg(2).json'], null],
@@ -47,8 +51,20 @@ describe('XMP name matching', () => {
 
 describe('parseTakeout', () => {
   it.each([
-    [{ photoTakenTime: { timestamp: '1720829730' }, geoDataExif: { latitude: 40.7505, longitude: -73.9934 } }, 1720829730000, { latitude: 40.7505, longitude: -73.9934 }],
-    [{ photoTakenTime: { timestamp: '0' }, geoDataExif: { latitude: 0, longitude: 0 }, geoData: { latitude: -33.8568, longitude: 151.2153 } }, null, { latitude: -33.8568, longitude: 151.2153 }],
+    [
+      { photoTakenTime: { timestamp: '1720829730' }, geoDataExif: { latitude: 40.7505, longitude: -73.9934 } },
+      1720829730000,
+      { latitude: 40.7505, longitude: -73.9934 },
+    ],
+    [
+      {
+        photoTakenTime: { timestamp: '0' },
+        geoDataExif: { latitude: 0, longitude: 0 },
+        geoData: { latitude: -33.8568, longitude: 151.2153 },
+      },
+      null,
+      { latitude: -33.8568, longitude: 151.2153 },
+    ],
     [{ photoTakenTime: { timestamp: 1720829730 }, geoData: { latitude: 0, longitude: 0 } }, 1720829730000, null],
     [{ title: 'x' }, null, null],
     [{ photoTakenTime: 'yesterday', geoData: 'here' }, null, null],
@@ -97,19 +113,59 @@ describe('resolveTakenAt', () => {
 
   it.each<[string, Partial<TimeEvidence>, boolean, string | null, string | null]>([
     ['EXIF offset', { exif: d('2024-07-12T20:00:00-04:00') }, false, '2024-07-13T00:00:00Z', 'exif_offset'],
-    ['XMP offset beats EXIF', { xmp: d('2024-07-12T21:00:00-04:00'), exif: d('2024-07-12T20:00:00-04:00') }, false, '2024-07-13T01:00:00Z', 'xmp'],
-    ['Takeout beats EXIF offset', { takeoutMs: Date.UTC(2024, 6, 13, 2), exif: d('2024-07-12T20:00:00-04:00') }, false, '2024-07-13T02:00:00Z', 'takeout'],
-    ['XMP offset beats Takeout', { takeoutMs: Date.UTC(2024, 6, 13, 2), xmp: d('2024-07-12T21:00:00-04:00') }, false, '2024-07-13T01:00:00Z', 'xmp'],
-    ['XMP local keeps the EXIF offset when equal', { xmp: d('2024-07-12T20:00:00'), exif: d('2024-07-12T20:00:00-04:00') }, false, '2024-07-13T00:00:00Z', 'exif_offset'],
-    ['GPS time', { exif: d('2024-07-12T20:00:00'), gpsMs: Date.UTC(2024, 6, 13, 0, 1) }, false, '2024-07-13T00:00:00Z', 'gps_time'],
+    [
+      'XMP offset beats EXIF',
+      { xmp: d('2024-07-12T21:00:00-04:00'), exif: d('2024-07-12T20:00:00-04:00') },
+      false,
+      '2024-07-13T01:00:00Z',
+      'xmp',
+    ],
+    [
+      'Takeout beats EXIF offset',
+      { takeoutMs: Date.UTC(2024, 6, 13, 2), exif: d('2024-07-12T20:00:00-04:00') },
+      false,
+      '2024-07-13T02:00:00Z',
+      'takeout',
+    ],
+    [
+      'XMP offset beats Takeout',
+      { takeoutMs: Date.UTC(2024, 6, 13, 2), xmp: d('2024-07-12T21:00:00-04:00') },
+      false,
+      '2024-07-13T01:00:00Z',
+      'xmp',
+    ],
+    [
+      'XMP local keeps the EXIF offset when equal',
+      { xmp: d('2024-07-12T20:00:00'), exif: d('2024-07-12T20:00:00-04:00') },
+      false,
+      '2024-07-13T00:00:00Z',
+      'exif_offset',
+    ],
+    [
+      'GPS time',
+      { exif: d('2024-07-12T20:00:00'), gpsMs: Date.UTC(2024, 6, 13, 0, 1) },
+      false,
+      '2024-07-13T00:00:00Z',
+      'gps_time',
+    ],
     ['zone at the coordinates', { exif: d('2024-07-12T20:00:00') }, true, '2024-07-13T00:00:00Z', 'timezone_lookup'],
-    ['video creationdate', { video: d('2024-07-12T20:00:00-0400'), mvhdMs: Date.UTC(2024, 6, 13, 0, 0, 5) }, false, '2024-07-13T00:00:00Z', 'video_creationdate'],
+    [
+      'video creationdate',
+      { video: d('2024-07-12T20:00:00-0400'), mvhdMs: Date.UTC(2024, 6, 13, 0, 0, 5) },
+      false,
+      '2024-07-13T00:00:00Z',
+      'video_creationdate',
+    ],
     ['mvhd', { mvhdMs: Date.UTC(2024, 6, 13, 0, 0, 5) }, false, '2024-07-13T00:00:05Z', 'video_mvhd'],
     ['mvhd before 2000 ignored', { mvhdMs: Date.UTC(1999, 11, 31) }, false, null, null],
     ['local time alone', { exif: d('2024-07-12T20:00:00') }, false, null, null],
     ['nothing', {}, true, null, null],
   ])('%s', async (_name, evidence, withCoords, expected, source) => {
-    const result = await resolveTakenAt({ ...none, ...evidence }, withCoords ? nyc : null, withCoords ? zones : noZones);
+    const result = await resolveTakenAt(
+      { ...none, ...evidence },
+      withCoords ? nyc : null,
+      withCoords ? zones : noZones,
+    );
     expect(result).toEqual({ taken_at: expected, source });
   });
 });

@@ -13,6 +13,13 @@ for await (const event of scanLibrary({ roots: [root], cacheDir, workers: 2 })) 
   if (event.type === 'warning') warnings.push(`${event.code}: ${event.message}`);
   if (event.type !== 'record') continue;
   const { record } = event;
-  lines.push(JSON.stringify({ path: record.path, id: record.media?.id ?? null, error: record.error?.code ?? null, cached: record.cached }));
+  lines.push(
+    JSON.stringify({
+      path: record.path,
+      id: record.media?.id ?? null,
+      error: record.error?.code ?? null,
+      cached: record.cached,
+    }),
+  );
 }
 process.stdout.write(`${JSON.stringify({ warnings })}\n${lines.join('\n')}\n`);

@@ -7,18 +7,77 @@ import { generateDemoCatalog, readSourceData, serializeCatalog } from '../../../
 
 // Country code -> inhabited continent, for every country the demo catalog uses.
 const CONTINENT: Record<string, string> = {
-  US: 'North America', CA: 'North America', MX: 'North America',
-  BR: 'South America', AR: 'South America', CL: 'South America', CO: 'South America', PE: 'South America',
-  UY: 'South America', EC: 'South America', BO: 'South America', PY: 'South America', VE: 'South America',
-  GB: 'Europe', IE: 'Europe', FR: 'Europe', ES: 'Europe', PT: 'Europe', IT: 'Europe', DE: 'Europe', NL: 'Europe',
-  BE: 'Europe', AT: 'Europe', CH: 'Europe', SE: 'Europe', NO: 'Europe', DK: 'Europe', FI: 'Europe', IS: 'Europe',
-  PL: 'Europe', CZ: 'Europe', HU: 'Europe', RS: 'Europe', GR: 'Europe', TR: 'Europe', RU: 'Europe',
-  ZA: 'Africa', EG: 'Africa', MA: 'Africa', KE: 'Africa', NG: 'Africa', GH: 'Africa', SN: 'Africa', TN: 'Africa',
-  RW: 'Africa', ET: 'Africa', TZ: 'Africa', CI: 'Africa',
-  JP: 'Asia', KR: 'Asia', CN: 'Asia', HK: 'Asia', TW: 'Asia', SG: 'Asia', MY: 'Asia', TH: 'Asia', ID: 'Asia',
-  PH: 'Asia', VN: 'Asia', IN: 'Asia', PK: 'Asia', BD: 'Asia', LK: 'Asia', AE: 'Asia', QA: 'Asia', SA: 'Asia',
-  IL: 'Asia', IR: 'Asia',
-  AU: 'Oceania', NZ: 'Oceania', FJ: 'Oceania',
+  US: 'North America',
+  CA: 'North America',
+  MX: 'North America',
+  BR: 'South America',
+  AR: 'South America',
+  CL: 'South America',
+  CO: 'South America',
+  PE: 'South America',
+  UY: 'South America',
+  EC: 'South America',
+  BO: 'South America',
+  PY: 'South America',
+  VE: 'South America',
+  GB: 'Europe',
+  IE: 'Europe',
+  FR: 'Europe',
+  ES: 'Europe',
+  PT: 'Europe',
+  IT: 'Europe',
+  DE: 'Europe',
+  NL: 'Europe',
+  BE: 'Europe',
+  AT: 'Europe',
+  CH: 'Europe',
+  SE: 'Europe',
+  NO: 'Europe',
+  DK: 'Europe',
+  FI: 'Europe',
+  IS: 'Europe',
+  PL: 'Europe',
+  CZ: 'Europe',
+  HU: 'Europe',
+  RS: 'Europe',
+  GR: 'Europe',
+  TR: 'Europe',
+  RU: 'Europe',
+  ZA: 'Africa',
+  EG: 'Africa',
+  MA: 'Africa',
+  KE: 'Africa',
+  NG: 'Africa',
+  GH: 'Africa',
+  SN: 'Africa',
+  TN: 'Africa',
+  RW: 'Africa',
+  ET: 'Africa',
+  TZ: 'Africa',
+  CI: 'Africa',
+  JP: 'Asia',
+  KR: 'Asia',
+  CN: 'Asia',
+  HK: 'Asia',
+  TW: 'Asia',
+  SG: 'Asia',
+  MY: 'Asia',
+  TH: 'Asia',
+  ID: 'Asia',
+  PH: 'Asia',
+  VN: 'Asia',
+  IN: 'Asia',
+  PK: 'Asia',
+  BD: 'Asia',
+  LK: 'Asia',
+  AE: 'Asia',
+  QA: 'Asia',
+  SA: 'Asia',
+  IL: 'Asia',
+  IR: 'Asia',
+  AU: 'Oceania',
+  NZ: 'Oceania',
+  FJ: 'Oceania',
 };
 
 const ANCHOR_VENUES = [
@@ -32,19 +91,103 @@ const ANCHOR_VENUES = [
   [8, 'Accor Arena', 'Paris', 'Île-de-France', 'FR', 48.8386, 2.3786, 250, 'Europe/Paris'],
 ] as const;
 const ANCHOR_PERFORMERS = [
-  [1, 'The Example Band', 'rock'], [2, 'Aurora Strings', 'classical'], [3, 'Northbank FC', 'Premier League'],
-  [4, 'Riverside United', 'Premier League'], [5, 'Yomiuri Giants', 'NPB'], [6, 'Hanshin Tigers', 'NPB'],
-  [7, 'Canyon Echo', 'folk'], [8, 'Cape Town City', 'PSL'], [9, 'Stormers Select', 'PSL'], [10, 'Nuit Blanche', 'electronic'],
+  [1, 'The Example Band', 'rock'],
+  [2, 'Aurora Strings', 'classical'],
+  [3, 'Northbank FC', 'Premier League'],
+  [4, 'Riverside United', 'Premier League'],
+  [5, 'Yomiuri Giants', 'NPB'],
+  [6, 'Hanshin Tigers', 'NPB'],
+  [7, 'Canyon Echo', 'folk'],
+  [8, 'Cape Town City', 'PSL'],
+  [9, 'Stormers Select', 'PSL'],
+  [10, 'Nuit Blanche', 'electronic'],
 ] as const;
 type AnchorRow = [number, string, string, number, string, string, number[], boolean | null, boolean, boolean];
 const ANCHOR_EVENTS: AnchorRow[] = [
-  [1, 'The Example Band: Summer Tour', 'concert', 1, '2024-07-12T20:00:00', '2024-07-13T00:00:00.000Z', [1], true, true, false],
-  [2, 'Aurora Strings at the Opera House', 'concert', 2, '2023-12-09T19:30:00', '2023-12-09T08:30:00.000Z', [2], true, true, false],
-  [3, 'Northbank FC vs Riverside United', 'sport', 3, '2024-03-30T20:00:00', '2024-03-30T20:00:00.000Z', [3, 4], null, true, false],
-  [4, 'Yomiuri Giants vs Hanshin Tigers', 'sport', 4, '2022-08-20T18:00:00', '2022-08-20T09:00:00.000Z', [5, 6], null, true, false],
-  [5, 'The Example Band: World Tour', 'concert', 5, '2024-11-16T21:00:00', '2024-11-17T00:00:00.000Z', [1], true, true, false],
-  [6, 'Canyon Echo at Red Rocks', 'concert', 6, '2023-08-05T19:00:00', '2023-08-06T01:00:00.000Z', [7], true, false, false],
-  [7, 'Cape Town City vs Stormers Select', 'sport', 7, '2022-02-19T15:00:00', '2022-02-19T13:00:00.000Z', [8, 9], null, true, true],
+  [
+    1,
+    'The Example Band: Summer Tour',
+    'concert',
+    1,
+    '2024-07-12T20:00:00',
+    '2024-07-13T00:00:00.000Z',
+    [1],
+    true,
+    true,
+    false,
+  ],
+  [
+    2,
+    'Aurora Strings at the Opera House',
+    'concert',
+    2,
+    '2023-12-09T19:30:00',
+    '2023-12-09T08:30:00.000Z',
+    [2],
+    true,
+    true,
+    false,
+  ],
+  [
+    3,
+    'Northbank FC vs Riverside United',
+    'sport',
+    3,
+    '2024-03-30T20:00:00',
+    '2024-03-30T20:00:00.000Z',
+    [3, 4],
+    null,
+    true,
+    false,
+  ],
+  [
+    4,
+    'Yomiuri Giants vs Hanshin Tigers',
+    'sport',
+    4,
+    '2022-08-20T18:00:00',
+    '2022-08-20T09:00:00.000Z',
+    [5, 6],
+    null,
+    true,
+    false,
+  ],
+  [
+    5,
+    'The Example Band: World Tour',
+    'concert',
+    5,
+    '2024-11-16T21:00:00',
+    '2024-11-17T00:00:00.000Z',
+    [1],
+    true,
+    true,
+    false,
+  ],
+  [
+    6,
+    'Canyon Echo at Red Rocks',
+    'concert',
+    6,
+    '2023-08-05T19:00:00',
+    '2023-08-06T01:00:00.000Z',
+    [7],
+    true,
+    false,
+    false,
+  ],
+  [
+    7,
+    'Cape Town City vs Stormers Select',
+    'sport',
+    7,
+    '2022-02-19T15:00:00',
+    '2022-02-19T13:00:00.000Z',
+    [8, 9],
+    null,
+    true,
+    true,
+  ],
   [8, 'Nuit Blanche live', 'concert', 8, '2024-10-26T20:00:00', '2024-10-26T18:00:00.000Z', [10], true, true, false],
 ];
 const DAY = 86_400_000;
@@ -59,21 +202,44 @@ describe('bundled demo catalog', () => {
     expect(readFileSync(demoCatalogPath(), 'utf8')).toBe(serializeCatalog(generateDemoCatalog(readSourceData())));
   });
 
-  it.each(ANCHOR_VENUES)('anchor venue %i %s', (id, name, city, region, country, latitude, longitude, radius_m, timezone) => {
-    expect(catalog.venues.get(id)).toEqual({ id, name, city, region, country, latitude, longitude, radius_m, timezone });
-  });
+  it.each(ANCHOR_VENUES)(
+    'anchor venue %i %s',
+    (id, name, city, region, country, latitude, longitude, radius_m, timezone) => {
+      expect(catalog.venues.get(id)).toEqual({
+        id,
+        name,
+        city,
+        region,
+        country,
+        latitude,
+        longitude,
+        radius_m,
+        timezone,
+      });
+    },
+  );
 
   it.each(ANCHOR_PERFORMERS)('anchor performer %i %s', (id, name, category) => {
     expect(catalog.performers.get(id)).toEqual({ id, name, category, image_url: null });
   });
 
-  it.each(ANCHOR_EVENTS)('anchor event %i %s', (id, name, kind, venueId, local, instant, performerIds, headliner, licensed, hidden) => {
-    const e = catalog.events.get(id);
-    expect(e).toEqual({
-      id, name, kind, venue_id: venueId, starts_at_local: local, startsAtMs: Date.parse(instant),
-      performers: performerIds.map((p) => ({ id: p, is_headliner: headliner })), licensed, hidden,
-    });
-  });
+  it.each(ANCHOR_EVENTS)(
+    'anchor event %i %s',
+    (id, name, kind, venueId, local, instant, performerIds, headliner, licensed, hidden) => {
+      const e = catalog.events.get(id);
+      expect(e).toEqual({
+        id,
+        name,
+        kind,
+        venue_id: venueId,
+        starts_at_local: local,
+        startsAtMs: Date.parse(instant),
+        performers: performerIds.map((p) => ({ id: p, is_headliner: headliner })),
+        licensed,
+        hidden,
+      });
+    },
+  );
 
   it('anchors answer as planned: matched, unlicensed, hidden', () => {
     const matcher = createMatcher(catalog);
@@ -86,7 +252,10 @@ describe('bundled demo catalog', () => {
     for (const id of [1, 2, 3, 4, 5, 8]) expect(at(id)).toEqual({ kind: 'matched', eventId: id, venueId: id });
     expect(at(6)).toEqual({ kind: 'unlicensed', eventId: 6, venueId: 6 });
     expect(at(7)).toEqual({ kind: 'none' });
-    expect(toWireEvent(anchor(3), catalog).performers?.map((p) => p.name)).toEqual(['Northbank FC', 'Riverside United']);
+    expect(toWireEvent(anchor(3), catalog).performers?.map((p) => p.name)).toEqual([
+      'Northbank FC',
+      'Riverside United',
+    ]);
   });
 
   it('keeps generated ids apart and generated events at least 3 days from anchor events at anchor venues', () => {
@@ -133,6 +302,10 @@ describe('bundled demo catalog', () => {
     const concerts = events.filter((e) => e.kind === 'concert');
     expect(concerts.every((e) => e.performers.some((p) => p.is_headliner === true))).toBe(true);
     const sports = events.filter((e) => e.kind === 'sport' && e.id >= 1000);
-    expect(sports.every((e) => e.performers.length === 2 && e.performers.every((p) => catalog.performers.get(p.id)?.category))).toBe(true);
+    expect(
+      sports.every(
+        (e) => e.performers.length === 2 && e.performers.every((p) => catalog.performers.get(p.id)?.category),
+      ),
+    ).toBe(true);
   });
 });

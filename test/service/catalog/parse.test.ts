@@ -13,7 +13,11 @@ function errorOf(json: unknown, adopt = false): CamrollError {
   throw new Error('expected parseCatalog to throw');
 }
 
-const ok = { venues: [venue(1)], performers: [performer(7, 'Band', 'rock')], events: [event(100, 1, '2024-07-12T20:00:00')] };
+const ok = {
+  venues: [venue(1)],
+  performers: [performer(7, 'Band', 'rock')],
+  events: [event(100, 1, '2024-07-12T20:00:00')],
+};
 const withEvent = (e: Raw): unknown => ({ ...ok, events: [event(100, 1, '2024-07-12T20:00:00'), e] });
 const withVenue = (v: Raw): unknown => ({ ...ok, venues: [v] });
 
@@ -22,23 +26,59 @@ describe('parseCatalog: the first bad entry is named', () => {
     ['not an object', [], 'catalog: expected a JSON object with venues, performers and events arrays'],
     ['missing events', { venues: [], performers: [] }, 'events: expected an array'],
     ['venues not an array', { venues: {}, performers: [], events: [] }, 'venues: expected an array'],
-    ['unknown time zone', withVenue(venue(1, { timezone: 'Mars/Olympus' })), 'venues[0] (id 1): timezone: not a known IANA time zone'],
+    [
+      'unknown time zone',
+      withVenue(venue(1, { timezone: 'Mars/Olympus' })),
+      'venues[0] (id 1): timezone: not a known IANA time zone',
+    ],
     ['latitude out of range', withVenue(venue(1, { latitude: 91 })), 'venues[0] (id 1): latitude:'],
     ['negative radius', withVenue(venue(1, { radius_m: -5 })), 'venues[0] (id 1): radius_m:'],
     ['venue without name', withVenue(venue(1, { name: ' ' })), 'venues[0] (id 1): name: must not be empty'],
     ['venue id not an integer', withVenue(venue(1.5)), 'venues[0] (id 1.5): id:'],
     ['duplicate venue id', { ...ok, venues: [venue(1), venue(1)] }, 'venues[1] (id 1): duplicate venue id 1'],
-    ['bad image url', { ...ok, performers: [{ id: 7, name: 'Band', image_url: 'not a url' }] }, 'performers[0] (id 7): image_url:'],
-    ['duplicate performer', { ...ok, performers: [performer(7, 'A', null), performer(7, 'B', null)] }, 'performers[1] (id 7): duplicate performer id 7'],
-    ['unknown venue', withEvent(event(1012, 99, '2024-07-12T20:00:00')), 'events[1] (id 1012): venue_id 99 does not exist'],
-    ['unknown performer', withEvent(event(101, 1, '2024-07-12T20:00:00', { performers: [{ id: 8, is_headliner: true }] })), 'events[1] (id 101): performers[0]: performer id 8 does not exist'],
-    ['performer twice', withEvent(event(101, 1, '2024-07-12T20:00:00', { performers: [{ id: 7 }, { id: 7 }] })), 'events[1] (id 101): performers[1]: performer id 7 is listed twice'],
+    [
+      'bad image url',
+      { ...ok, performers: [{ id: 7, name: 'Band', image_url: 'not a url' }] },
+      'performers[0] (id 7): image_url:',
+    ],
+    [
+      'duplicate performer',
+      { ...ok, performers: [performer(7, 'A', null), performer(7, 'B', null)] },
+      'performers[1] (id 7): duplicate performer id 7',
+    ],
+    [
+      'unknown venue',
+      withEvent(event(1012, 99, '2024-07-12T20:00:00')),
+      'events[1] (id 1012): venue_id 99 does not exist',
+    ],
+    [
+      'unknown performer',
+      withEvent(event(101, 1, '2024-07-12T20:00:00', { performers: [{ id: 8, is_headliner: true }] })),
+      'events[1] (id 101): performers[0]: performer id 8 does not exist',
+    ],
+    [
+      'performer twice',
+      withEvent(event(101, 1, '2024-07-12T20:00:00', { performers: [{ id: 7 }, { id: 7 }] })),
+      'events[1] (id 101): performers[1]: performer id 7 is listed twice',
+    ],
     ['unknown kind', withEvent(event(101, 1, '2024-07-12T20:00:00', { kind: 'opera' })), 'events[1] (id 101): kind:'],
-    ['impossible date', withEvent(event(101, 1, '2023-02-29T20:00:00')), 'events[1] (id 101): starts_at_local: must be a real local date-time'],
+    [
+      'impossible date',
+      withEvent(event(101, 1, '2023-02-29T20:00:00')),
+      'events[1] (id 101): starts_at_local: must be a real local date-time',
+    ],
     ['offset given', withEvent(event(101, 1, '2024-07-12T20:00:00Z')), 'events[1] (id 101): starts_at_local:'],
     ['hour 24', withEvent(event(101, 1, '2024-07-12T24:00:00')), 'events[1] (id 101): starts_at_local:'],
-    ['licensed not boolean', withEvent(event(101, 1, '2024-07-12T20:00:00', { licensed: 'yes' })), 'events[1] (id 101): licensed:'],
-    ['duplicate event id', withEvent(event(100, 1, '2024-07-13T20:00:00')), 'events[1] (id 100): duplicate event id 100'],
+    [
+      'licensed not boolean',
+      withEvent(event(101, 1, '2024-07-12T20:00:00', { licensed: 'yes' })),
+      'events[1] (id 101): licensed:',
+    ],
+    [
+      'duplicate event id',
+      withEvent(event(100, 1, '2024-07-13T20:00:00')),
+      'events[1] (id 100): duplicate event id 100',
+    ],
     ['event not an object', withEvent(null as unknown as Raw), 'events[1]:'],
   ])('%s', (_name, json, message) => {
     const error = errorOf(json);
@@ -54,15 +94,32 @@ describe('parseCatalog: defaults and unknown members', () => {
     const catalog = build({
       venues: [{ id: 1, name: 'V', latitude: 1, longitude: 2, timezone: 'UTC', capacity: 20000 }],
       performers: [{ id: 7, name: 'P', genre_extra: 'x' }],
-      events: [{ id: 100, name: 'E', kind: 'other', venue_id: 1, starts_at_local: '2024-01-01T10:00:00', promoter: 'z' }],
+      events: [
+        { id: 100, name: 'E', kind: 'other', venue_id: 1, starts_at_local: '2024-01-01T10:00:00', promoter: 'z' },
+      ],
     });
     expect(catalog.venues.get(1)).toEqual({
-      id: 1, name: 'V', city: null, region: null, country: null, latitude: 1, longitude: 2, radius_m: 300, timezone: 'UTC',
+      id: 1,
+      name: 'V',
+      city: null,
+      region: null,
+      country: null,
+      latitude: 1,
+      longitude: 2,
+      radius_m: 300,
+      timezone: 'UTC',
     });
     expect(catalog.performers.get(7)).toEqual({ id: 7, name: 'P', category: null, image_url: null });
     expect(catalog.events.get(100)).toEqual({
-      id: 100, name: 'E', kind: 'other', venue_id: 1, starts_at_local: '2024-01-01T10:00:00',
-      startsAtMs: Date.UTC(2024, 0, 1, 10), performers: [], licensed: true, hidden: false,
+      id: 100,
+      name: 'E',
+      kind: 'other',
+      venue_id: 1,
+      starts_at_local: '2024-01-01T10:00:00',
+      startsAtMs: Date.UTC(2024, 0, 1, 10),
+      performers: [],
+      licensed: true,
+      hidden: false,
     });
   });
 
@@ -99,7 +156,7 @@ describe('parseCatalog: adopting the parsed value instead of copying it', () => 
     }
   });
 
-  it('copies an event with an unknown member (its own or a performer\'s), so nothing unread stays in memory', () => {
+  it("copies an event with an unknown member (its own or a performer's), so nothing unread stays in memory", () => {
     const value = structuredClone(json);
     const adopted = parseCatalog(value, { adopt: true });
     expect(adopted.events.get(101)).toBe(value.events[1]); // exactly the known members: adopted

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createMatcher, DEFAULT_MATCH_SETTINGS, destinationPoint, haversineM } from '../../../src/service/matching/index.js';
+import {
+  createMatcher,
+  DEFAULT_MATCH_SETTINGS,
+  destinationPoint,
+  haversineM,
+} from '../../../src/service/matching/index.js';
 import type { MatchOutcome } from '../../../src/service/matching/index.js';
 import { build, event, venue } from '../catalog/build.js';
 
@@ -42,7 +47,8 @@ const strict = createMatcher(catalog, { threshold: 1 }); // only inside a window
 const at = (iso: string, deltaMs = 0): number => Date.parse(iso) + deltaMs;
 const matched = (eventId: number, venueId: number): MatchOutcome => ({ kind: 'matched', eventId, venueId });
 const none: MatchOutcome = { kind: 'none' };
-const near = (venueLat: number, venueLon: number, metres: number, bearing = 90) => destinationPoint(venueLat, venueLon, metres, bearing);
+const near = (venueLat: number, venueLon: number, metres: number, bearing = 90) =>
+  destinationPoint(venueLat, venueLon, metres, bearing);
 
 describe('haversine', () => {
   it.each([
@@ -78,8 +84,12 @@ describe('geofence', () => {
   });
 
   it('matches across the antimeridian (Fiji)', () => {
-    expect(matcher.match({ latitude: -16.8, longitude: -179.999, takenAtMs: at('2024-06-01T07:00:00Z') })).toEqual(matched(40, 4));
-    expect(matcher.match({ latitude: -16.8, longitude: 180, takenAtMs: at('2024-06-01T07:00:00Z') })).toEqual(matched(40, 4));
+    expect(matcher.match({ latitude: -16.8, longitude: -179.999, takenAtMs: at('2024-06-01T07:00:00Z') })).toEqual(
+      matched(40, 4),
+    );
+    expect(matcher.match({ latitude: -16.8, longitude: 180, takenAtMs: at('2024-06-01T07:00:00Z') })).toEqual(
+      matched(40, 4),
+    );
   });
 
   it.each([
@@ -118,7 +128,12 @@ describe('score exp(-gap / 30 min) >= 0.5 outside the window', () => {
   });
 
   it('has the decided defaults as named settings', () => {
-    expect(DEFAULT_MATCH_SETTINGS).toEqual({ beforeMs: 2 * HOUR, afterMs: 4 * HOUR, decayMs: 30 * MIN, threshold: 0.5 });
+    expect(DEFAULT_MATCH_SETTINGS).toEqual({
+      beforeMs: 2 * HOUR,
+      afterMs: 4 * HOUR,
+      decayMs: 30 * MIN,
+      threshold: 0.5,
+    });
   });
 
   it('settings change the window', () => {

@@ -21,7 +21,9 @@ describe('indexed matcher agrees with the linear-scan reference', () => {
     for (let v = 1; v <= 150; v += 1) {
       const [lat, lon, timezone] = CLUSTERS[v % CLUSTERS.length] as [number, number, string];
       const p = destinationPoint(lat, lon, next() * 3_000, next() * 360);
-      venues.push(venue(v, { latitude: p.latitude, longitude: p.longitude, radius_m: 100 + Math.floor(next() * 900), timezone }));
+      venues.push(
+        venue(v, { latitude: p.latitude, longitude: p.longitude, radius_m: 100 + Math.floor(next() * 900), timezone }),
+      );
       for (let e = 0; e < 30; e += 1) {
         // Few distinct days and half-hour slots: overlapping windows, equal starts and DST days.
         const day = 1 + Math.floor(next() * 10);
@@ -40,7 +42,11 @@ describe('indexed matcher agrees with the linear-scan reference', () => {
       const e = allEvents[Math.floor(next() * allEvents.length)]!;
       const v = catalog.venues.get(e.venue_id)!;
       const p = destinationPoint(v.latitude, v.longitude, next() * v.radius_m * 2, next() * 360);
-      const q = { latitude: p.latitude, longitude: p.longitude, takenAtMs: e.startsAtMs + (next() - 0.5) * 16 * 3_600_000 };
+      const q = {
+        latitude: p.latitude,
+        longitude: p.longitude,
+        takenAtMs: e.startsAtMs + (next() - 0.5) * 16 * 3_600_000,
+      };
       expect(indexed.match(q)).toEqual(reference.match(q));
     }
   });

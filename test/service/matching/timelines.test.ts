@@ -9,7 +9,18 @@ function catalogOf(events: CatalogEvent[]): Catalog {
 }
 
 function ev(id: number, venueId: number, startsAtMs: number, extra: Partial<CatalogEvent> = {}): CatalogEvent {
-  return { id, name: `E${id}`, kind: 'other', venue_id: venueId, starts_at_local: '', startsAtMs, performers: [], licensed: true, hidden: false, ...extra };
+  return {
+    id,
+    name: `E${id}`,
+    kind: 'other',
+    venue_id: venueId,
+    starts_at_local: '',
+    startsAtMs,
+    performers: [],
+    licensed: true,
+    hidden: false,
+    ...extra,
+  };
 }
 
 /** The layout stated plainly: per venue, visible events sorted as objects. */

@@ -4,8 +4,20 @@ import { computeStats } from '../../../src/service/stats/index.js';
 import { build, event, performer, venue } from '../catalog/build.js';
 
 const NY = venue(1, { name: 'North Arena', latitude: 40.75, longitude: -73.99 });
-const SYD = venue(2, { name: 'South Hall', latitude: -33.86, longitude: 151.21, timezone: 'Australia/Sydney', country: 'AU' });
-const LON = venue(3, { name: 'London Ground', latitude: 51.55, longitude: -0.28, timezone: 'Europe/London', country: 'GB' });
+const SYD = venue(2, {
+  name: 'South Hall',
+  latitude: -33.86,
+  longitude: 151.21,
+  timezone: 'Australia/Sydney',
+  country: 'AU',
+});
+const LON = venue(3, {
+  name: 'London Ground',
+  latitude: 51.55,
+  longitude: -0.28,
+  timezone: 'Europe/London',
+  country: 'GB',
+});
 const head = (id: number) => ({ id, is_headliner: true });
 const support = (id: number) => ({ id, is_headliner: false });
 const team = (id: number) => ({ id, is_headliner: null });
@@ -46,34 +58,73 @@ const stats = (eventIds: number[], hasSynced = true, lastSyncAt: string | null =
 describe('computeStats', () => {
   it('fresh profile: zeros, nulls, empty list; sync markers passed through', () => {
     expect(computeStats({ eventIds: [], catalog, hasSynced: false, lastSyncAt: null })).toEqual({
-      total_events: 0, total_venues: 0, has_synced: false, sports_count: 0, concerts_count: 0,
-      first_attended: null, most_recently_attended: null, busiest_year: null, top_season: null,
-      top_artist: null, top_genre: null, top_team: null, top_league: null, unique_venues: [], last_sync_at: null,
+      total_events: 0,
+      total_venues: 0,
+      has_synced: false,
+      sports_count: 0,
+      concerts_count: 0,
+      first_attended: null,
+      most_recently_attended: null,
+      busiest_year: null,
+      top_season: null,
+      top_artist: null,
+      top_genre: null,
+      top_team: null,
+      top_league: null,
+      unique_venues: [],
+      last_sync_at: null,
     });
   });
 
   it('fewer than 3 events: counts and dates, superlatives null', () => {
     const s = stats([102, 100]);
     expect(s).toMatchObject({
-      total_events: 2, total_venues: 2, sports_count: 1, concerts_count: 1,
-      first_attended: '2019-07-01', most_recently_attended: '2021-10-10',
-      busiest_year: null, top_season: null, top_artist: null, top_genre: null, top_team: null, top_league: null,
-      has_synced: true, last_sync_at: '2024-05-01T10:00:00.000Z',
+      total_events: 2,
+      total_venues: 2,
+      sports_count: 1,
+      concerts_count: 1,
+      first_attended: '2019-07-01',
+      most_recently_attended: '2021-10-10',
+      busiest_year: null,
+      top_season: null,
+      top_artist: null,
+      top_genre: null,
+      top_team: null,
+      top_league: null,
+      has_synced: true,
+      last_sync_at: '2024-05-01T10:00:00.000Z',
     });
   });
 
   it('rich profile: superlatives, hemisphere seasons and unique venues ordered by visits then recency', () => {
     const s = stats([100, 101, 102, 105]);
     expect(s).toMatchObject({
-      total_events: 4, total_venues: 3, sports_count: 1, concerts_count: 3,
-      first_attended: '2019-07-01', most_recently_attended: '2021-12-01',
+      total_events: 4,
+      total_venues: 3,
+      sports_count: 1,
+      concerts_count: 3,
+      first_attended: '2019-07-01',
+      most_recently_attended: '2021-12-01',
       busiest_year: '2021',
       top_season: 'summer', // July in New York and January in Sydney
-      top_artist: 'Band A', top_genre: 'rock', top_league: 'NFL',
+      top_artist: 'Band A',
+      top_genre: 'rock',
+      top_league: 'NFL',
       top_team: 'Team X', // X and Y share every game: alphabetical
     });
     expect(s.unique_venues).toEqual([
-      { venue: { id: 1, name: 'North Arena', city: 'City', region: 'Region', country: 'US', latitude: 40.75, longitude: -73.99 }, visit_count: 2 },
+      {
+        venue: {
+          id: 1,
+          name: 'North Arena',
+          city: 'City',
+          region: 'Region',
+          country: 'US',
+          latitude: 40.75,
+          longitude: -73.99,
+        },
+        visit_count: 2,
+      },
       { venue: expect.objectContaining({ id: 3, name: 'London Ground' }) as unknown, visit_count: 1 },
       { venue: expect.objectContaining({ id: 2, name: 'South Hall' }) as unknown, visit_count: 1 },
     ]);
@@ -96,9 +147,16 @@ describe('computeStats', () => {
   it.each<[string, number[], Record<string, unknown>]>([
     ['July south of the equator is winter', [120, 121, 122], { top_season: 'winter' }],
     ['only concerts: no team or league', [100, 101, 105], { top_team: null, top_league: null, top_artist: 'Band A' }],
-    ['only other shows and a headliner-less concert: no artist, genre, team or league', [120, 121, 122],
-      { top_artist: null, top_genre: null, top_team: null, top_league: null, busiest_year: '2022', concerts_count: 1 }],
-    ['local date at the venue, not the UTC date', [123], { first_attended: '2024-01-01', most_recently_attended: '2024-01-01' }],
+    [
+      'only other shows and a headliner-less concert: no artist, genre, team or league',
+      [120, 121, 122],
+      { top_artist: null, top_genre: null, top_team: null, top_league: null, busiest_year: '2022', concerts_count: 1 },
+    ],
+    [
+      'local date at the venue, not the UTC date',
+      [123],
+      { first_attended: '2024-01-01', most_recently_attended: '2024-01-01' },
+    ],
   ])('%s', (_name, ids, expected) => {
     expect(stats(ids)).toMatchObject(expected);
   });

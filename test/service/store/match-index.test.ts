@@ -50,10 +50,21 @@ describe('match index', () => {
 
   it('keeps no user with more matches than fit, and evicts the least recently used', () => {
     const { index, state } = fake({
-      big: [['a', 1], ['b', 1], ['c', 1], ['d', 1]],
-      u1: [['a', 1], ['b', 1]],
+      big: [
+        ['a', 1],
+        ['b', 1],
+        ['c', 1],
+        ['d', 1],
+      ],
+      u1: [
+        ['a', 1],
+        ['b', 1],
+      ],
       u2: [['c', 1]],
-      u3: [['d', 1], ['e', 1]],
+      u3: [
+        ['d', 1],
+        ['e', 1],
+      ],
     });
     expect(index.of('big')).toBeNull();
     expect(index.of('big')).toBeNull(); // known too big: not loaded again on every batch
@@ -93,7 +104,14 @@ describe('sqlite store: earlier matches of re-sent items, with the in-memory ind
   ]);
   const matched = (id: string, eventId: number) => ({
     mediaId: id,
-    stored: { media_id: id, event_id: eventId, taken_at: '2024-07-13T00:30:00Z', taken_at_ms: starts.get(eventId)! + 1_800_000, media_type: 'photo' as const, thumbnail_url: null },
+    stored: {
+      media_id: id,
+      event_id: eventId,
+      taken_at: '2024-07-13T00:30:00Z',
+      taken_at_ms: starts.get(eventId)! + 1_800_000,
+      media_type: 'photo' as const,
+      thumbnail_url: null,
+    },
   });
   const unmatched = (id: string) => ({ mediaId: id, stored: null });
   const write = (items: IngestWrite['items'], readBack: number[] = []): IngestWrite => ({

@@ -55,7 +55,9 @@ const PG_V1 = `
 `;
 
 describe.skipIf(!url)(
-  url ? 'PostgreSQL schema versions' : 'PostgreSQL schema versions (skipped: set CAMROLL_TEST_DATABASE_URL, e.g. from .ci/postgres.sh)',
+  url
+    ? 'PostgreSQL schema versions'
+    : 'PostgreSQL schema versions (skipped: set CAMROLL_TEST_DATABASE_URL, e.g. from .ci/postgres.sh)',
   () => {
     const client = new pg.Client({ connectionString: url });
     const ready = url ? client.connect() : Promise.resolve();
@@ -84,7 +86,9 @@ describe.skipIf(!url)(
       const schema = await previous(1);
       const store = await openPostgresStore({ url: url!, schema, poolSize: 2 });
       try {
-        expect(await store.findUser('u-1', { partnerId: 'acme', environment: 'sandbox' })).toMatchObject({ email: 'old@example.com' });
+        expect(await store.findUser('u-1', { partnerId: 'acme', environment: 'sandbox' })).toMatchObject({
+          email: 'old@example.com',
+        });
         expect(await store.history('u-1')).toEqual({ eventIds: [], hasSynced: true, lastSyncAtMs: 1735689600000 });
       } finally {
         await store.close();
@@ -115,7 +119,13 @@ describe.skipIf(!url)(
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
         [schema],
       );
-      expect(tables.rows.map((row) => row.table_name)).toEqual(['camroll_schema', 'matches', 'meta', 'user_events', 'users']);
+      expect(tables.rows.map((row) => row.table_name)).toEqual([
+        'camroll_schema',
+        'matches',
+        'meta',
+        'user_events',
+        'users',
+      ]);
     });
   },
 );

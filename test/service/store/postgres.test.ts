@@ -17,12 +17,16 @@ const media = (id: string, eventId: number, minute: number): StoredMedia => ({
 const startsOf = (eventId: number): number => eventId * 1000;
 
 describe.skipIf(!url)(
-  url ? 'PostgreSQL store: guarantees across instances' : 'PostgreSQL store (skipped: set CAMROLL_TEST_DATABASE_URL, e.g. from .ci/postgres.sh)',
+  url
+    ? 'PostgreSQL store: guarantees across instances'
+    : 'PostgreSQL store (skipped: set CAMROLL_TEST_DATABASE_URL, e.g. from .ci/postgres.sh)',
   () => {
     const opened: Store[] = [];
     /** Several "instances": separate pools on one schema. */
     async function instances(n: number, schema = testSchema()): Promise<Store[]> {
-      const stores = await Promise.all(Array.from({ length: n }, () => openPostgresStore({ url: url!, schema, poolSize: 4 })));
+      const stores = await Promise.all(
+        Array.from({ length: n }, () => openPostgresStore({ url: url!, schema, poolSize: 4 })),
+      );
       opened.push(...stores);
       return stores;
     }
@@ -53,12 +57,22 @@ describe.skipIf(!url)(
     it('creates one user for one e-mail under a race, and drops a phone number in use', async () => {
       const stores = await instances(3);
       const results = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => stores[i % 3]!.createUser({ email: 'race@example.com' }, scope, '2025-01-01T00:00:00.000Z')),
+        Array.from({ length: 12 }, (_, i) =>
+          stores[i % 3]!.createUser({ email: 'race@example.com' }, scope, '2025-01-01T00:00:00.000Z'),
+        ),
       );
       expect(new Set(results.map((r) => r.user.id)).size).toBe(1);
       expect(results.filter((r) => !r.existing)).toHaveLength(1);
-      await stores[0]!.createUser({ email: 'p1@example.com', phoneNumber: '+1 555' }, scope, '2025-01-01T00:00:00.000Z');
-      const second = await stores[1]!.createUser({ email: 'p2@example.com', phoneNumber: '+1 555' }, scope, '2025-01-01T00:00:00.000Z');
+      await stores[0]!.createUser(
+        { email: 'p1@example.com', phoneNumber: '+1 555' },
+        scope,
+        '2025-01-01T00:00:00.000Z',
+      );
+      const second = await stores[1]!.createUser(
+        { email: 'p2@example.com', phoneNumber: '+1 555' },
+        scope,
+        '2025-01-01T00:00:00.000Z',
+      );
       expect(second.existing).toBe(false);
       expect((await stores[2]!.findUser(second.user.id, scope))?.phone_number).toBeNull();
     });
@@ -68,7 +82,10 @@ describe.skipIf(!url)(
       const { user } = await a!.createUser({ email: 'batches@example.com' }, scope, '2025-01-01T00:00:00.000Z');
       // Overlapping ids: every batch re-sends m0..m9 and adds its own; events 1 and 2 alternate.
       const batch = (k: number) => ({
-        items: [...Array.from({ length: 10 }, (_, i) => `m${i}`), ...Array.from({ length: 10 }, (_, i) => `b${k}-${i}`)].map((id, i) => ({
+        items: [
+          ...Array.from({ length: 10 }, (_, i) => `m${i}`),
+          ...Array.from({ length: 10 }, (_, i) => `b${k}-${i}`),
+        ].map((id, i) => ({
           mediaId: id,
           stored: media(id, 1 + ((i + k) % 2), i),
         })),
@@ -97,7 +114,11 @@ describe.skipIf(!url)(
 
     it('keeps any asset id and thumbnail string exactly, NUL included, in byte order like SQLite', async () => {
       const [a] = await instances(1);
-      const { user } = await a!.createUser({ email: 'bytes@example.com', firstName: 'a\u0000b' }, scope, '2025-01-01T00:00:00.000Z');
+      const { user } = await a!.createUser(
+        { email: 'bytes@example.com', firstName: 'a\u0000b' },
+        scope,
+        '2025-01-01T00:00:00.000Z',
+      );
       const ids = ['z', 'a\u0000b', 'É', 'a'];
       const applied = await a!.applyIngest(user.id, {
         items: ids.map((id) => ({ mediaId: id, stored: { ...media(id, 3, 0), thumbnail_url: `x\u0000${id}` } })),

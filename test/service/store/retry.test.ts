@@ -51,7 +51,12 @@ describe('store retry', () => {
       { now: time.now, sleep: time.sleep, budgetMs: 500, retryAfterSeconds: 2 },
     ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ServiceError);
-    expect(failure).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '2' }, cause: busy });
+    expect(failure).toMatchObject({
+      code: 'service_unavailable',
+      status: 503,
+      headers: { 'retry-after': '2' },
+      cause: busy,
+    });
     expect(time.now()).toBe(500);
   });
 

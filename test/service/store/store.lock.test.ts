@@ -13,7 +13,10 @@ async function holdWriteLock(dbPath: string): Promise<ChildProcess> {
     process.stdin.resume();
     process.stdin.on('end', () => { db.exec('COMMIT'); db.close(); });
   `;
-  const child = spawn(process.execPath, ['-e', script, dbPath], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script, dbPath], {
+    cwd: process.cwd(),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`lock holder exited with ${code}`)));
@@ -75,7 +78,11 @@ describe('sqlite store under another process holding the write lock', () => {
     expect(res.headers['retry-after']).toBe('1');
     expect(res.json()).toMatchObject({ error: { code: 'service_unavailable' } });
     // Reads are not blocked by a writer in WAL mode.
-    const page = await t.app.inject({ method: 'GET', url: `/v1/users/${userId}/events`, headers: { 'x-partner-api-key': ACME } });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/v1/users/${userId}/events`,
+      headers: { 'x-partner-api-key': ACME },
+    });
     expect(page.statusCode).toBe(200);
   });
 

@@ -44,7 +44,13 @@ describe('events the current catalog hides', () => {
     const later = await makeApp({ dbPath, catalog: catalogHiding([3, 2]) });
     open.push(later);
     const get = async (url: string) =>
-      (await later.app.inject({ method: 'GET', url: `/v1/users/${userId}${url}`, headers: { 'x-partner-api-key': ACME } })).json();
+      (
+        await later.app.inject({
+          method: 'GET',
+          url: `/v1/users/${userId}${url}`,
+          headers: { 'x-partner-api-key': ACME },
+        })
+      ).json();
     const page = await get('/events?limit=1');
     expect(page.events.map((e: { id: number }) => e.id)).toEqual([1]);
     expect(page.total).toBe(1);
@@ -58,7 +64,13 @@ describe('events the current catalog hides', () => {
     const middle = await makeApp({ dbPath, catalog: catalogHiding([3]) });
     open.push(middle);
     const call = async (url: string) =>
-      (await middle.app.inject({ method: 'GET', url: `/v1/users/${userId}${url}`, headers: { 'x-partner-api-key': ACME } })).json();
+      (
+        await middle.app.inject({
+          method: 'GET',
+          url: `/v1/users/${userId}${url}`,
+          headers: { 'x-partner-api-key': ACME },
+        })
+      ).json();
     const one = await call('/events?limit=1');
     expect(one).toMatchObject({ total: 2, has_more: true });
     const two = await call(`/events?limit=1&cursor=${one.next_cursor}`);
