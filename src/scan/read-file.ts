@@ -43,7 +43,7 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
     try {
       fd = fs.openSync(absPath, 'r');
     } catch (error) {
-      return failure(absPath, size, READ_ERROR, describe(error), false);
+      return failure(absPath, size, READ_ERROR, describeReadError(error), false);
     }
     try {
       size = fs.fstatSync(fd).size;
@@ -68,7 +68,7 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
         // pass on its own, so only read_error is not cached.
         if (error instanceof CamrollError)
           return failure(absPath, size, error.code, error.message, error.code !== READ_ERROR);
-        return failure(absPath, size, 'internal_error', describe(error), true);
+        return failure(absPath, size, 'internal_error', describeReadError(error), true);
       }
       const hash = createHash('sha256').update(first);
       let position = first.length;
@@ -89,7 +89,7 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
         cacheable: true,
       };
     } catch (error) {
-      return failure(absPath, size, READ_ERROR, describe(error), false);
+      return failure(absPath, size, READ_ERROR, describeReadError(error), false);
     } finally {
       fs.closeSync(fd);
     }
@@ -97,7 +97,7 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
 }
 
 /** Fills `buffer` from `position` (short only at end of file) and returns the filled part. */
-function readAt(fd: number, buffer: Buffer, position: number): Buffer {
+export function readAt(fd: number, buffer: Buffer, position: number): Buffer {
   let filled = 0;
   while (filled < buffer.length) {
     const read = fs.readSync(fd, buffer, filled, buffer.length - filled, position + filled);
@@ -108,7 +108,7 @@ function readAt(fd: number, buffer: Buffer, position: number): Buffer {
 }
 
 /** The wire member order of MediaMetadata, so `--jsonl` lines read the same everywhere. */
-function withId(id: string, media: Extraction['media']): ScannedMedia {
+export function withId(id: string, media: Extraction['media']): ScannedMedia {
   return {
     id,
     taken_at: media.taken_at,
@@ -123,11 +123,13 @@ function withId(id: string, media: Extraction['media']): ScannedMedia {
   };
 }
 
-function failure(absPath: string, size: number, code: string, message: string, cacheable: boolean): FileResult {
+/** A file (or archive member) that gave no media: its error line. */
+export function failure(absPath: string, size: number, code: string, message: string, cacheable: boolean): FileResult {
   return { absPath, size, media: null, source: null, error: { code, message }, cacheable };
 }
 
-function describe(error: unknown): string {
+/** An error's message, led by its system code when the message does not already say it. */
+export function describeReadError(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code && !error.message.startsWith(code) ? `${code}: ${error.message}` : error.message;

@@ -5,8 +5,16 @@ import * as zlib from 'node:zlib';
 import { CamrollError } from '../../errors.js';
 import { parseTakeout } from '../extract/takeout.js';
 import { parseXmp } from '../extract/xmp.js';
-import type { ExtractFn, FileResult, SidecarFinder } from '../read-file.js';
-import type { ByteSource, Extraction, ScannedMedia } from '../types.js';
+import {
+  describeReadError,
+  failure,
+  readAt,
+  withId,
+  type ExtractFn,
+  type FileResult,
+  type SidecarFinder,
+} from '../read-file.js';
+import type { ByteSource, Extraction } from '../types.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 
 export interface MemberReaderOptions {
@@ -97,7 +105,7 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
         return failure(task.absPath, declared, error.code, error.message, error.cacheable);
       if (error instanceof CamrollError)
         return failure(task.absPath, declared, error.code, error.message, error.code !== 'read_error');
-      return failure(task.absPath, declared, 'read_error', describe(error), false);
+      return failure(task.absPath, declared, 'read_error', describeReadError(error), false);
     }
   };
 }
@@ -119,7 +127,7 @@ function inflate(compressed: Buffer, size: number): Buffer {
   } catch (error) {
     if (error instanceof RangeError)
       throw new MemberProblem('archive_limit', 'the member inflates past its declared size');
-    throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describe(error)}`);
+    throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describeReadError(error)}`);
   }
   if (out.length !== size)
     throw new MemberProblem('corrupt_file', `the member inflates to ${out.length} bytes, not the ${size} declared`);
@@ -134,7 +142,7 @@ async function extractOrFail(extract: Extract, bytes: ByteSource): Promise<Extra
     return await extract(bytes);
   } catch (error) {
     if (error instanceof CamrollError) throw new MemberProblem(error.code, error.message, error.code !== 'read_error');
-    throw new MemberProblem('internal_error', describe(error));
+    throw new MemberProblem('internal_error', describeReadError(error));
   }
 }
 
@@ -283,7 +291,7 @@ async function* inflatedChunks(member: Deflated): AsyncGenerator<Buffer> {
     }
   } catch (error) {
     if (error instanceof MemberProblem) throw error;
-    throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describe(error)}`);
+    throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describeReadError(error)}`);
   } finally {
     inflater.destroy();
   }
@@ -304,49 +312,20 @@ async function inflatedRange(member: Deflated, offset: number, length: number): 
   return out;
 }
 
-/** Fills `buffer` from `position` (short only at end of file). */
-function readAt(fd: number, buffer: Buffer, position: number): Buffer {
-  let filled = 0;
-  while (filled < buffer.length) {
-    const read = fs.readSync(fd, buffer, filled, buffer.length - filled, position + filled);
-    if (read === 0) break;
-    filled += read;
-  }
-  return filled === buffer.length ? buffer : buffer.subarray(0, filled);
-}
-
 function readExactly(fd: number, buffer: Buffer, position: number): Buffer {
   const read = readAt(fd, buffer, position);
   if (read.length < buffer.length) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
   return read;
 }
 
-/** The wire member order of MediaMetadata (as read-file.ts). */
+/** A member's media line: the wire member order is read-file's. */
 function done(absPath: string, size: number, id: string, extraction: Extraction): FileResult {
-  const m = extraction.media;
-  const media: ScannedMedia = {
-    id,
-    taken_at: m.taken_at,
-    latitude: m.latitude,
-    longitude: m.longitude,
-    media_type: m.media_type,
-    filename: m.filename,
-    duration_seconds: m.duration_seconds,
-    device_make: m.device_make,
-    device_model: m.device_model,
-    device_lens_model: m.device_lens_model,
+  return {
+    absPath,
+    size,
+    media: withId(id, extraction.media),
+    source: extraction.source,
+    error: null,
+    cacheable: true,
   };
-  return { absPath, size, media, source: extraction.source, error: null, cacheable: true };
-}
-
-function failure(absPath: string, size: number, code: string, message: string, cacheable: boolean): FileResult {
-  return { absPath, size, media: null, source: null, error: { code, message }, cacheable };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code && !error.message.startsWith(code) ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
 }
