@@ -117,7 +117,8 @@ async function main(): Promise<void> {
   try {
     if (!fs.existsSync(zip) || !fs.existsSync(tgz)) {
       process.stderr.write(
-        `writing ${files} photos (1-4 MB), then export.zip (half stored, half deflated) and export.tgz in ${work} ...\n`,
+        `writing ${files} photos (1-4 MB), then export.zip (half stored, half deflated) and export.tgz in ${work} ` +
+          `...\n`,
       );
       fs.rmSync(lib, { recursive: true, force: true });
       writePhotoLibrary(lib, {
@@ -156,12 +157,15 @@ async function main(): Promise<void> {
     const peak = Math.max(zipScan.peakRssMb ?? 0, rescan.peakRssMb ?? 0, tgzScan.peakRssMb ?? 0);
     const lines = [
       `machine: ${os.availableParallelism()} cores, ${cpu}, node ${process.version}, ${os.platform()} ${os.release()}`,
-      `load average (1/5/15 min): ${loadText(loadAtStart)} at the start, ${loadText(os.loadavg())} at the end (other work on the machine slows every pass)`,
+      `load average (1/5/15 min): ${loadText(loadAtStart)} at the start, ${loadText(os.loadavg())} at the end (other ` +
+        `work on the machine slows every pass)`,
       `rounds: ${repeat}, interleaved, best time of each (peak RSS: the highest seen)`,
-      `export: ${zipScan.summary.files} photos, ${mb(bytes)} MB; export.zip ${mb(fs.statSync(zip).size)} MB (half stored, half deflated), export.tgz ${mb(fs.statSync(tgz).size)} MB`,
+      `export: ${zipScan.summary.files} photos, ${mb(bytes)} MB; export.zip ${mb(fs.statSync(zip).size)} MB (half ` +
+        `stored, half deflated), export.tgz ${mb(fs.statSync(tgz).size)} MB`,
       `unzip -p | sha256sum:     ${unzip.toFixed(2)} s  ${(bytes / 1e6 / unzip).toFixed(0)} MB/s`,
       `camroll scan ZIP:         ${zipScan.seconds.toFixed(2)} s  ${(bytes / 1e6 / zipScan.seconds).toFixed(0)} MB/s  peak RSS ${zipScan.peakRssMb?.toFixed(0) ?? 'n/a'} MB`,
-      `camroll scan ZIP cached:  ${rescan.seconds.toFixed(2)} s  (${rescan.summary.cached} of ${rescan.summary.files} from the cache)`,
+      `camroll scan ZIP cached:  ${rescan.seconds.toFixed(2)} s  (${rescan.summary.cached} of ` +
+        `${rescan.summary.files} from the cache)`,
       `tar -xzOf | sha256sum:    ${untar.toFixed(2)} s  ${(bytes / 1e6 / untar).toFixed(0)} MB/s`,
       `camroll scan TGZ:         ${tgzScan.seconds.toFixed(2)} s  ${(bytes / 1e6 / tgzScan.seconds).toFixed(0)} MB/s  peak RSS ${tgzScan.peakRssMb?.toFixed(0) ?? 'n/a'} MB`,
       `ratio zip scan speed / unzip:   ${(unzip / zipScan.seconds).toFixed(2)}  (target >= 2)`,

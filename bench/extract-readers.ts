@@ -6,7 +6,8 @@
  * TIFF) it times, on the same bytes in memory:
  *   - camroll: the container reader + per-entry TIFF reader + XMP parser (src/scan/extract),
  *   - exifr:   `exifr.parse(head, ...)` with the same tags picked and XMP on,
- * in alternating slices, and prints the best calls per second of each and the ratio. exifr is a dev dependency kept for this only.
+ * in alternating slices, and prints the best calls per second of each and the ratio. exifr is a dev dependency kept for
+ * this only.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

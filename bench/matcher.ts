@@ -126,7 +126,8 @@ export function runMatcherBench(options: MatcherBenchOptions = {}): MatcherBench
   const cpu = process.cpuUsage(cpu0);
   const loadCpuMs = (cpu.user + cpu.system) / 1000;
   log(
-    `catalog: ${venueCount} venues, ${eventCount} events, ${jsonMB.toFixed(1)} MB JSON; load ${loadMs.toFixed(0)} ms wall, ${loadCpuMs.toFixed(0)} ms CPU`,
+    `catalog: ${venueCount} venues, ${eventCount} events, ${jsonMB.toFixed(1)} MB JSON; load ${loadMs.toFixed(0)} ms ` +
+      `wall, ${loadCpuMs.toFixed(0)} ms CPU`,
   );
 
   // Queries: 3% inside a random event's window at its venue, 7% at a venue at a random

@@ -121,7 +121,8 @@ async function listingBaseline(dir: string, work: string): Promise<number> {
     script,
     `import fg from ${JSON.stringify(fastGlob)};\n` +
       `let n = 0, bytes = 0;\n` +
-      `for await (const e of fg.stream('**', { cwd: ${JSON.stringify(dir)}, dot: true, stats: true, objectMode: true, unique: false, followSymbolicLinks: false })) { n++; bytes += e.stats.size; }\n` +
+      `for await (const e of fg.stream('**', { cwd: ${JSON.stringify(dir)}, dot: true, stats: true, objectMode: ` +
+      `true, unique: false, followSymbolicLinks: false })) { n++; bytes += e.stats.size; }\n` +
       `console.log(n, bytes);\n`,
   );
   const run = await timed(process.execPath, [script]);
@@ -205,17 +206,23 @@ async function main(): Promise<void> {
       /model name\s*:\s*(.+)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
     const lines = [
       `machine: ${os.availableParallelism()} cores, ${cpu}, node ${process.version}, ${os.platform()} ${os.release()}`,
-      `load average (1/5/15 min): ${loadText(loadAtStart)} at the start, ${loadText(os.loadavg())} at the end (other work on the machine slows every pass)`,
+      `load average (1/5/15 min): ${loadText(loadAtStart)} at the start, ${loadText(os.loadavg())} at the end (other ` +
+        `work on the machine slows every pass)`,
       `rounds: ${repeat}, best time of each (peak RSS: the highest seen)`,
-      `library: ${paths.length} files, ${mb(bytes)} MB (${files} photos ${minKb}-${maxKb} KB, ${videos} videos of ${videoMb} MB); page cache warm (the library fits in RAM and was just written or read)`,
-      `openssl x2:   ${openssl.toFixed(2)} s  ${rate(paths.length, openssl)} files/s  ${rate(bytes / 1e6, openssl)} MB/s`,
+      `library: ${paths.length} files, ${mb(bytes)} MB (${files} photos ${minKb}-${maxKb} KB, ${videos} videos of ` +
+        `${videoMb} MB); page cache warm (the library fits in RAM and was just written or read)`,
+      `openssl x2:   ${openssl.toFixed(2)} s  ${rate(paths.length, openssl)} files/s  ${rate(bytes / 1e6, openssl)} ` +
+        `MB/s`,
       `listing:      ${listing.toFixed(2)} s  (node + fast-glob with stats, whole process)`,
       `full scan:    ${full.seconds.toFixed(2)} s  ${rate(paths.length, full.seconds)} files/s  ${rate(bytes / 1e6, full.seconds)} MB/s  peak RSS ${full.peakRssMb?.toFixed(0) ?? 'n/a'} MB  (${full.summary.files} files, ${full.summary.cached} cached)`,
       `re-scan:      ${again.seconds.toFixed(2)} s  ${rate(paths.length, again.seconds)} files/s  peak RSS ${again.peakRssMb?.toFixed(0) ?? 'n/a'} MB  (${again.summary.cached} of ${again.summary.files} from the cache)`,
       `start-up:     ${startup.toFixed(2)} s  (camroll scan of an empty folder)`,
-      `ratio full scan / openssl rate:  ${(openssl / full.seconds).toFixed(2)}  (target >= 0.85; ${(openssl / (full.seconds - startup)).toFixed(2)} without the start-up)`,
-      `ratio re-scan / listing time:    ${(again.seconds / listing).toFixed(2)}  (target <= 2; ${((again.seconds - startup) / listing).toFixed(2)} without the start-up)`,
-      `peak RSS:                        ${Math.max(full.peakRssMb ?? 0, again.peakRssMb ?? 0).toFixed(0)} MB  (target <= 250 MB at 100k files)`,
+      `ratio full scan / openssl rate:  ${(openssl / full.seconds).toFixed(2)}  (target >= 0.85; ` +
+        `${(openssl / (full.seconds - startup)).toFixed(2)} without the start-up)`,
+      `ratio re-scan / listing time:    ${(again.seconds / listing).toFixed(2)}  (target <= 2; ` +
+        `${((again.seconds - startup) / listing).toFixed(2)} without the start-up)`,
+      `peak RSS:                        ${Math.max(full.peakRssMb ?? 0, again.peakRssMb ?? 0).toFixed(0)} MB  ` +
+        `(target <= 250 MB at 100k files)`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

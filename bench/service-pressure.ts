@@ -126,8 +126,11 @@ async function probePing(origin: string, seconds: number): Promise<PressureResul
 export function formatPressure(config: string, r: PressureResult): string {
   const { ping, load } = r;
   return (
-    `${config}, ${r.label}: /ping p50 ${ping.p50} ms, p99 ${ping.p99} ms, max ${ping.max} ms over ${ping.requests} probes ` +
-    `(${ping.timeouts} timeouts, ${ping.errors} errors); event-loop delay p50 ${r.loopDelay.p50.toFixed(1)} ms, p99 ${r.loopDelay.p99.toFixed(1)} ms, max ${r.loopDelay.max.toFixed(0)} ms; load ${load.requests} requests at ${PRESSURE_CONNECTIONS} connections: ` +
+    `${config}, ${r.label}: /ping p50 ${ping.p50} ms, p99 ${ping.p99} ms, max ${ping.max} ms over ${ping.requests} ` +
+    `probes ` +
+    `(${ping.timeouts} timeouts, ${ping.errors} errors); event-loop delay p50 ${r.loopDelay.p50.toFixed(1)} ms, p99 ` +
+    `${r.loopDelay.p99.toFixed(1)} ms, max ${r.loopDelay.max.toFixed(0)} ms; load ${load.requests} requests at ` +
+    `${PRESSURE_CONNECTIONS} connections: ` +
     `${load.ok} ok, ${load.shed} shed (503${load.shed > 0 ? (load.shedWithEnvelope ? ', all with the envelope and Retry-After' : ', SOME WITHOUT THE ENVELOPE') : ''}), ` +
     `${load.other} other, ${load.timeouts} timeouts, ${load.errors} errors, p99 ${load.p99} ms`
   );

@@ -39,7 +39,10 @@ const BATCHES = 400; // 80,000 items per round
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Which parts run (BENCH_PARTS=ingest,events,pressure,matcher; default all). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'ingest,events,pressure,matcher').split(','));
-/** Ingest threads, as `serve` picks them on this machine (BENCH_INGEST_THREADS overrides); the ingest part also measures the other setting (0 or 1). */
+/**
+ * Ingest threads, as `serve` picks them on this machine (BENCH_INGEST_THREADS overrides); the ingest part also measures
+ * the other setting (0 or 1).
+ */
 const INGEST_THREADS =
   process.env.BENCH_INGEST_THREADS === undefined ? defaultIngestThreads() : Number(process.env.BENCH_INGEST_THREADS);
 if (!Number.isInteger(INGEST_THREADS) || INGEST_THREADS < 0)
@@ -71,7 +74,10 @@ function keepingNothing(store: Store): Store {
   return { ...store, applyIngest: async (_userId, write) => ({ lastSyncAtMs: write.nowMs, media: new Map() }) };
 }
 
-/** The service as `serve` builds it, on a store whose ingest keeps nothing: the most ingest could do with a free database. */
+/**
+ * The service as `serve` builds it, on a store whose ingest keeps nothing: the most ingest could do with a free
+ * database.
+ */
 async function startKeepingNothing(dir: string, catalog: Catalog, ingestThreads: number): Promise<RunningService> {
   const store = openStore({ path: join(dir, 'service.db') });
   let app: Awaited<ReturnType<typeof createApp>> | undefined;
@@ -156,7 +162,10 @@ function makeBatches(catalog: Catalog, count: number, prefix: string): string[] 
   return bodies;
 }
 
-/** Sends every body from CLIENTS concurrent clients; returns items/s, CPU ms per batch (this process: server and clients) and the reply sizes. */
+/**
+ * Sends every body from CLIENTS concurrent clients; returns items/s, CPU ms per batch (this process: server and
+ * clients) and the reply sizes.
+ */
 async function drive(
   origin: string,
   path: string,
@@ -316,13 +325,15 @@ async function main(): Promise<void> {
       const bestCeilings = Object.entries(ceiling).map(([name, runs]) => [name, best(runs)] as const);
       for (const [name, c] of bestCeilings) {
         console.log(
-          `ceiling, bare ${name} route (same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`,
+          `ceiling, bare ${name} route (same bodies, same-sized replies): ${c.itemsPerSecond.toFixed(0)} items/s, ` +
+            `${c.cpuMsPerBatch.toFixed(2)} ms CPU per batch`,
         );
       }
       for (const [index, service] of services.entries()) {
         const s = best(measured[index]!);
         console.log(
-          `ingest, ${service.label}: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`,
+          `ingest, ${service.label}: ${s.itemsPerSecond.toFixed(0)} items/s, ${s.cpuMsPerBatch.toFixed(2)} ms CPU ` +
+            `per batch (${CLIENTS} clients, ${BATCH}-item batches, ~3% matched; best of ${ROUNDS} rounds)`,
         );
         for (const [name, c] of bestCeilings) {
           console.log(
@@ -370,7 +381,9 @@ async function main(): Promise<void> {
       const measured = timings.slice(50).sort((a, b) => a - b); // first pass warms up
       const cpuPerPage = (pageCpuUsed.user + pageCpuUsed.system) / 1000 / measured.length;
       console.log(
-        `events page (limit 20, media included; ${total} events, ${items.length} media): p50 ${percentile(measured, 50).toFixed(2)} ms, p99 ${percentile(measured, 99).toFixed(2)} ms over ${measured.length} pages, ${cpuPerPage.toFixed(2)} ms CPU per page with its client (target p99 <= 10 ms)`,
+        `events page (limit 20, media included; ${total} events, ${items.length} media): p50 ` +
+          `${percentile(measured, 50).toFixed(2)} ms, p99 ${percentile(measured, 99).toFixed(2)} ms over ` +
+          `${measured.length} pages, ${cpuPerPage.toFixed(2)} ms CPU per page with its client (target p99 <= 10 ms)`,
       );
     }
     await svc.close();

@@ -180,7 +180,11 @@ async function lockTest(home: string, catalog: Catalog): Promise<string> {
     holder.close();
     await pool.close();
     pings.sort((a, b) => a - b);
-    return `lock test (a second process holds BEGIN IMMEDIATE): /ping p50 ${percentile(pings, 50).toFixed(2)} ms, p99 ${percentile(pings, 99).toFixed(2)} ms over ${pings.length} pings while a write waited; the write got ${writeStatus} (Retry-After: ${retryAfter}) after ${writeMs.toFixed(0)} ms`;
+    return (
+      `lock test (a second process holds BEGIN IMMEDIATE): /ping p50 ${percentile(pings, 50).toFixed(2)} ms, ` +
+      `p99 ${percentile(pings, 99).toFixed(2)} ms over ${pings.length} pings while a write waited; the write got ` +
+      `${writeStatus} (Retry-After: ${retryAfter}) after ${writeMs.toFixed(0)} ms`
+    );
   } finally {
     await stop(s);
   }
@@ -201,7 +205,8 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   console.log(
-    `${BATCHES} batches of ${BATCH} items (${MATCHED * 100}% matched), ${CLIENTS} clients, one user each; real serve processes`,
+    `${BATCHES} batches of ${BATCH} items (${MATCHED * 100}% matched), ${CLIENTS} clients, one user each; real serve ` +
+      `processes`,
   );
   const figures: { name: string; ips: number }[] = [];
   try {

@@ -192,7 +192,8 @@ async function main(): Promise<void> {
     lines.push(
       `-- ${build.name} (${build.bin})`,
       `scan (fresh cache):   ${scan.seconds.toFixed(2)} s, peak RSS ${scan.peakRssMb.toFixed(0)} MB`,
-      `sync (fresh cache):   ${sync.seconds.toFixed(2)} s, peak RSS ${sync.peakRssMb.toFixed(0)} MB (sent ${summary.sent}, accepted ${summary.accepted}, matched ${summary.matched}, events ${summary.events.length})`,
+      `sync (fresh cache):   ${sync.seconds.toFixed(2)} s, peak RSS ${sync.peakRssMb.toFixed(0)} MB (sent ` +
+        `${summary.sent}, accepted ${summary.accepted}, matched ${summary.matched}, events ${summary.events.length})`,
       `ratio sync/scan:      ${(sync.seconds / scan.seconds).toFixed(2)} (target <= 1.2)`,
       `scan --no-cache:      ${scanNoCache.seconds.toFixed(2)} s, peak RSS ${scanNoCache.peakRssMb.toFixed(0)} MB`,
       `sync --no-cache:      ${syncNoCache.seconds.toFixed(2)} s, peak RSS ${syncNoCache.peakRssMb.toFixed(0)} MB`,

@@ -79,7 +79,9 @@ export const CLIENT_ERROR_CODES = {
    * a reply that is not HTTP (llhttp's family, named by camroll: undici 7 sets no code on it).
    */
   network: ['server_speaks_plain_http', 'server_speaks_tls', 'HPE_INVALID_RESPONSE'],
-  /** `camroll serve` cannot listen where it was told (a taken port, a privileged one, an address not on this machine). */
+  /**
+   * `camroll serve` cannot listen where it was told (a taken port, a privileged one, an address not on this machine).
+   */
   listen: ['address_in_use', 'address_forbidden', 'address_unavailable'],
   /** The embedded local service could not be used. */
   embedded: ['embedded_no_key'],

@@ -35,7 +35,8 @@ export function addConnectionOptions(cmd: Command): Command {
     )
     .option(
       '--timeout <seconds>',
-      `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30); a request met by silence is tried twice at most`,
+      `seconds to wait for an answer, 1 to ${MAX_TIMEOUT_SECONDS} (default 30); a request met by silence is tried ` +
+        `twice at most`,
       wholeNumber('--timeout', 1, MAX_TIMEOUT_SECONDS),
     )
     .option('-v, --verbose', 'one line on stderr per request and per retry (never the key)')

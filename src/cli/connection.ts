@@ -79,7 +79,10 @@ export function targetIdentity(
   return decision.kind === 'remote' ? decision.baseUrl : `embedded:${embeddedDbPath(ctx.paths)}`;
 }
 
-/** Whether config.json still holds ids an older camroll kept there (a file that cannot be read fails later, where it is read). */
+/**
+ * Whether config.json still holds ids an older camroll kept there (a file that cannot be read fails later, where it is
+ * read).
+ */
 function hasLegacyUsers(reader: ConfigReader): boolean {
   try {
     return Object.keys(reader.legacyUsers()).length > 0;
@@ -210,7 +213,8 @@ export function describeTrace(trace: RequestTrace): string {
   const outcome = trace.status === null ? 'no answer' : String(trace.status);
   const code = trace.code === null ? '' : ` ${trace.code}`;
   const lines = [
-    `camroll: ${trace.method} ${trace.url} -> ${outcome}${code} (${Math.round(trace.durationMs)} ms, attempt ${trace.attempt})`,
+    `camroll: ${trace.method} ${trace.url} -> ${outcome}${code} (${Math.round(trace.durationMs)} ms, attempt ` +
+      `${trace.attempt})`,
   ];
   if (trace.requestBody !== undefined) lines.push(`  request body: ${trace.requestBody}`);
   if (trace.responseBody !== undefined) lines.push(`  response body: ${trace.responseBody}`);
@@ -220,7 +224,10 @@ export function describeTrace(trace: RequestTrace): string {
 /** One line for a request that has had no answer for a few seconds: who is waited for, and for how long at most. */
 export function describeWait(notice: WaitNotice): string {
   const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
-  return `waiting for ${notice.origin}: no answer after ${seconds(notice.waitedMs)} (gives up after ${seconds(notice.timeoutMs)})`;
+  return (
+    `waiting for ${notice.origin}: no answer after ${seconds(notice.waitedMs)} (gives up after ` +
+    `${seconds(notice.timeoutMs)})`
+  );
 }
 
 /** One line for stderr as a retry is sent (its wait is over). */

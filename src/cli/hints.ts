@@ -25,7 +25,8 @@ export function versionPrefixSuggestion(baseUrl: string): string | null {
 }
 
 const KEY_HINT =
-  'check the key and the environment it belongs to (sandbox or production): `camroll config show` says which key is used and where it comes from, `camroll health` which partner and environment a working key belongs to';
+  'check the key and the environment it belongs to (sandbox or production): `camroll config show` says which key is ' +
+  'used and where it comes from, `camroll health` which partner and environment a working key belongs to';
 
 function forRequest(request: RequestInfo | null, hint: (request: RequestInfo) => string | null): string | null {
   return request === null ? null : hint(request);
@@ -45,7 +46,10 @@ export function nextStep(error: unknown): string | null {
       if (suggestion !== null) return `the base URL has no version prefix: did you mean ${suggestion}?`;
     }
     if (error.code === 'user_not_found') {
-      return 'no such user under this key: users belong to the partner and environment (sandbox or production) of the key that created them';
+      return (
+        'no such user under this key: users belong to the partner and environment (sandbox or production) of ' +
+        'the key that created them'
+      );
     }
     if (error.status === 429) return 'the service is throttling this key; wait and run the command again';
     if (error.status >= 500)
@@ -62,12 +66,17 @@ export function nextStep(error: unknown): string | null {
   if (error instanceof ListenError) {
     const port = Number(error.details?.port);
     if (error.code === 'address_in_use') {
-      return `another program listens on port ${port} (another camroll serve?): pick another --port, or --port 0 for a free one`;
+      return (
+        `another program listens on port ${port} (another camroll serve?): pick another --port, or --port 0 for ` +
+        `a free one`
+      );
     }
     if (error.code === 'address_forbidden') {
       // From 1024 up the refusal is the system's policy (a reserved range, a security module).
       if (port >= 1024) {
-        return `the system does not let camroll listen on port ${port}: pick another --port, or --port 0 for a free one`;
+        return (
+          `the system does not let camroll listen on port ${port}: pick another --port, or --port 0 for a free ` + `one`
+        );
       }
       return 'pick a port from 1024 up (the default is 8787), or --port 0 for a free one';
     }
@@ -82,10 +91,16 @@ export function nextStep(error: unknown): string | null {
     if (SCHEME_MISMATCH_CODES.has(error.code) && error.request !== null)
       return mismatchHint(error.code as SchemeMismatch, error.request.baseUrl);
     if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') {
-      return `${origin} took the connection but did not answer (a hung server or proxy?): check the service, or raise --timeout if it is only slow`;
+      return (
+        `${origin} took the connection but did not answer (a hung server or proxy?): check the service, or ` +
+        `raise --timeout if it is only slow`
+      );
     }
     if (CERTIFICATE_CODES.has(error.code)) {
-      return `the TLS certificate of ${origin} was refused: check the host name, or add your CA with NODE_EXTRA_CA_CERTS`;
+      return (
+        `the TLS certificate of ${origin} was refused: check the host name, or add your CA with ` +
+        `NODE_EXTRA_CA_CERTS`
+      );
     }
     if (TIMEOUT_CODES.has(error.code) || /TIMEOUT/i.test(error.code))
       return `${origin} did not answer in time: check the network, or try again later`;

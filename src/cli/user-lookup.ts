@@ -83,7 +83,9 @@ function reachTarget(target: string, profiles: Map<string, string>): string {
   return profile === undefined ? `add --base-url ${target}` : `add --profile ${profile} (or --base-url ${target})`;
 }
 
-/** Looks an `--email` up in the directory for a target: read-only (not even last seen changes), never creates a user. */
+/**
+ * Looks an `--email` up in the directory for a target: read-only (not even last seen changes), never creates a user.
+ */
 export function userIdForEmail(paths: AppPaths, email: string, target: string): Promise<string> {
   return withReader(paths, (directory) => {
     const entry = directory.get(target, email);

@@ -20,7 +20,9 @@ export const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
  */
 export const SCHEME_MISMATCH_CODES: ReadonlySet<string> = new Set(['server_speaks_plain_http', 'server_speaks_tls']);
 
-/** Failures the next attempt would meet again: a name that does not resolve, a refused certificate, the wrong scheme. */
+/**
+ * Failures the next attempt would meet again: a name that does not resolve, a refused certificate, the wrong scheme.
+ */
 export const PERMANENT_NETWORK_CODES: ReadonlySet<string> = new Set([
   'ENOTFOUND',
   ...CERTIFICATE_CODES,

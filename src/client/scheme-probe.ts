@@ -15,7 +15,10 @@ export type SchemeMismatch = 'server_speaks_plain_http' | 'server_speaks_tls';
 
 /** Failures of an https:// request after which the server may speak plain HTTP. */
 const TLS_AGAINST_PLAIN = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'EPROTO']);
-/** Failures of an http:// request after which the server may speak TLS (`http_400`: nginx's "plain HTTP request sent to HTTPS port"). */
+/**
+ * Failures of an http:// request after which the server may speak TLS (`http_400`: nginx's "plain HTTP request sent to
+ * HTTPS port").
+ */
 const PLAIN_AGAINST_TLS = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'http_400']);
 
 /** The longest a probe waits: it runs after a failure, and must not double a long `--timeout`. */

@@ -18,7 +18,10 @@ const apiRequest = require('undici/lib/api/api-request.js') as (
   options: Dispatcher.RequestOptions,
 ) => Promise<Dispatcher.ResponseData>;
 
-/** undici's `request(url, options)` on an explicit dispatcher (the index's form without its URL checks, which a URL passes). */
+/**
+ * undici's `request(url, options)` on an explicit dispatcher (the index's form without its URL checks, which a URL
+ * passes).
+ */
 export function request(
   url: URL,
   options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher },

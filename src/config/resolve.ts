@@ -111,7 +111,8 @@ export function decideTarget(settings: ResolvedSettings, options: { requireKey: 
     if (named) {
       throw new ConfigError(
         'profile_without_url',
-        `profile "${name}" has no base URL; set one with \`${setUrlHint(name)}\`, or name no profile to use the embedded local service`,
+        `profile "${name}" has no base URL; set one with \`${setUrlHint(name)}\`, or name no profile to use the ` +
+          `embedded local service`,
       );
     }
     return {
@@ -128,7 +129,8 @@ export function decideTarget(settings: ResolvedSettings, options: { requireKey: 
     const fallback = profile.source === 'flag' ? '' : ' or set CAMROLL_API_KEY';
     throw new ConfigError(
       'missing_api_key',
-      `${pairing}no API key for ${baseUrl.value}; store one with \`camroll config set-key${where}\` (reads it from stdin)${fallback}`,
+      `${pairing}no API key for ${baseUrl.value}; store one with \`camroll config set-key${where}\` (reads it from ` +
+        `stdin)${fallback}`,
     );
   }
   return { kind: 'remote', baseUrl: baseUrl.value, apiKey: apiKey.value };

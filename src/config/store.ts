@@ -150,7 +150,8 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
         if (entry.base_url === undefined) {
           throw new ConfigError(
             'profile_without_url',
-            `profile "${profile}" has no base URL, so it cannot be the current one; set one first with \`camroll config set-url <url> --profile ${profile}\``,
+            `profile "${profile}" has no base URL, so it cannot be the current one; set one first with \`camroll ` +
+              `config set-url <url> --profile ${profile}\``,
           );
         }
         config.current_profile = profile;

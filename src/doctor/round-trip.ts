@@ -163,7 +163,9 @@ export function judgeIngest(json: unknown, sent: number, expected: Record<string
   return {
     name,
     status: 'pass',
-    detail: `${sent} sent: ${answer.rejected.length} rejected (each reason once), ${answer.accepted} accepted and unmatched; nothing retained`,
+    detail:
+      `${sent} sent: ${answer.rejected.length} rejected (each reason once), ${answer.accepted} accepted and ` +
+      `unmatched; nothing retained`,
   };
 }
 

@@ -347,7 +347,9 @@ function judgeHealth(health: ProbeResult): Check {
       name,
       status: 'fail',
       detail: '401 invalid_api_key',
-      hint: 'the key is wrong, or belongs to the other environment (a sandbox key on the production host, or the reverse)',
+      hint:
+        'the key is wrong, or belongs to the other environment (a sandbox key on the production host, or the ' +
+        'reverse)',
     };
   if (health.json === undefined)
     return {

@@ -127,7 +127,10 @@ export interface ReadGroupsOptions {
   limit: number;
   /** The scan's abort: reads in flight are dropped, the stage ends. */
   signal: AbortSignal;
-  /** The event of one read file (and where it is stored in the cache); also called for results that arrive after an abort. */
+  /**
+   * The event of one read file (and where it is stored in the cache); also called for results that arrive after an
+   * abort.
+   */
   finish(file: WalkFile, result: FileResult): ScanEvent;
 }
 

@@ -86,8 +86,10 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'users',
     summary: 'Create a user, idempotent on e-mail within the partner',
     description:
-      'Both a new and an existing profile answer 201; `existing` tells them apart. The e-mail is trimmed and compared case-insensitively; ' +
-      'addresses as RFC 5321/6531 accept them (UTF-8 local parts, internationalised domains). A phone number in use is silently ignored.',
+      'Both a new and an existing profile answer 201; `existing` tells them apart. The e-mail is trimmed and ' +
+      'compared case-insensitively; ' +
+      'addresses as RFC 5321/6531 accept them (UTF-8 local parts, internationalised domains). A phone number in use ' +
+      'is silently ignored.',
     body: { required: true, description: 'The user to create.', schema: schema('UserCreateRequest') },
     success: { status: 201, description: 'The new or existing profile.', schema: 'UserCreateResponse' },
     errors: [...API, ...WITH_BODY, 'invalid_email'],
@@ -100,7 +102,8 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Send a batch of media metadata; matches come back inline',
     description:
       'Per-item problems never fail the request: such items come back in `rejected`. Re-sending a batch is safe. ' +
-      'More than 200 items is 413 invalid_batch_size; an item that is not an object with a non-empty string id is 400 invalid_media_item.',
+      'More than 200 items is 413 invalid_batch_size; an item that is not an object with a non-empty string id is ' +
+      '400 invalid_media_item.',
     body: {
       required: true,
       description: 'One batch: 1 to 200 items, 50 to 200 recommended.',
@@ -138,7 +141,8 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'history',
     summary: 'Profile statistics',
     description:
-      'Recomputed as media is ingested; also carries `has_synced` and `last_sync_at` to choose a full or an incremental scan.',
+      'Recomputed as media is ingested; also carries `has_synced` and `last_sync_at` to choose a full or an ' +
+      'incremental scan.',
     success: { status: 200, description: 'The statistics.', schema: 'Stats' },
     errors: [...API, 'user_not_found'],
   },

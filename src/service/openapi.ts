@@ -85,7 +85,9 @@ function annotate(schema: z.ZodType, json: Json): void {
       'Stable and machine-readable, and open: a client handles a code it does not know by the HTTP status. ' +
       `Known codes: ${KNOWN_CODES.join(', ')}.`;
   } else if (schema === MediaMetadata.shape.id) {
-    json.description = `The partner's asset id, echoed unchanged; at most ${MAX_ASSET_ID_LENGTH} characters. An id holding a lone UTF-16 surrogate (no UTF-8 form) is rejected as \`invalid\`.`;
+    json.description =
+      `The partner's asset id, echoed unchanged; at most ${MAX_ASSET_ID_LENGTH} characters. An id ` +
+      `holding a lone UTF-16 surrogate (no UTF-8 form) is rejected as \`invalid\`.`;
   }
   // zod's safe-integer bounds say nothing a client needs.
   if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
@@ -108,7 +110,9 @@ function componentSchemas(): Record<string, Json> {
     const { $schema: _s, $id: _i, ...rest } = schema as Json;
     out[id] = rest;
   }
-  const thumbnail = `Any string up to ${MAX_THUMBNAIL_URL_LENGTH} characters, stored and echoed verbatim; never fetched, validated or served. A longer one (or one with a lone UTF-16 surrogate) is dropped, never the item.`;
+  const thumbnail =
+    `Any string up to ${MAX_THUMBNAIL_URL_LENGTH} characters, stored and echoed verbatim; never ` +
+    `fetched, validated or served. A longer one (or one with a lone UTF-16 surrogate) is dropped, never the item.`;
   setDescription(out.MediaMetadata, 'thumbnail_url', thumbnail);
   setDescription(out.EventMedia, 'thumbnail_url', 'The thumbnail as submitted, verbatim. Absent when none was sent.');
   return out;
@@ -252,10 +256,16 @@ export function buildOpenApiDocument(): Json {
       title: 'Camera-roll event matching: partner interface',
       version: CONTRACT_VERSION,
       description:
-        `Paths are relative to the base URL, which carries the version prefix (${VERSION_PREFIX}). Every operation but GET /ping needs the ${API_KEY_HEADER.toUpperCase()} header. ` +
-        'Every failure has the error envelope; clients branch on error.code and handle an unknown code by its status. ' +
-        'On any path: 404 not_found (unknown path), 405 method_not_allowed (known path, other method; with Allow), 400 invalid_request (malformed HTTP, or HTTP/1.1 without Host), 408 request_timeout, 431 request_header_too_large. ' +
-        'Service-only codes beyond the published table: payload_too_large (413, body over 8 MiB), request_header_too_large (431), request_timeout (408), service_unavailable (503 with Retry-After: the request was shed under load).',
+        `Paths are relative to the base URL, which carries the version prefix (${VERSION_PREFIX}). Every operation ` +
+        `but GET /ping needs the ${API_KEY_HEADER.toUpperCase()} header. ` +
+        'Every failure has the error envelope; clients branch on error.code and handle an unknown code by its ' +
+        'status. ' +
+        'On any path: 404 not_found (unknown path), 405 method_not_allowed (known path, other method; with Allow), ' +
+        '400 invalid_request (malformed HTTP, or HTTP/1.1 without Host), 408 request_timeout, 431 ' +
+        'request_header_too_large. ' +
+        'Service-only codes beyond the published table: payload_too_large (413, body over 8 MiB), ' +
+        'request_header_too_large (431), request_timeout (408), service_unavailable (503 with Retry-After: the ' +
+        'request was shed under load).',
       // The team that runs this service; a deployment that publishes the document adds its own url or email.
       contact: { name: 'camroll maintainers' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

@@ -44,7 +44,10 @@ export interface SyncRunOptions {
   connection: { client: SyncClient; target: SyncTarget; users: KnownUsers };
   /** Read the user's events and stats at the end (default true; `--no-events` skips them). */
   readHistory?: boolean;
-  /** A library with no media counts as examined (`--allow-empty`); otherwise it is an unmounted drive until shown otherwise. */
+  /**
+   * A library with no media counts as examined (`--allow-empty`); otherwise it is an unmounted drive until shown
+   * otherwise.
+   */
   allowEmpty?: boolean;
   onEvent?: (event: PipelineEvent) => void;
   /** Counted into, so the caller can show live progress. */
@@ -140,7 +143,10 @@ export function whyNotExamined(files: number, unreadable: number, allowEmpty: bo
   if (unreadable > 0)
     return `${unreadable} ${unreadable === 1 ? 'folder or file' : 'folders or files'} could not be read`;
   if (files === 0 && !allowEmpty)
-    return 'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library that is really empty';
+    return (
+      'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a ' +
+      'library that is really empty'
+    );
   return null;
 }
 
@@ -186,7 +192,8 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     if (!cleared && (journal.recovery.interruptedPasses > 0 || resumedPending > 0)) {
       const answeredFate = options.full ? 'are sent again (--full)' : 'are skipped';
       notice(
-        `resuming an interrupted sync: ${answered} items already answered ${answeredFate}, ${resumedPending} pending items are sent again`,
+        `resuming an interrupted sync: ${answered} items already answered ${answeredFate}, ${resumedPending} pending ` +
+          `items are sent again`,
       );
     } else if (pass === 'incremental' && answered === 0) {
       notice('no local sync journal for this user on this machine: every item is sent once (re-sending is safe)');

@@ -26,7 +26,10 @@ export interface SyncCounts {
   unlicensed: number;
   batches: number;
   failed_batches: number;
-  /** Items of batches sent but not answered (failed after retries, or cut off): journaled as pending, re-sent by the next run. */
+  /**
+   * Items of batches sent but not answered (failed after retries, or cut off): journaled as pending, re-sent by the
+   * next run.
+   */
   pending: number;
 }
 

@@ -75,7 +75,8 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
     const tooNew = (found: number): LocalStateError =>
       new LocalStateError(
         codes.tooNew,
-        `${what} ${path} was written by a newer camroll (schema ${found} is newer than this camroll's ${version}); upgrade camroll`,
+        `${what} ${path} was written by a newer camroll (schema ${found} is newer than this camroll's ${version}); ` +
+          `upgrade camroll`,
       );
     const current = (): number => db.pragma('user_version', { simple: true }) as number;
     const found = current();

@@ -78,7 +78,9 @@ describe('the client-side error codes', () => {
       .filter((file) => /\.c?ts$/.test(file))
       .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
   };
-  /** Every .ts file of the client side: all of src/ but the embedded service, which answers with the contract's codes. */
+  /**
+   * Every .ts file of the client side: all of src/ but the embedded service, which answers with the contract's codes.
+   */
   const clientSources = (): { file: string; text: string }[] =>
     sources().filter(({ file }) => !file.startsWith('service'));
 
@@ -95,22 +97,26 @@ describe('the client-side error codes', () => {
     expect(raised.filter((entry) => !known.has(entry.split(':')[1]!))).toEqual([]);
   });
 
-  it('the embedded service raises its start-up codes from src/errors.ts and answers only wire codes of the contract, and builds no bare CamrollError', () => {
-    const known = new Set<string>(Object.values(CLIENT_ERROR_CODES).flat());
-    const wire = new Set<string>([...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_STATUS)]);
-    const raised: string[] = [];
-    const answered: string[] = [];
-    for (const { file, text } of sources().filter(({ file }) => file.startsWith('service'))) {
-      expect(text, file).not.toMatch(/new CamrollError\(/);
-      for (const match of text.matchAll(/new (\w+Error)\(\s*'([a-z_]+)'/g)) {
-        (match[1] === 'ServiceError' ? answered : raised).push(`${file} ${match[1]}:${match[2]}`);
+  it(
+    'the embedded service raises its start-up codes from src/errors.ts and answers only wire codes of the contract, ' +
+      'and builds no bare CamrollError',
+    () => {
+      const known = new Set<string>(Object.values(CLIENT_ERROR_CODES).flat());
+      const wire = new Set<string>([...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_STATUS)]);
+      const raised: string[] = [];
+      const answered: string[] = [];
+      for (const { file, text } of sources().filter(({ file }) => file.startsWith('service'))) {
+        expect(text, file).not.toMatch(/new CamrollError\(/);
+        for (const match of text.matchAll(/new (\w+Error)\(\s*'([a-z_]+)'/g)) {
+          (match[1] === 'ServiceError' ? answered : raised).push(`${file} ${match[1]}:${match[2]}`);
+        }
       }
-    }
-    expect(raised.length).toBeGreaterThan(5);
-    expect(answered.length).toBeGreaterThan(10);
-    expect(raised.filter((entry) => !known.has(entry.split(':')[1]!))).toEqual([]);
-    expect(answered.filter((entry) => !wire.has(entry.split(':')[1]!))).toEqual([]);
-  });
+      expect(raised.length).toBeGreaterThan(5);
+      expect(answered.length).toBeGreaterThan(10);
+      expect(raised.filter((entry) => !known.has(entry.split(':')[1]!))).toEqual([]);
+      expect(answered.filter((entry) => !wire.has(entry.split(':')[1]!))).toEqual([]);
+    },
+  );
 
   it('the service start-up codes are one family, and the scan codes are the file error codes', () => {
     expect(CLIENT_ERROR_CODES.startup).toEqual(

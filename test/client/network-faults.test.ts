@@ -131,7 +131,8 @@ describe('the wrong scheme', () => {
             return;
           }
           socket.end(
-            `HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`,
+            `HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: ` +
+              `close\r\n\r\n${page}`,
           );
         });
       }),
@@ -192,7 +193,8 @@ describe('the wrong scheme', () => {
             return;
           }
           socket.end(
-            `HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`,
+            `HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: ` +
+              `close\r\n\r\n${page}`,
           );
         });
       }),
@@ -229,28 +231,32 @@ describe('the wrong scheme', () => {
     expect(['UND_ERR_SOCKET', 'ECONNRESET']).toContain((error as NetworkError).code);
   });
 
-  it('Ctrl-C during the probe ends it at once: an interruption, the probe socket closed, no wait for the probe timeout', async () => {
-    // The first connection is closed (a failure that may mean TLS); the probe's connection then meets silence.
-    let seen = 0;
-    const controller = new AbortController();
-    let probeClosed: Promise<void> = Promise.resolve();
-    const server = createNetServer((socket) => {
-      seen += 1;
-      if (seen === 1) return void socket.destroy();
-      probeClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-      controller.abort();
-    });
-    await listen(server);
-    const { port } = server.address() as AddressInfo;
-    const started = performance.now();
-    const error = await clientFor(`http://127.0.0.1:${port}/v1`)
-      .ping({ signal: controller.signal })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InterruptedError);
-    // The probe would wait up to 5 s for a TLS answer that never comes.
-    expect(performance.now() - started).toBeLessThan(2_500);
-    await probeClosed;
-  });
+  it(
+    'Ctrl-C during the probe ends it at once: an interruption, the probe socket closed, no wait for the probe ' +
+      'timeout',
+    async () => {
+      // The first connection is closed (a failure that may mean TLS); the probe's connection then meets silence.
+      let seen = 0;
+      const controller = new AbortController();
+      let probeClosed: Promise<void> = Promise.resolve();
+      const server = createNetServer((socket) => {
+        seen += 1;
+        if (seen === 1) return void socket.destroy();
+        probeClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+        controller.abort();
+      });
+      await listen(server);
+      const { port } = server.address() as AddressInfo;
+      const started = performance.now();
+      const error = await clientFor(`http://127.0.0.1:${port}/v1`)
+        .ping({ signal: controller.signal })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InterruptedError);
+      // The probe would wait up to 5 s for a TLS answer that never comes.
+      expect(performance.now() - started).toBeLessThan(2_500);
+      await probeClosed;
+    },
+  );
 
   it.each([
     ['https://host.example/v1', 'http://host.example:443/v1'],

@@ -178,7 +178,8 @@ describe('where requests go, and with which key', () => {
       {},
       {
         embedded:
-          'the current profile "key-only" has no base URL (set one with `camroll config set-url <url> --profile key-only`)',
+          'the current profile "key-only" has no base URL (set one with `camroll config set-url <url> --profile ' +
+          'key-only`)',
       },
     ],
     [

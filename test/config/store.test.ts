@@ -91,21 +91,25 @@ describe('config store', () => {
     expect(() => resolveSettings({ flags: {}, env: {}, store: fresh })).toThrow(ConfigError);
   });
 
-  it('the reader (no conf loaded) sees what the store wrote, an absent file as empty, and a broken one as config_unreadable', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'camroll-config-'));
-    dirs.push(dir);
-    const reader = createConfigReader({ cwd: join(dir, 'not-yet') });
-    expect(reader.read().profiles).toEqual({});
-    const store = createConfigStore({ cwd: dir });
-    store.setBaseUrl('sandbox', 'https://sandbox.example.com/v1');
-    const same = createConfigReader({ cwd: dir });
-    expect(same.path).toBe(store.path);
-    expect(same.read()).toEqual(store.read());
-    writeFileSync(store.path, '{ not json');
-    expect(() => same.read()).toThrow(
-      expect.objectContaining({ code: 'config_unreadable', message: expect.stringContaining(store.path) }),
-    );
-  });
+  it(
+    'the reader (no conf loaded) sees what the store wrote, an absent file as empty, and a broken one as ' +
+      'config_unreadable',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'camroll-config-'));
+      dirs.push(dir);
+      const reader = createConfigReader({ cwd: join(dir, 'not-yet') });
+      expect(reader.read().profiles).toEqual({});
+      const store = createConfigStore({ cwd: dir });
+      store.setBaseUrl('sandbox', 'https://sandbox.example.com/v1');
+      const same = createConfigReader({ cwd: dir });
+      expect(same.path).toBe(store.path);
+      expect(same.read()).toEqual(store.read());
+      writeFileSync(store.path, '{ not json');
+      expect(() => same.read()).toThrow(
+        expect.objectContaining({ code: 'config_unreadable', message: expect.stringContaining(store.path) }),
+      );
+    },
+  );
 });
 
 describe('resolveSettings', () => {

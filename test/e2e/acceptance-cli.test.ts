@@ -248,49 +248,54 @@ describe('--json output is the service’s own response object', () => {
     const health = await camroll(['health', '--json']);
     expectExit(health, 0);
     expect(canonical(health.stdout)).toBe(canonical(await raw('GET', '/health')));
-    // serve's sandbox key on this machine makes no real profiles: no warning (a remote one's goes to stderr, never the JSON).
+    // serve's sandbox key on this machine makes no real profiles: no warning (a remote one's goes to stderr, never the
+    // JSON).
     expect(health.stderr).toBe('');
   });
 });
 
 describe('sync', () => {
-  it('scans, sends batches of --batch-size, calls sync-complete, then reads events and stats; --json is one document, indented like every --json', async () => {
-    const since = proxyA.seen.length;
-    const report = join(homes[0]!, 'sync-report.jsonl');
-    files.push(report);
-    const result = await camroll([
-      'sync',
-      FIXTURES,
-      '--email',
-      'batches@example.com',
-      '--batch-size',
-      '10',
-      '--concurrency',
-      '2',
-      '--report',
-      report,
-      '--json',
-    ]);
-    expectExit(result, 0);
-    expect(result.stdout.endsWith('}\n')).toBe(true);
-    const summary = JSON.parse(result.stdout) as {
-      sent: number;
-      batches: number;
-      events: unknown[];
-      stats: { has_synced: boolean };
-    };
-    expect(result.stdout).toBe(`${JSON.stringify(summary, null, 2)}\n`);
-    expect(summary.stats.has_synced).toBe(true);
+  it(
+    'scans, sends batches of --batch-size, calls sync-complete, then reads events and stats; --json is one ' +
+      'document, indented like every --json',
+    async () => {
+      const since = proxyA.seen.length;
+      const report = join(homes[0]!, 'sync-report.jsonl');
+      files.push(report);
+      const result = await camroll([
+        'sync',
+        FIXTURES,
+        '--email',
+        'batches@example.com',
+        '--batch-size',
+        '10',
+        '--concurrency',
+        '2',
+        '--report',
+        report,
+        '--json',
+      ]);
+      expectExit(result, 0);
+      expect(result.stdout.endsWith('}\n')).toBe(true);
+      const summary = JSON.parse(result.stdout) as {
+        sent: number;
+        batches: number;
+        events: unknown[];
+        stats: { has_synced: boolean };
+      };
+      expect(result.stdout).toBe(`${JSON.stringify(summary, null, 2)}\n`);
+      expect(summary.stats.has_synced).toBe(true);
 
-    const calls = proxyA.seen.slice(since);
-    const media = calls.filter((c) => c.method === 'POST' && c.url.endsWith('/media'));
-    expect(media.length).toBe(Math.ceil(summary.sent / 10));
-    for (const c of media) expect((JSON.parse(c.body) as { media: unknown[] }).media.length).toBeLessThanOrEqual(10);
-    const complete = calls.findIndex((c) => c.method === 'POST' && c.url.endsWith('/sync-complete'));
-    expect(complete).toBeGreaterThan(calls.lastIndexOf(media.at(-1)!));
-    expect(calls.slice(complete).some((c) => c.method === 'GET' && c.url.includes('/events'))).toBe(true);
-    expect(calls.slice(complete).some((c) => c.method === 'GET' && c.url.endsWith('/stats'))).toBe(true);
-  });
+      const calls = proxyA.seen.slice(since);
+      const media = calls.filter((c) => c.method === 'POST' && c.url.endsWith('/media'));
+      expect(media.length).toBe(Math.ceil(summary.sent / 10));
+      for (const c of media) expect((JSON.parse(c.body) as { media: unknown[] }).media.length).toBeLessThanOrEqual(10);
+      const complete = calls.findIndex((c) => c.method === 'POST' && c.url.endsWith('/sync-complete'));
+      expect(complete).toBeGreaterThan(calls.lastIndexOf(media.at(-1)!));
+      expect(calls.slice(complete).some((c) => c.method === 'GET' && c.url.includes('/events'))).toBe(true);
+      expect(calls.slice(complete).some((c) => c.method === 'GET' && c.url.endsWith('/stats'))).toBe(true);
+    },
+  );
 
   it('--email finds the user it created before; the human output shows the events and stats', async () => {
     const created = await camroll(['users', 'create', '--email', 'known@example.com', '--json']);

@@ -434,7 +434,8 @@ describe('start-up, files and signals', () => {
     socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.write(
-      `POST /v1/users HTTP/1.1\r\nHost: ${url.host}\r\nx-partner-api-key: ${SANDBOX}\r\ncontent-type: application/json\r\n` +
+      `POST /v1/users HTTP/1.1\r\nHost: ${url.host}\r\nx-partner-api-key: ${SANDBOX}\r\ncontent-type: ` +
+        `application/json\r\n` +
         `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body.slice(0, 6)}`,
     );
     // One round trip on another connection, so the service has read the first one's headers.
@@ -647,34 +648,38 @@ describe('POST /users', () => {
     }
   });
 
-  it('answers 201 for new and existing profiles; identity is the trimmed, case-insensitive e-mail within (partner, environment)', async () => {
-    const first = await api('/users', { body: { email: '  Mixed.Case+tag@Example.COM ', first_name: 'Ann' } });
-    expect(first.status).toBe(201);
-    expect(first.json).toEqual({
-      user_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      existing: false,
-      created_at: expect.any(String),
-    });
-    expect(Number.isNaN(Date.parse(first.json.created_at))).toBe(false);
-    const again = await api('/users', { body: { email: 'mixed.case+tag@example.com', first_name: 'Other' } });
-    expect(again.status).toBe(201);
-    expect(again.json).toEqual({ ...first.json, existing: true });
-    const production = await api('/users', { key: PRODUCTION, body: { email: 'mixed.case+tag@example.com' } });
-    const globex = await api('/users', { key: GLOBEX, body: { email: 'mixed.case+tag@example.com' } });
-    expect([production.json.existing, globex.json.existing]).toEqual([false, false]);
-    expect(new Set([first.json.user_id, production.json.user_id, globex.json.user_id]).size).toBe(3);
-    for (const key of [PRODUCTION, GLOBEX]) {
-      expectError(await api(`/users/${first.json.user_id}/stats`, { key }), 404, 'user_not_found');
-      expectError(await api(`/users/${first.json.user_id}/events`, { key }), 404, 'user_not_found');
-      expectError(
-        await api(`/users/${first.json.user_id}/sync-complete`, { key, method: 'POST' }),
-        404,
-        'user_not_found',
-      );
-    }
-    // The path id is matched case-insensitively, like any UUID.
-    expect((await api(`/users/${String(first.json.user_id).toUpperCase()}/stats`)).status).toBe(200);
-  });
+  it(
+    'answers 201 for new and existing profiles; identity is the trimmed, case-insensitive e-mail within (partner, ' +
+      'environment)',
+    async () => {
+      const first = await api('/users', { body: { email: '  Mixed.Case+tag@Example.COM ', first_name: 'Ann' } });
+      expect(first.status).toBe(201);
+      expect(first.json).toEqual({
+        user_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        existing: false,
+        created_at: expect.any(String),
+      });
+      expect(Number.isNaN(Date.parse(first.json.created_at))).toBe(false);
+      const again = await api('/users', { body: { email: 'mixed.case+tag@example.com', first_name: 'Other' } });
+      expect(again.status).toBe(201);
+      expect(again.json).toEqual({ ...first.json, existing: true });
+      const production = await api('/users', { key: PRODUCTION, body: { email: 'mixed.case+tag@example.com' } });
+      const globex = await api('/users', { key: GLOBEX, body: { email: 'mixed.case+tag@example.com' } });
+      expect([production.json.existing, globex.json.existing]).toEqual([false, false]);
+      expect(new Set([first.json.user_id, production.json.user_id, globex.json.user_id]).size).toBe(3);
+      for (const key of [PRODUCTION, GLOBEX]) {
+        expectError(await api(`/users/${first.json.user_id}/stats`, { key }), 404, 'user_not_found');
+        expectError(await api(`/users/${first.json.user_id}/events`, { key }), 404, 'user_not_found');
+        expectError(
+          await api(`/users/${first.json.user_id}/sync-complete`, { key, method: 'POST' }),
+          404,
+          'user_not_found',
+        );
+      }
+      // The path id is matched case-insensitively, like any UUID.
+      expect((await api(`/users/${String(first.json.user_id).toUpperCase()}/stats`)).status).toBe(200);
+    },
+  );
 
   it('accepts null and unknown members, ignores a query string, and never fails on a phone number', async () => {
     const full = {
@@ -817,34 +822,38 @@ describe('POST /users/{id}/media', () => {
     ]);
   });
 
-  it('fails the request for a bad batch: shape 400, empty 400, over 200 items 413, a non-object item 400 with its index', async () => {
-    const user = await newUser('batches@example.com');
-    const media = (body: unknown) => api(`/users/${user}/media`, { body });
-    expectError(await media({ media: [] }), 400, 'empty_batch');
-    for (const body of [{}, { media: null }, { media: {} }, { media: 'x' }, [], 'media', null])
-      expectError(await media(body), 400, 'invalid_request');
-    expectError(
-      await media({ media: Array.from({ length: 201 }, (_, i) => ({ id: `m${i}` })) }),
-      413,
-      'invalid_batch_size',
-    );
-    const fine = await media({ media: Array.from({ length: 200 }, (_, i) => ({ id: `m${i}` })) });
-    expect(fine.status).toBe(200);
-    expect(fine.json).toMatchObject({ accepted: 0, matched: 0, matches: [], events: [] });
-    expect(fine.json.rejected).toHaveLength(200);
-    for (const [items, index] of [
-      [[{ id: 'a' }, 'b'], 1],
-      [[{ id: null }], 0],
-      [[{ id: 'a' }, { id: '' }], 1],
-      [[{ id: 5 }], 0],
-      [[{}], 0],
-      [[null], 0],
-    ] as const) {
-      const reply = await media({ media: items });
-      expectError(reply, 400, 'invalid_media_item');
-      expect(reply.json.error.details).toEqual({ index });
-    }
-  });
+  it(
+    'fails the request for a bad batch: shape 400, empty 400, over 200 items 413, a non-object item 400 with its ' +
+      'index',
+    async () => {
+      const user = await newUser('batches@example.com');
+      const media = (body: unknown) => api(`/users/${user}/media`, { body });
+      expectError(await media({ media: [] }), 400, 'empty_batch');
+      for (const body of [{}, { media: null }, { media: {} }, { media: 'x' }, [], 'media', null])
+        expectError(await media(body), 400, 'invalid_request');
+      expectError(
+        await media({ media: Array.from({ length: 201 }, (_, i) => ({ id: `m${i}` })) }),
+        413,
+        'invalid_batch_size',
+      );
+      const fine = await media({ media: Array.from({ length: 200 }, (_, i) => ({ id: `m${i}` })) });
+      expect(fine.status).toBe(200);
+      expect(fine.json).toMatchObject({ accepted: 0, matched: 0, matches: [], events: [] });
+      expect(fine.json.rejected).toHaveLength(200);
+      for (const [items, index] of [
+        [[{ id: 'a' }, 'b'], 1],
+        [[{ id: null }], 0],
+        [[{ id: 'a' }, { id: '' }], 1],
+        [[{ id: 5 }], 0],
+        [[{}], 0],
+        [[null], 0],
+      ] as const) {
+        const reply = await media({ media: items });
+        expectError(reply, 400, 'invalid_media_item');
+        expect(reply.json.error.details).toEqual({ index });
+      }
+    },
+  );
 
   it('never lets a failed request or a media batch touch has_synced; last_sync_at starts null and never moves back', async () => {
     const user = await newUser('markers@example.com');

@@ -49,17 +49,21 @@ describe('client commands against camroll serve', () => {
     expect(result.stdout).toContain(serve.baseUrl);
   });
 
-  it('health prints partner and environment; a sandbox key of camroll serve on this machine makes no real profiles, so no warning', async () => {
-    const json = await camroll(['health', '--json']);
-    expectExit(json, 0);
-    const body = JSON.parse(json.stdout);
-    expect(body).toMatchObject({ status: 'ok', environment: 'sandbox' });
-    expect(typeof body.partner_id).toBe('string');
-    expect(json.stderr).toBe('');
-    const human = await camroll(['health']);
-    expect(human.stdout).toMatch(/environment\s+sandbox/);
-    expect(human.stdout).toMatch(/rate limit\s+not throttled/);
-  });
+  it(
+    'health prints partner and environment; a sandbox key of camroll serve on this machine makes no real profiles, ' +
+      'so no warning',
+    async () => {
+      const json = await camroll(['health', '--json']);
+      expectExit(json, 0);
+      const body = JSON.parse(json.stdout);
+      expect(body).toMatchObject({ status: 'ok', environment: 'sandbox' });
+      expect(typeof body.partner_id).toBe('string');
+      expect(json.stderr).toBe('');
+      const human = await camroll(['health']);
+      expect(human.stdout).toMatch(/environment\s+sandbox/);
+      expect(human.stdout).toMatch(/rate limit\s+not throttled/);
+    },
+  );
 
   it('users create makes a user, then finds the same one', async () => {
     const first = await camroll([

@@ -104,28 +104,32 @@ describe('the contract as clients meet it (real binary)', () => {
     60_000,
   );
 
-  it('camroll openapi: idn-email, a boolean include_media, a starts_at_local without offset, open error codes, a contact', async () => {
-    const result = await collect(spawnCamroll(['openapi'], { env: tempHome().env }));
-    expect(result.code).toBe(0);
-    const doc = JSON.parse(result.stdout);
-    const { schemas } = doc.components;
-    expect(schemas.UserCreateRequest.properties.email.format).toBe('idn-email');
-    const include = doc.paths['/users/{user_id}/events'].get.parameters.find(
-      (p: { name: string }) => p.name === 'include_media',
-    );
-    expect(include.schema.type).toBe('boolean');
-    const startsAt = new RegExp(schemas.Event.properties.starts_at_local.pattern);
-    expect(startsAt.test('2024-07-12T20:00:00')).toBe(true);
-    expect(startsAt.test('2024-07-12T20:00:00Z')).toBe(false);
-    expect(startsAt.test('2024-07-12T20:00:00+02:00')).toBe(false);
-    expect(schemas.ErrorEnvelope.properties.error.properties.code.enum).toBeUndefined();
-    const code400 =
-      doc.paths['/users'].post.responses['400'].content['application/json'].schema.allOf[1].properties.error.properties
-        .code;
-    expect(code400.anyOf).toEqual([
-      { type: 'string', enum: expect.arrayContaining(['invalid_email']) },
-      { type: 'string' },
-    ]);
-    expect(doc.info.contact.name).toEqual(expect.any(String));
-  });
+  it(
+    'camroll openapi: idn-email, a boolean include_media, a starts_at_local without offset, open error codes, a ' +
+      'contact',
+    async () => {
+      const result = await collect(spawnCamroll(['openapi'], { env: tempHome().env }));
+      expect(result.code).toBe(0);
+      const doc = JSON.parse(result.stdout);
+      const { schemas } = doc.components;
+      expect(schemas.UserCreateRequest.properties.email.format).toBe('idn-email');
+      const include = doc.paths['/users/{user_id}/events'].get.parameters.find(
+        (p: { name: string }) => p.name === 'include_media',
+      );
+      expect(include.schema.type).toBe('boolean');
+      const startsAt = new RegExp(schemas.Event.properties.starts_at_local.pattern);
+      expect(startsAt.test('2024-07-12T20:00:00')).toBe(true);
+      expect(startsAt.test('2024-07-12T20:00:00Z')).toBe(false);
+      expect(startsAt.test('2024-07-12T20:00:00+02:00')).toBe(false);
+      expect(schemas.ErrorEnvelope.properties.error.properties.code.enum).toBeUndefined();
+      const code400 =
+        doc.paths['/users'].post.responses['400'].content['application/json'].schema.allOf[1].properties.error
+          .properties.code;
+      expect(code400.anyOf).toEqual([
+        { type: 'string', enum: expect.arrayContaining(['invalid_email']) },
+        { type: 'string' },
+      ]);
+      expect(doc.info.contact.name).toEqual(expect.any(String));
+    },
+  );
 });

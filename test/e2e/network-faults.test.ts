@@ -78,64 +78,69 @@ describe('a silent host (takes the connection, never answers)', () => {
     expect(result.stderr).not.toContain(KEY);
   });
 
-  it('sync --timeout 2: a host that falls silent mid-sync stops it with the outage summary within 30 s; the rerun resumes', async () => {
-    const serve = await startServe({ env, db: join(home.dir, 'silent.db') });
-    const relay = await startFreezingRelay({ host: '127.0.0.1', port: Number(new URL(serve.baseUrl).port) });
-    try {
-      const baseUrl = `http://127.0.0.1:${relay.port}/v1`;
-      const args = [
-        'sync',
-        lib,
-        '--email',
-        'falls-silent@example.com',
-        '--batch-size',
-        '2',
-        '--concurrency',
-        '1',
-        '--base-url',
-        baseUrl,
-        '--timeout',
-        '2',
-      ];
-      const child = spawnCamroll([...args, '-v', '--json'], { env });
-      const done = collect(child, 90_000);
-      await new Promise<void>((resolve, reject) => {
-        let seen = '';
-        child.stderr!.on('data', (chunk: Buffer) => {
-          seen += chunk.toString();
-          if (/POST \S+\/media -> 200/.test(seen)) resolve();
+  it(
+    'sync --timeout 2: a host that falls silent mid-sync stops it with the outage summary within 30 s; the rerun ' +
+      'resumes',
+    async () => {
+      const serve = await startServe({ env, db: join(home.dir, 'silent.db') });
+      const relay = await startFreezingRelay({ host: '127.0.0.1', port: Number(new URL(serve.baseUrl).port) });
+      try {
+        const baseUrl = `http://127.0.0.1:${relay.port}/v1`;
+        const args = [
+          'sync',
+          lib,
+          '--email',
+          'falls-silent@example.com',
+          '--batch-size',
+          '2',
+          '--concurrency',
+          '1',
+          '--base-url',
+          baseUrl,
+          '--timeout',
+          '2',
+        ];
+        const child = spawnCamroll([...args, '-v', '--json'], { env });
+        const done = collect(child, 90_000);
+        await new Promise<void>((resolve, reject) => {
+          let seen = '';
+          child.stderr!.on('data', (chunk: Buffer) => {
+            seen += chunk.toString();
+            if (/POST \S+\/media -> 200/.test(seen)) resolve();
+          });
+          void done.then(() => reject(new Error(`sync ended before a batch was answered: ${seen}`)));
         });
-        void done.then(() => reject(new Error(`sync ended before a batch was answered: ${seen}`)));
-      });
-      relay.freeze();
-      const frozenAt = Date.now();
-      const stopped = await done;
-      expect(Date.now() - frozenAt).toBeLessThan(30_000);
-      expect(stopped.code, stopped.stderr).toBe(1);
-      const summary = JSON.parse(stopped.stdout) as { outcome: string; pending: number; sync_complete: boolean };
-      expect(summary).toMatchObject({ outcome: 'outage', sync_complete: false });
-      expect(summary.pending).toBeGreaterThan(0);
-      expect(stopped.stderr).toContain(`camroll: waiting for http://127.0.0.1:${relay.port}`);
-      expect(stopped.stderr).toMatch(
-        /sync stopped: the host stopped answering: no answer within 2 s, \d+ times in a row \(last: POST \S+\/media, UND_ERR_HEADERS_TIMEOUT\)/,
-      );
-      expect(stopped.stderr).toContain(
-        `${summary.pending} items stay pending and the journal is consistent: run the same command again to resume [host_unreachable]`,
-      );
+        relay.freeze();
+        const frozenAt = Date.now();
+        const stopped = await done;
+        expect(Date.now() - frozenAt).toBeLessThan(30_000);
+        expect(stopped.code, stopped.stderr).toBe(1);
+        const summary = JSON.parse(stopped.stdout) as { outcome: string; pending: number; sync_complete: boolean };
+        expect(summary).toMatchObject({ outcome: 'outage', sync_complete: false });
+        expect(summary.pending).toBeGreaterThan(0);
+        expect(stopped.stderr).toContain(`camroll: waiting for http://127.0.0.1:${relay.port}`);
+        expect(stopped.stderr).toMatch(
+          /sync stopped: the host stopped answering: no answer within 2 s, \d+ times in a row \(last: POST \S+\/media, UND_ERR_HEADERS_TIMEOUT\)/,
+        );
+        expect(stopped.stderr).toContain(
+          `${summary.pending} items stay pending and the journal is consistent: run the same command again to resume ` +
+            `[host_unreachable]`,
+        );
 
-      relay.thaw();
-      const rerun = await runCamroll([...args, '--json'], { env });
-      expect(rerun.code, rerun.stderr).toBe(0);
-      expect(JSON.parse(rerun.stdout)).toMatchObject({
-        outcome: 'ok',
-        sync_complete: true,
-        resumed_pending: summary.pending,
-      });
-    } finally {
-      await relay.close();
-      await serve.stop();
-    }
-  });
+        relay.thaw();
+        const rerun = await runCamroll([...args, '--json'], { env });
+        expect(rerun.code, rerun.stderr).toBe(0);
+        expect(JSON.parse(rerun.stdout)).toMatchObject({
+          outcome: 'ok',
+          sync_complete: true,
+          resumed_pending: summary.pending,
+        });
+      } finally {
+        await relay.close();
+        await serve.stop();
+      }
+    },
+  );
 
   const TITLE = 'sync on a terminal says it is waiting for the host';
   it.skipIf(!hasScript)(hasScript ? TITLE : `${TITLE} (skipped: needs util-linux script)`, async () => {

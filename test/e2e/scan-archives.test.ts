@@ -197,26 +197,38 @@ describe('camroll scan of exports read in place', () => {
     ]);
   });
 
-  it('an iCloud export: Photo Details CSVs across parts give photos without an instant of their own one, deleted rows are trashed, the nested zip is read', async () => {
-    const run = await scan(['iCloud Photos Part 1 of 2.zip', 'iCloud Photos Part 2 of 2.zip', '--jsonl', '--no-cache']);
-    expect(run.code, run.stderr).toBe(0);
-    const lines = new Map(
-      parseLines(run).map((line) => [line.path.replace(/^iCloud Photos Part \d of 2\.zip!\//, ''), line]),
-    );
-    const taken = (path: string): unknown => [lines.get(path)?.media?.taken_at, lines.get(path)?.source?.taken_at];
-    // Part 2's CSV describes a photo of part 1; rows give a UTC minute.
-    expect(taken('iCloud Photos/Photos/IMG_0101.JPG')).toEqual(['2022-06-04T12:11:00Z', 'icloud_csv']);
-    expect(taken('iCloud Photos/Photos/IMG_0104.JPG')).toEqual(['2023-12-31T23:59:00Z', 'icloud_csv']);
-    // A photo with an instant of its own keeps it (the CSV ranks last).
-    expect(taken('iCloud Photos/Photos/IMG_0102.JPG')).toEqual(['2023-02-14T15:00:00Z', 'timezone_lookup']);
-    // Inside the nested zip, with its own CSV.
-    expect(taken('iCloud Shared Albums.zip!/Shared/Trip/IMG_0202.JPG')).toEqual(['2024-03-01T08:00:00Z', 'icloud_csv']);
-    expect(taken('iCloud Shared Albums.zip!/Shared/Trip/IMG_0201.JPG')).toEqual(['2024-01-15T12:50:00Z', 'gps_time']);
-    // deleted=yes and Recently Deleted/ are trashed, not read.
-    expect(lines.has('iCloud Photos/Photos/IMG_0103.JPG')).toBe(false);
-    expect(lines.size).toBe(5);
-    expect(run.stderr).toMatch(/trashed 2/);
-  });
+  it(
+    'an iCloud export: Photo Details CSVs across parts give photos without an instant of their own one, deleted ' +
+      'rows are trashed, the nested zip is read',
+    async () => {
+      const run = await scan([
+        'iCloud Photos Part 1 of 2.zip',
+        'iCloud Photos Part 2 of 2.zip',
+        '--jsonl',
+        '--no-cache',
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const lines = new Map(
+        parseLines(run).map((line) => [line.path.replace(/^iCloud Photos Part \d of 2\.zip!\//, ''), line]),
+      );
+      const taken = (path: string): unknown => [lines.get(path)?.media?.taken_at, lines.get(path)?.source?.taken_at];
+      // Part 2's CSV describes a photo of part 1; rows give a UTC minute.
+      expect(taken('iCloud Photos/Photos/IMG_0101.JPG')).toEqual(['2022-06-04T12:11:00Z', 'icloud_csv']);
+      expect(taken('iCloud Photos/Photos/IMG_0104.JPG')).toEqual(['2023-12-31T23:59:00Z', 'icloud_csv']);
+      // A photo with an instant of its own keeps it (the CSV ranks last).
+      expect(taken('iCloud Photos/Photos/IMG_0102.JPG')).toEqual(['2023-02-14T15:00:00Z', 'timezone_lookup']);
+      // Inside the nested zip, with its own CSV.
+      expect(taken('iCloud Shared Albums.zip!/Shared/Trip/IMG_0202.JPG')).toEqual([
+        '2024-03-01T08:00:00Z',
+        'icloud_csv',
+      ]);
+      expect(taken('iCloud Shared Albums.zip!/Shared/Trip/IMG_0201.JPG')).toEqual(['2024-01-15T12:50:00Z', 'gps_time']);
+      // deleted=yes and Recently Deleted/ are trashed, not read.
+      expect(lines.has('iCloud Photos/Photos/IMG_0103.JPG')).toBe(false);
+      expect(lines.size).toBe(5);
+      expect(run.stderr).toMatch(/trashed 2/);
+    },
+  );
 
   it('decodes names as the zip says: UTF-8 when flagged, CP437 otherwise', async () => {
     const run = await scan(['encodings.zip', '--jsonl', '--no-cache']);

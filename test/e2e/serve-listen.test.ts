@@ -21,7 +21,8 @@ describe('serve where it cannot listen', () => {
       expect(result.stdout).not.toContain('listening on');
       expect(result.stderr).toBe(
         `camroll: cannot listen on 127.0.0.1:${port}: port ${port} is already in use [address_in_use]\n` +
-          `  another program listens on port ${port} (another camroll serve?): pick another --port, or --port 0 for a free one\n`,
+          `  another program listens on port ${port} (another camroll serve?): pick another --port, or --port 0 for ` +
+          `a free one\n`,
       );
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));

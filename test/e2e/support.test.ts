@@ -28,7 +28,9 @@ function expectExit(result: RunResult, code: number): void {
   expect(result.code, `stdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(code);
 }
 
-/** Every file under a folder with its size and modification time: what a command that writes nothing leaves as it was. */
+/**
+ * Every file under a folder with its size and modification time: what a command that writes nothing leaves as it was.
+ */
 function snapshot(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
   for (const name of readdirSync(dir, { recursive: true }).map(String).sort()) {
@@ -186,43 +188,47 @@ describe('set-up mistakes are caught when made (real binary against camroll serv
     summary: { ok: boolean };
   }
 
-  it('set-url without a version path warns; set-key for a misspelt profile is refused; serve on this machine is no real profile', async () => {
-    const { env } = home();
-    const origin = serve.baseUrl.replace(/\/v1$/, '');
-    const bare = await runCamroll(['config', 'set-url', origin, '--profile', 'local'], { env });
-    expectExit(bare, 0);
-    expect(bare.stderr).toBe(
-      `camroll: warning: the base URL has no version path: did you mean ${serve.baseUrl}? ` +
-        `(set it with \`camroll config set-url ${serve.baseUrl} --profile local\`)\n`,
-    );
-    const fixed = await runCamroll(['config', 'set-url', serve.baseUrl, '--profile', 'local'], { env });
-    expectExit(fixed, 0);
-    expect(fixed.stderr).toBe('');
+  it(
+    'set-url without a version path warns; set-key for a misspelt profile is refused; serve on this machine is no ' +
+      'real profile',
+    async () => {
+      const { env } = home();
+      const origin = serve.baseUrl.replace(/\/v1$/, '');
+      const bare = await runCamroll(['config', 'set-url', origin, '--profile', 'local'], { env });
+      expectExit(bare, 0);
+      expect(bare.stderr).toBe(
+        `camroll: warning: the base URL has no version path: did you mean ${serve.baseUrl}? ` +
+          `(set it with \`camroll config set-url ${serve.baseUrl} --profile local\`)\n`,
+      );
+      const fixed = await runCamroll(['config', 'set-url', serve.baseUrl, '--profile', 'local'], { env });
+      expectExit(fixed, 0);
+      expect(fixed.stderr).toBe('');
 
-    const typo = await runCamroll(['config', 'set-key', '--profile', 'lcoal'], { env, stdin: `${KEY}\n` });
-    expectExit(typo, 2);
-    expect(typo.stderr).toContain(
-      'no profile named "lcoal"; create it first with `camroll config set-url <url> --profile lcoal`',
-    );
-    const listed = JSON.parse((await runCamroll(['config', 'list', '--json'], { env })).stdout) as { name: string }[];
-    expect(listed.map((p) => p.name)).toEqual(['local']);
-    expectExit(await runCamroll(['config', 'set-key', '--profile', 'local'], { env, stdin: `${KEY}\n` }), 0);
+      const typo = await runCamroll(['config', 'set-key', '--profile', 'lcoal'], { env, stdin: `${KEY}\n` });
+      expectExit(typo, 2);
+      expect(typo.stderr).toContain(
+        'no profile named "lcoal"; create it first with `camroll config set-url <url> --profile lcoal`',
+      );
+      const listed = JSON.parse((await runCamroll(['config', 'list', '--json'], { env })).stdout) as { name: string }[];
+      expect(listed.map((p) => p.name)).toEqual(['local']);
+      expectExit(await runCamroll(['config', 'set-key', '--profile', 'local'], { env, stdin: `${KEY}\n` }), 0);
 
-    const health = await runCamroll(['health'], { env });
-    expectExit(health, 0);
-    expect(health.stdout).toMatch(/environment\s+sandbox/);
-    expect(health.stderr).toBe('');
+      const health = await runCamroll(['health'], { env });
+      expectExit(health, 0);
+      expect(health.stdout).toMatch(/environment\s+sandbox/);
+      expect(health.stderr).toBe('');
 
-    const doctor = await runCamroll(['doctor', '--json'], { env });
-    expectExit(doctor, 0);
-    const report = JSON.parse(doctor.stdout) as DoctorReport;
-    expect(report.checks.find((c) => c.name === 'key.environment')).toEqual({
-      name: 'key.environment',
-      status: 'pass',
-      detail: 'sandbox (a service on this machine: a local database)',
-    });
-    expect(doctor.stdout).not.toContain('real profiles');
-  });
+      const doctor = await runCamroll(['doctor', '--json'], { env });
+      expectExit(doctor, 0);
+      const report = JSON.parse(doctor.stdout) as DoctorReport;
+      expect(report.checks.find((c) => c.name === 'key.environment')).toEqual({
+        name: 'key.environment',
+        status: 'pass',
+        detail: 'sandbox (a service on this machine: a local database)',
+      });
+      expect(doctor.stdout).not.toContain('real profiles');
+    },
+  );
 
   it('doctor at a base URL without its version path: every failed check has a hint', async () => {
     const { env } = home();

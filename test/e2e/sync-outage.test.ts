@@ -60,7 +60,9 @@ describe('the host going away mid-sync', () => {
     expect(summary).toMatchObject({ outcome: 'outage', sync_complete: false });
     expect(summary.pending).toBeGreaterThan(0);
     expect(stopped.stderr).toContain(
-      `sync stopped: the host stopped answering: 5 connection failures in a row (last: ECONNREFUSED); ${summary.pending} items stay pending and the journal is consistent: run the same command again to resume [host_unreachable]`,
+      `sync stopped: the host stopped answering: 5 connection failures in a row (last: ECONNREFUSED); ` +
+        `${summary.pending} items stay pending and the journal is consistent: run the same command again to resume ` +
+        `[host_unreachable]`,
     );
     expect(stopped.stderr).not.toContain(KEY);
 
@@ -77,7 +79,8 @@ describe('the host going away mid-sync', () => {
       // The count the stop gave is the one the resume gives.
       expect(rerun.stderr).toMatch(
         new RegExp(
-          `resuming an interrupted sync: \\d+ items already answered are skipped, ${summary.pending} pending items are sent again`,
+          `resuming an interrupted sync: \\d+ items already answered are skipped, ${summary.pending} pending items ` +
+            `are sent again`,
         ),
       );
     } finally {

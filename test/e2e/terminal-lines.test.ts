@@ -179,47 +179,51 @@ describe.skipIf(!hasScript)(
       expect(barRows(screen), screen.join('\n')).toEqual([]);
     });
 
-    it('the host going away: each retry line is followed by that attempt, the stop is said whole, and no bar row is left', async () => {
-      const home = env.clientEnv('');
-      const db = join(env.dir, 'outage.db');
-      const serve = await startServe({ env: { ...home, CAMROLL_API_KEY: TEST_KEY }, db });
-      const run = onTerminal(
-        [
-          'sync',
-          lib,
-          '--email',
-          'outage@example.com',
-          '-v',
-          '--no-events',
-          '--no-cache',
-          '--batch-size',
-          '10',
-          '--concurrency',
-          '2',
-          '--base-url',
-          serve.baseUrl,
-        ],
-        home,
-      );
-      try {
-        await waitFor(run, (out) => /\/media\s*->\s*200/.test(out.replace(/\s+/g, ' ')) && BAR.test(out));
-      } finally {
-        serve.child.kill('SIGKILL');
-      }
-      const result = await run.done;
-      const screen = renderScreen(run.output(), COLUMNS);
-      const text = screen.join('\n');
-      expect(result.code, text).toBe(1);
-      expect(showsWhole(screen, 'connection failures in a row (last: ECONNREFUSED)')).toBe(true);
-      expect(barRows(screen), text).toEqual([]);
-      // A retry announced is a retry made: the -v trace shows every attempt after the first.
-      const flat = screen.join(' ').replace(/\s+/g, ' ');
-      const announced = [...flat.matchAll(/retrying after [\d.]+ s \(attempt (\d+)\)/g)].length;
-      const retried = [...flat.matchAll(/-> no answer \w+ \(\d+ ms, attempt ([2-9]|\d\d)\)/g)].length;
-      expect(announced, text).toBeGreaterThan(0);
-      expect(announced).toBe(retried);
-      const requests = requestLines(screen);
-      expect(requests.whole).toBe(requests.started);
-    });
+    it(
+      'the host going away: each retry line is followed by that attempt, the stop is said whole, and no bar row is ' +
+        'left',
+      async () => {
+        const home = env.clientEnv('');
+        const db = join(env.dir, 'outage.db');
+        const serve = await startServe({ env: { ...home, CAMROLL_API_KEY: TEST_KEY }, db });
+        const run = onTerminal(
+          [
+            'sync',
+            lib,
+            '--email',
+            'outage@example.com',
+            '-v',
+            '--no-events',
+            '--no-cache',
+            '--batch-size',
+            '10',
+            '--concurrency',
+            '2',
+            '--base-url',
+            serve.baseUrl,
+          ],
+          home,
+        );
+        try {
+          await waitFor(run, (out) => /\/media\s*->\s*200/.test(out.replace(/\s+/g, ' ')) && BAR.test(out));
+        } finally {
+          serve.child.kill('SIGKILL');
+        }
+        const result = await run.done;
+        const screen = renderScreen(run.output(), COLUMNS);
+        const text = screen.join('\n');
+        expect(result.code, text).toBe(1);
+        expect(showsWhole(screen, 'connection failures in a row (last: ECONNREFUSED)')).toBe(true);
+        expect(barRows(screen), text).toEqual([]);
+        // A retry announced is a retry made: the -v trace shows every attempt after the first.
+        const flat = screen.join(' ').replace(/\s+/g, ' ');
+        const announced = [...flat.matchAll(/retrying after [\d.]+ s \(attempt (\d+)\)/g)].length;
+        const retried = [...flat.matchAll(/-> no answer \w+ \(\d+ ms, attempt ([2-9]|\d\d)\)/g)].length;
+        expect(announced, text).toBeGreaterThan(0);
+        expect(announced).toBe(retried);
+        const requests = requestLines(screen);
+        expect(requests.whole).toBe(requests.started);
+      },
+    );
   },
 );

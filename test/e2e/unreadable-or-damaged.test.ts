@@ -124,7 +124,8 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
     // No notice (the pass, the created user), no hint: the warning and the error.
     expect(run.stderr.trimEnd().split('\n')).toEqual([
       'camroll: warning: locked: permission denied (EACCES) [unreadable_folder]',
-      'camroll: sync-complete was not called: 2 folders or files could not be read; nothing is lost: fix it and run sync again',
+      'camroll: sync-complete was not called: 2 folders or files could not be read; nothing is lost: fix it and run ' +
+        'sync again',
     ]);
     expect(run.stdout).toMatch(/^profile: +created by this run \(a real profile on the service\)$/m);
   });

@@ -135,7 +135,8 @@ async function firstResponse(
 }
 
 const postHead = (path: string, key: string, length: number): string =>
-  `POST ${path} HTTP/1.1\r\nHost: x\r\nX-PARTNER-API-KEY: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  `POST ${path} HTTP/1.1\r\nHost: x\r\nX-PARTNER-API-KEY: ${key}\r\nContent-Type: ` +
+  `application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
 async function get(port: number, path: string): Promise<{ status: number; headers: string; body: string }> {
   const raw = rawSocket(port);

@@ -166,60 +166,64 @@ afterEach(async () => {
 });
 
 describe('wrong keys over HTTP', () => {
-  it('answers every wrong key 401 (never 429), slower after a few; right keys, other addresses and missing keys are not delayed', async () => {
-    const timers = manualTimers();
-    t = await makeApp({
-      authThrottle: {
-        ...AUTH_THROTTLE_DEFAULTS,
-        freeFailures: 3,
-        baseDelayMs: 1000,
-        maxDelayMs: 8000,
-        setTimer: timers.setTimer,
-      },
-    });
-    const app = t.app;
-    const health = (key: string | undefined, remoteAddress = '127.0.0.1') =>
-      app.inject({
-        method: 'GET',
-        url: '/v1/health',
-        headers: key === undefined ? {} : { 'x-partner-api-key': key },
-        remoteAddress,
+  it(
+    'answers every wrong key 401 (never 429), slower after a few; right keys, other addresses and missing keys are ' +
+      'not delayed',
+    async () => {
+      const timers = manualTimers();
+      t = await makeApp({
+        authThrottle: {
+          ...AUTH_THROTTLE_DEFAULTS,
+          freeFailures: 3,
+          baseDelayMs: 1000,
+          maxDelayMs: 8000,
+          setTimer: timers.setTimer,
+        },
       });
+      const app = t.app;
+      const health = (key: string | undefined, remoteAddress = '127.0.0.1') =>
+        app.inject({
+          method: 'GET',
+          url: '/v1/health',
+          headers: key === undefined ? {} : { 'x-partner-api-key': key },
+          remoteAddress,
+        });
 
-    // Far past the old 60-a-minute limit, one at a time as a client that stops on 401 would.
-    const delays: number[] = [];
-    for (let i = 0; i < 80; i += 1) {
-      const answer = health(`sk_guess_${i}`);
-      const first = await Promise.race([
-        answer.then(() => 'answered' as const),
-        timers.nextSet().then(() => 'waiting' as const),
-      ]);
-      if (first === 'waiting') {
-        const timer = timers.pending.shift()!;
-        delays.push(timer.ms);
-        if (i === 10) {
-          // While this wrong key waits: a right key, a missing key and another address answer at once.
-          expect((await health(ACME)).statusCode).toBe(200);
-          expect((await health(undefined)).statusCode).toBe(401);
-          expect((await health('sk_guess_elsewhere', '10.0.0.9')).statusCode).toBe(401);
-          expect(timers.pending).toEqual([]);
+      // Far past the old 60-a-minute limit, one at a time as a client that stops on 401 would.
+      const delays: number[] = [];
+      for (let i = 0; i < 80; i += 1) {
+        const answer = health(`sk_guess_${i}`);
+        const first = await Promise.race([
+          answer.then(() => 'answered' as const),
+          timers.nextSet().then(() => 'waiting' as const),
+        ]);
+        if (first === 'waiting') {
+          const timer = timers.pending.shift()!;
+          delays.push(timer.ms);
+          if (i === 10) {
+            // While this wrong key waits: a right key, a missing key and another address answer at once.
+            expect((await health(ACME)).statusCode).toBe(200);
+            expect((await health(undefined)).statusCode).toBe(401);
+            expect((await health('sk_guess_elsewhere', '10.0.0.9')).statusCode).toBe(401);
+            expect(timers.pending).toEqual([]);
+          }
+          timer.fire();
+        } else {
+          delays.push(0);
         }
-        timer.fire();
-      } else {
-        delays.push(0);
+        const res = await answer;
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
+        expect(res.headers['retry-after']).toBeUndefined();
       }
-      const res = await answer;
-      expect(res.statusCode).toBe(401);
-      expect(res.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
-      expect(res.headers['retry-after']).toBeUndefined();
-    }
-    expect(delays.slice(0, 8)).toEqual([0, 0, 0, 1000, 2000, 4000, 8000, 8000]);
-    expect(new Set(delays.slice(6))).toEqual(new Set([8000]));
-    // The run is forgotten a minute after the last wrong key, on the service's clock.
-    t.setNow(Date.parse('2025-01-01T00:01:01Z'));
-    expect((await health('sk_guess_late')).statusCode).toBe(401);
-    expect(timers.pending).toEqual([]);
-  });
+      expect(delays.slice(0, 8)).toEqual([0, 0, 0, 1000, 2000, 4000, 8000, 8000]);
+      expect(new Set(delays.slice(6))).toEqual(new Set([8000]));
+      // The run is forgotten a minute after the last wrong key, on the service's clock.
+      t.setNow(Date.parse('2025-01-01T00:01:01Z'));
+      expect((await health('sk_guess_late')).statusCode).toBe(401);
+      expect(timers.pending).toEqual([]);
+    },
+  );
 
   it('a waiting wrong key holds no place in the API queue: right keys on API routes go ahead of it', async () => {
     const timers = manualTimers();

@@ -91,7 +91,8 @@ async function appWithFullQueue(): Promise<{ ask: (request: string) => Promise<s
   };
   const held = connect(port, '127.0.0.1');
   held.write(
-    `POST ${media(user)} HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: ${ACME}\r\nContent-Type: application/json\r\nContent-Length: ${batch.length}\r\n\r\n{`,
+    `POST ${media(user)} HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: ${ACME}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: ${batch.length}\r\n\r\n{`,
   );
   // The slot is taken once a second request is shed; poll with a request every step refuses alike.
   for (let i = 0; ; i += 1) {
@@ -135,7 +136,8 @@ const SCENARIOS: Scenario[] = [
     answer: 'service_unavailable',
     run: () =>
       whileQueueFull(
-        `POST ${media(UNKNOWN_USER)} HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: sk_wrong\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        `POST ${media(UNKNOWN_USER)} HTTP/1.1\r\nHost: x\r\nX-Partner-Api-Key: sk_wrong\r\nContent-Length: ` +
+          `0\r\nConnection: close\r\n\r\n`,
       ),
   },
   {

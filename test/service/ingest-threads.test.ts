@@ -153,30 +153,34 @@ describe('createIngestPlanner', () => {
   const tables = buildMatcherTables(anchorCatalog());
   const body = (items: unknown[]) => Buffer.from(JSON.stringify({ media: items }));
 
-  it('moves a body that owns its memory to the thread, copies one that shares the pool, and plans both as this thread does', async () => {
-    const inline = await createIngestPlanner({ threads: 0, tables });
-    const threaded = await createIngestPlanner({ threads: 1, tables });
-    try {
-      const big = body(many(200, 'own-'));
-      const expected = await inline.plan(Buffer.from(big));
-      expect(big.byteOffset === 0 && big.byteLength === big.buffer.byteLength).toBe(true);
-      const planned = await threaded.plan(big);
-      expect(planned).toEqual(expected);
-      expect(big.byteLength).toBe(0); // moved: this thread no longer holds the bytes
+  it(
+    'moves a body that owns its memory to the thread, copies one that shares the pool, and plans both as this ' +
+      'thread does',
+    async () => {
+      const inline = await createIngestPlanner({ threads: 0, tables });
+      const threaded = await createIngestPlanner({ threads: 1, tables });
+      try {
+        const big = body(many(200, 'own-'));
+        const expected = await inline.plan(Buffer.from(big));
+        expect(big.byteOffset === 0 && big.byteLength === big.buffer.byteLength).toBe(true);
+        const planned = await threaded.plan(big);
+        expect(planned).toEqual(expected);
+        expect(big.byteLength).toBe(0); // moved: this thread no longer holds the bytes
 
-      const small = Buffer.from(
-        '{"media":[{"id":"s","taken_at":"2024-07-13T00:00:00Z","latitude":40.7505,"longitude":-73.9934}]}',
-      );
-      expect(small.byteLength).toBeLessThan(small.buffer.byteLength); // a slice of Node's pool
-      const smallPlan = await threaded.plan(small);
-      expect(smallPlan).toEqual(await inline.plan(small));
-      expect(smallPlan.ok && smallPlan.plan.matched).toBe(1);
-      expect(small.toString()).toContain('"id":"s"'); // copied: the pool is untouched
-    } finally {
-      await threaded.close();
-      await inline.close();
-    }
-  });
+        const small = Buffer.from(
+          '{"media":[{"id":"s","taken_at":"2024-07-13T00:00:00Z","latitude":40.7505,"longitude":-73.9934}]}',
+        );
+        expect(small.byteLength).toBeLessThan(small.buffer.byteLength); // a slice of Node's pool
+        const smallPlan = await threaded.plan(small);
+        expect(smallPlan).toEqual(await inline.plan(small));
+        expect(smallPlan.ok && smallPlan.plan.matched).toBe(1);
+        expect(small.toString()).toContain('"id":"s"'); // copied: the pool is untouched
+      } finally {
+        await threaded.close();
+        await inline.close();
+      }
+    },
+  );
 
   it('a batch that fails in the thread fails alone: the promise rejects, and the thread plans the next batch', async () => {
     // A defect stand-in: tables whose licence column is missing, so matching an item at an
@@ -221,7 +225,8 @@ describe.each([0, 1])('with %i ingest thread(s)', (ingestThreads) => {
   });
 
   // Without Connection: close, close() waits for the clients' keep-alive (a minute here): the timeout fails it.
-  it('closes while ingest requests are in flight: their answers say Connection: close, so close() does not wait for the clients', {
+  it('closes while ingest requests are in flight: their answers say Connection: close, so close() does not wait for ' +
+    'the clients', {
     timeout: 15_000,
   }, async () => {
     const store = openStore({ path: ':memory:' });

@@ -39,7 +39,8 @@ describe('the URL serve prints', () => {
     expect(['0.0.0.0', '::', '[::]'].every(isWildcardHost)).toBe(true);
     expect(['127.0.0.1', '::1', '10.1.2.3'].some(isWildcardHost)).toBe(false);
     expect(everyInterfaceWarning('0.0.0.0')).toBe(
-      'camroll: warning: listening on every interface (0.0.0.0) in plain HTTP: anyone who can reach this machine can call the service, ' +
+      'camroll: warning: listening on every interface (0.0.0.0) in plain HTTP: anyone who can reach this machine can ' +
+        'call the service, ' +
         'and keys and metadata cross the network unencrypted; --host 127.0.0.1 serves this machine only',
     );
   });
@@ -54,13 +55,15 @@ describe('a failure to listen', () => {
   it('a taken port: the port and the fix, not a bug report', () => {
     expect(failure('EADDRINUSE', '127.0.0.1', 8787)).toBe(
       'camroll: cannot listen on 127.0.0.1:8787: port 8787 is already in use [address_in_use]\n' +
-        '  another program listens on port 8787 (another camroll serve?): pick another --port, or --port 0 for a free one\n',
+        '  another program listens on port 8787 (another camroll serve?): pick another --port, or --port 0 for a ' +
+        'free one\n',
     );
   });
 
   it('a privileged port (EACCES), and a permission denied elsewhere', () => {
     expect(failure('EACCES', '0.0.0.0', 80)).toBe(
-      'camroll: cannot listen on 0.0.0.0:80: port 80 needs privileges (ports below 1024 are reserved) [address_forbidden]\n' +
+      'camroll: cannot listen on 0.0.0.0:80: port 80 needs privileges (ports below 1024 are reserved) ' +
+        '[address_forbidden]\n' +
         '  pick a port from 1024 up (the default is 8787), or --port 0 for a free one\n',
     );
     // Above 1024 (a reserved range on Windows, a security policy): not "pick a port from 1024 up".

@@ -71,7 +71,10 @@ function pick<T>(pool: readonly T[], next: () => number): T {
   return pool[Math.floor(next() * pool.length)] as T;
 }
 
-/** One item: every member from the valid pool, each with `badRate` chance of an invalid value; sometimes unknown members. */
+/**
+ * One item: every member from the valid pool, each with `badRate` chance of an invalid value; sometimes unknown
+ * members.
+ */
 function generate(next: () => number, badRate: number): Record<string, unknown> {
   const item: Record<string, unknown> = {};
   for (const member of MEMBERS) {

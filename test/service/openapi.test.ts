@@ -23,82 +23,90 @@ describe('the OpenAPI document', () => {
     );
   }, 30_000);
 
-  it('declares starts_at_local as local time (no date-time), media_type defaulting to photo, a non-null UniqueVenue.venue', () => {
-    const { schemas } = doc.components;
-    const startsAt = schemas.Event.properties.starts_at_local;
-    expect(startsAt.type).toBe('string');
-    expect(startsAt.format).toBeUndefined();
-    expect(new RegExp(startsAt.pattern).test('2024-07-12T20:00:00')).toBe(true);
-    expect(schemas.MediaMetadata.properties.media_type.default).toBe('photo');
-    expect(schemas.UniqueVenue.properties.venue).toEqual({ $ref: '#/components/schemas/Venue' });
-    expect(schemas.UniqueVenue.required).toContain('venue');
-    // The contract's nullable members stay nullable.
-    expect(schemas.Event.properties.venue.anyOf).toEqual([{ $ref: '#/components/schemas/Venue' }, { type: 'null' }]);
-    expect(schemas.MediaMetadata.properties.thumbnail_url).toMatchObject({ type: ['string', 'null'] });
-    expect(schemas.MediaMetadata.properties.thumbnail_url.format).toBeUndefined();
-  });
+  it(
+    'declares starts_at_local as local time (no date-time), media_type defaulting to photo, a non-null ' +
+      'UniqueVenue.venue',
+    () => {
+      const { schemas } = doc.components;
+      const startsAt = schemas.Event.properties.starts_at_local;
+      expect(startsAt.type).toBe('string');
+      expect(startsAt.format).toBeUndefined();
+      expect(new RegExp(startsAt.pattern).test('2024-07-12T20:00:00')).toBe(true);
+      expect(schemas.MediaMetadata.properties.media_type.default).toBe('photo');
+      expect(schemas.UniqueVenue.properties.venue).toEqual({ $ref: '#/components/schemas/Venue' });
+      expect(schemas.UniqueVenue.required).toContain('venue');
+      // The contract's nullable members stay nullable.
+      expect(schemas.Event.properties.venue.anyOf).toEqual([{ $ref: '#/components/schemas/Venue' }, { type: 'null' }]);
+      expect(schemas.MediaMetadata.properties.thumbnail_url).toMatchObject({ type: ['string', 'null'] });
+      expect(schemas.MediaMetadata.properties.thumbnail_url.format).toBeUndefined();
+    },
+  );
 
-  it('has the members generated clients and validating proxies rely on: idn-email, a boolean include_media, a local starts_at_local, open error codes, a contact', async () => {
-    const { schemas } = doc.components;
-    expect(schemas.UserCreateRequest.properties.email).toMatchObject({ type: 'string', format: 'idn-email' });
-    expect(doc.info.contact).toEqual({ name: expect.any(String) });
+  it(
+    'has the members generated clients and validating proxies rely on: idn-email, a boolean include_media, a local ' +
+      'starts_at_local, open error codes, a contact',
+    async () => {
+      const { schemas } = doc.components;
+      expect(schemas.UserCreateRequest.properties.email).toMatchObject({ type: 'string', format: 'idn-email' });
+      expect(doc.info.contact).toEqual({ name: expect.any(String) });
 
-    const include = doc.paths['/users/{user_id}/events'].get.parameters.find((p: any) => p.name === 'include_media');
-    expect(include.schema).toEqual({ type: 'boolean', default: true });
-    // What a generated client sends for that boolean is what the service takes.
-    const t = await makeApp();
-    try {
-      const user = await createUser(t.app, ACME, 'bool@example.com');
-      for (const value of ['true', 'false']) {
-        const res = await t.app.inject({
-          method: 'GET',
-          url: `/v1/users/${user}/events?include_media=${value}`,
-          headers: { 'x-partner-api-key': ACME },
-        });
-        expect(res.statusCode).toBe(200);
+      const include = doc.paths['/users/{user_id}/events'].get.parameters.find((p: any) => p.name === 'include_media');
+      expect(include.schema).toEqual({ type: 'boolean', default: true });
+      // What a generated client sends for that boolean is what the service takes.
+      const t = await makeApp();
+      try {
+        const user = await createUser(t.app, ACME, 'bool@example.com');
+        for (const value of ['true', 'false']) {
+          const res = await t.app.inject({
+            method: 'GET',
+            url: `/v1/users/${user}/events?include_media=${value}`,
+            headers: { 'x-partner-api-key': ACME },
+          });
+          expect(res.statusCode).toBe(200);
+        }
+      } finally {
+        await t.close();
       }
-    } finally {
-      await t.close();
-    }
 
-    // The pattern and the contract's own schema agree, and neither takes an offset or Z.
-    const startsAt = schemas.Event.properties.starts_at_local;
-    expect(startsAt.description).toMatch(/no offset/);
-    const pattern = new RegExp(startsAt.pattern);
-    const table: Array<[string, boolean]> = [
-      ['2024-07-12T20:00:00', true],
-      ['2024-07-12T20:00:00.250', true],
-      ['2024-07-12T20:00', true],
-      ['2024-02-29T20:00:00', true],
-      ['2024-07-12T20:00:00Z', false],
-      ['2024-07-12T20:00:00+02:00', false],
-      ['2024-07-12T20:00:00-0500', false],
-      ['2023-02-29T20:00:00', false],
-      ['2024-07-12 20:00:00', false],
-      ['2024-07-12', false],
-      ['2024-07-12T24:00:00', false],
-    ];
-    for (const [text, ok] of table) {
-      expect(pattern.test(text), text).toBe(ok);
-      expect(LocalDateTime.safeParse(text).success, text).toBe(ok);
-    }
+      // The pattern and the contract's own schema agree, and neither takes an offset or Z.
+      const startsAt = schemas.Event.properties.starts_at_local;
+      expect(startsAt.description).toMatch(/no offset/);
+      const pattern = new RegExp(startsAt.pattern);
+      const table: Array<[string, boolean]> = [
+        ['2024-07-12T20:00:00', true],
+        ['2024-07-12T20:00:00.250', true],
+        ['2024-07-12T20:00', true],
+        ['2024-02-29T20:00:00', true],
+        ['2024-07-12T20:00:00Z', false],
+        ['2024-07-12T20:00:00+02:00', false],
+        ['2024-07-12T20:00:00-0500', false],
+        ['2023-02-29T20:00:00', false],
+        ['2024-07-12 20:00:00', false],
+        ['2024-07-12', false],
+        ['2024-07-12T24:00:00', false],
+      ];
+      for (const [text, ok] of table) {
+        expect(pattern.test(text), text).toBe(ok);
+        expect(LocalDateTime.safeParse(text).success, text).toBe(ok);
+      }
 
-    // error.code: any string is valid (unknown codes are handled by status); the known ones are listed.
-    const code = schemas.ErrorEnvelope.properties.error.properties.code;
-    expect(code.type).toBe('string');
-    expect(code.enum).toBeUndefined();
-    for (const known of [...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_STATUS)])
-      expect(code.description).toContain(known);
-    for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
-      for (const op of Object.values(item)) {
-        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
-          if (Number(status) < 400) continue;
-          const open = response.content['application/json'].schema.allOf[1].properties.error.properties.code;
-          expect(open.anyOf).toContainEqual({ type: 'string' });
+      // error.code: any string is valid (unknown codes are handled by status); the known ones are listed.
+      const code = schemas.ErrorEnvelope.properties.error.properties.code;
+      expect(code.type).toBe('string');
+      expect(code.enum).toBeUndefined();
+      for (const known of [...Object.keys(ERROR_STATUS), ...Object.keys(SERVICE_ONLY_STATUS)])
+        expect(code.description).toContain(known);
+      for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
+        for (const op of Object.values(item)) {
+          for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+            if (Number(status) < 400) continue;
+            const open = response.content['application/json'].schema.allOf[1].properties.error.properties.code;
+            expect(open.anyOf).toContainEqual({ type: 'string' });
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   it('keeps wrong keys at 401: /health documents no 429, and no operation answers a wrong key otherwise', () => {
     expect(Object.keys(doc.paths['/health'].get.responses)).not.toContain('429');

@@ -104,26 +104,30 @@ describe('findDryRunJournal', () => {
     }
   });
 
-  it('a journal with accepted items for a user the service has received nothing for: a real run starts it over, so no plan', async () => {
-    const journal = openJournal({ dir, key: { baseUrl: TARGET, partnerId: 'partner-1', userId: USER } });
-    const item = { id: 'sha256:' + 'a'.repeat(64), fingerprint: Buffer.from('fp') };
-    const pass = journal.beginPass('full');
-    journal.completeBatch(journal.beginBatch(pass, [item]), { accepted: [item], rejected: [] });
-    journal.close();
+  it(
+    'a journal with accepted items for a user the service has received nothing for: a real run starts it over, so ' +
+      'no plan',
+    async () => {
+      const journal = openJournal({ dir, key: { baseUrl: TARGET, partnerId: 'partner-1', userId: USER } });
+      const item = { id: 'sha256:' + 'a'.repeat(64), fingerprint: Buffer.from('fp') };
+      const pass = journal.beginPass('full');
+      journal.completeBatch(journal.beginBatch(pass, [item]), { accepted: [item], rejected: [] });
+      journal.close();
 
-    const reset: DryRunFinding[] = [];
-    expect(await find({ userId: USER }, reset, lookups({ hasSynced: false, lastSyncAt: null }))).toBeNull();
-    expect(reset.map((f) => f.type)).toEqual(['plan_pass', 'plan_journal_reset']);
+      const reset: DryRunFinding[] = [];
+      expect(await find({ userId: USER }, reset, lookups({ hasSynced: false, lastSyncAt: null }))).toBeNull();
+      expect(reset.map((f) => f.type)).toEqual(['plan_pass', 'plan_journal_reset']);
 
-    // The service has the user's items, or could not be asked: the journal is what a real run uses.
-    for (const lookup of [lookups({ hasSynced: true }), lookups({ failure: new Error('down') })]) {
-      const found: DryRunFinding[] = [];
-      const reader = await find({ userId: USER }, found, lookup);
-      expect(reader?.plan(item.id, item.fingerprint)).toBe('answered');
-      reader?.close();
-      expect(found.map((f) => f.type)).not.toContain('plan_journal_reset');
-    }
-  });
+      // The service has the user's items, or could not be asked: the journal is what a real run uses.
+      for (const lookup of [lookups({ hasSynced: true }), lookups({ failure: new Error('down') })]) {
+        const found: DryRunFinding[] = [];
+        const reader = await find({ userId: USER }, found, lookup);
+        expect(reader?.plan(item.id, item.fingerprint)).toBe('answered');
+        reader?.close();
+        expect(found.map((f) => f.type)).not.toContain('plan_journal_reset');
+      }
+    },
+  );
 
   it('a journal of a newer camroll is refused by name, with or without the service, never taken for none', async () => {
     const journal = openJournal({ dir, key: { baseUrl: TARGET, partnerId: 'partner-1', userId: USER } });

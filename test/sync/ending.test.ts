@@ -43,7 +43,8 @@ describe('decideEnding', () => {
     expect(ending.result.outcome).toBe('outage');
     expect(ending.error).toBeInstanceOf(OutageError);
     expect(ending.error.message).toBe(
-      'sync stopped: the host stopped answering; 7 items stay pending and the journal is consistent: run the same command again to resume',
+      'sync stopped: the host stopped answering; 7 items stay pending and the journal is consistent: run the same ' +
+        'command again to resume',
     );
   });
 
@@ -67,28 +68,32 @@ describe('decideEnding', () => {
     expect(ending).toEqual({ kind: 'pass', result: result('failed'), failed: true });
   });
 
-  it('a watch stopped by the user is its normal end; a failed batch or an unread file fails it, a cut-off item does not', () => {
-    expect(decideEnding(ended({ watch: watched() }), true)).toMatchObject({
-      kind: 'watched',
-      unfinished: false,
-      failed: false,
-    });
-    expect(decideEnding(ended({ watch: watched({ pending: 2 }) }), true)).toMatchObject({
-      kind: 'watched',
-      unfinished: true,
-      failed: false,
-    });
-    expect(decideEnding(ended({ watch: watched({ failed_batches: 1 }) }), true)).toMatchObject({
-      kind: 'watched',
-      unfinished: true,
-      failed: true,
-    });
-    expect(decideEnding(ended({ watch: watched({ unreadable: 1 }) }), true)).toMatchObject({
-      kind: 'watched',
-      unfinished: true,
-      failed: true,
-    });
-  });
+  it(
+    'a watch stopped by the user is its normal end; a failed batch or an unread file fails it, a cut-off item does ' +
+      'not',
+    () => {
+      expect(decideEnding(ended({ watch: watched() }), true)).toMatchObject({
+        kind: 'watched',
+        unfinished: false,
+        failed: false,
+      });
+      expect(decideEnding(ended({ watch: watched({ pending: 2 }) }), true)).toMatchObject({
+        kind: 'watched',
+        unfinished: true,
+        failed: false,
+      });
+      expect(decideEnding(ended({ watch: watched({ failed_batches: 1 }) }), true)).toMatchObject({
+        kind: 'watched',
+        unfinished: true,
+        failed: true,
+      });
+      expect(decideEnding(ended({ watch: watched({ unreadable: 1 }) }), true)).toMatchObject({
+        kind: 'watched',
+        unfinished: true,
+        failed: true,
+      });
+    },
+  );
 
   it("a pass ends with its own outcome: ok passes, failed and a real run's not_examined fail", () => {
     expect(decideEnding(ended({}), false)).toEqual({ kind: 'pass', result: result('ok'), failed: false });
@@ -113,18 +118,23 @@ describe('passFailed', () => {
 });
 
 describe('startFailure', () => {
-  it('Ctrl-C before the pass ended says how to resume; the outage stop says nothing was sent; other errors pass unchanged', () => {
-    const cut = new InterruptedError('scan interrupted');
-    const interrupted = startFailure(cut, null);
-    expect(interrupted).toBeInstanceOf(InterruptedError);
-    expect(interrupted).toMatchObject({ message: INTERRUPTED, cause: cut });
-    const outage = startFailure(cut, 'the service refused the key (401 invalid_api_key)');
-    expect(outage).toBeInstanceOf(OutageError);
-    expect(outage).toMatchObject({
-      message:
-        'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the host is back',
-    });
-    const other = new Error('disk full');
-    expect(startFailure(other, 'gone')).toBe(other);
-  });
+  it(
+    'Ctrl-C before the pass ended says how to resume; the outage stop says nothing was sent; other errors pass ' +
+      'unchanged',
+    () => {
+      const cut = new InterruptedError('scan interrupted');
+      const interrupted = startFailure(cut, null);
+      expect(interrupted).toBeInstanceOf(InterruptedError);
+      expect(interrupted).toMatchObject({ message: INTERRUPTED, cause: cut });
+      const outage = startFailure(cut, 'the service refused the key (401 invalid_api_key)');
+      expect(outage).toBeInstanceOf(OutageError);
+      expect(outage).toMatchObject({
+        message:
+          'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the ' +
+          'host is back',
+      });
+      const other = new Error('disk full');
+      expect(startFailure(other, 'gone')).toBe(other);
+    },
+  );
 });

@@ -70,7 +70,8 @@ describe('the outage tracker', () => {
     expect(tracker.observe({ ...silent, attempt: 2 })).toEqual({
       stop: true,
       reason:
-        'the host stopped answering: no answer within 30 s, 2 times in a row (last: GET http://127.0.0.1:9/v1/health, UND_ERR_HEADERS_TIMEOUT); ' +
+        'the host stopped answering: no answer within 30 s, 2 times in a row (last: GET ' +
+        'http://127.0.0.1:9/v1/health, UND_ERR_HEADERS_TIMEOUT); ' +
         'a hung server or proxy? if it is only slow, raise --timeout',
     });
   });
@@ -93,7 +94,8 @@ describe('whether a pass examined the library', () => {
       0,
       0,
       false,
-      'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library that is really empty',
+      'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a library ' +
+        'that is really empty',
     ],
     [10, 1, false, '1 folder or file could not be read'],
     [10, 3, true, '3 folders or files could not be read'],

@@ -160,7 +160,8 @@ describe('runSyncSession', () => {
     expect(failure).toBeInstanceOf(OutageError);
     expect(failure).toMatchObject({
       message:
-        'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the host is back',
+        'the service refused the key (401 invalid_api_key); nothing was sent: run the same command again when the ' +
+        'host is back',
     });
     expect(closed).toBe(true);
   });

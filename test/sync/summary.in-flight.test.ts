@@ -47,43 +47,47 @@ describe('the live count of batches in flight', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('never exceeds --concurrency, counts sends the service has not answered, and is 0 at the end; errors are told apart', async () => {
-    const summary = createSyncTally();
-    let active = 0;
-    const seen: number[] = [];
-    let calls = 0;
-    const send = async (batch: unknown[]): Promise<IngestResponse> => {
-      active += 1;
-      calls += 1;
-      const call = calls;
-      // The tally agrees with the sends really running, at every step.
-      seen.push(summary.inFlight);
-      expect(summary.inFlight).toBe(active);
-      await new Promise((resolve) => setImmediate(resolve));
-      active -= 1;
-      if (call === 2) throw new ApiError(500, 'internal_error', 'boom');
-      return {
-        accepted: batch.length,
-        matched: 0,
-        rejected: [],
-        matches: [],
-        events: [],
-        last_sync_at: '2024-01-01T00:00:00.000Z',
+  it(
+    'never exceeds --concurrency, counts sends the service has not answered, and is 0 at the end; errors are told ' +
+      'apart',
+    async () => {
+      const summary = createSyncTally();
+      let active = 0;
+      const seen: number[] = [];
+      let calls = 0;
+      const send = async (batch: unknown[]): Promise<IngestResponse> => {
+        active += 1;
+        calls += 1;
+        const call = calls;
+        // The tally agrees with the sends really running, at every step.
+        seen.push(summary.inFlight);
+        expect(summary.inFlight).toBe(active);
+        await new Promise((resolve) => setImmediate(resolve));
+        active -= 1;
+        if (call === 2) throw new ApiError(500, 'internal_error', 'boom');
+        return {
+          accepted: batch.length,
+          matched: 0,
+          rejected: [],
+          matches: [],
+          events: [],
+          last_sync_at: '2024-01-01T00:00:00.000Z',
+        };
       };
-    };
-    await runPipeline({
-      input: library(40),
-      journal,
-      passId: journal.beginPass('full'),
-      send,
-      batchSize: 3,
-      concurrency: 3,
-      full: false,
-      signal: new AbortController().signal,
-      summary,
-    });
-    expect(Math.max(...seen)).toBe(3);
-    expect(summary.inFlight).toBe(0);
-    expect(summary.counts).toMatchObject({ files: 42, scan_errors: 2, unreadable: 1, damaged: 1, failed_batches: 1 });
-  });
+      await runPipeline({
+        input: library(40),
+        journal,
+        passId: journal.beginPass('full'),
+        send,
+        batchSize: 3,
+        concurrency: 3,
+        full: false,
+        signal: new AbortController().signal,
+        summary,
+      });
+      expect(Math.max(...seen)).toBe(3);
+      expect(summary.inFlight).toBe(0);
+      expect(summary.counts).toMatchObject({ files: 42, scan_errors: 2, unreadable: 1, damaged: 1, failed_batches: 1 });
+    },
+  );
 });

@@ -24,7 +24,10 @@ const STEPS: readonly Migration[] = [
   { version: 3, up: 'CREATE TABLE u (k TEXT PRIMARY KEY)' },
 ];
 
-/** Options for a file at `version`, recording the version a new file was found at (the seed runs only then) and every step run. */
+/**
+ * Options for a file at `version`, recording the version a new file was found at (the seed runs only then) and every
+ * step run.
+ */
 function options(path: string, version: number, calls: number[] = []): VersionedDatabaseOptions {
   return {
     path,

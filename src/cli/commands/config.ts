@@ -51,7 +51,8 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       if (suggestion !== null) {
         const again = `camroll config set-url ${suggestion}${flags.profile === undefined ? '' : ` --profile ${profile}`}`;
         ctx.stderr.write(
-          `camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with \`${again}\`)\n`,
+          `camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with ` +
+            `\`${again}\`)\n`,
         );
       }
     });
@@ -75,7 +76,8 @@ export function registerConfig(program: Command, ctx: CliContext): void {
   config
     .command('set-key')
     .description(
-      'Store the API key of a profile, read from stdin (one line; prompted without echo on a terminal); CAMROLL_API_KEY when piped stdin is empty',
+      'Store the API key of a profile, read from stdin (one line; prompted without echo on a terminal); ' +
+        'CAMROLL_API_KEY when piped stdin is empty',
     )
     .option('--profile <name>', 'profile to change (default: the current one)')
     .action(async (flags: ProfileFlag) => {
@@ -211,11 +213,13 @@ export function registerConfig(program: Command, ctx: CliContext): void {
 function unknownProfileForKey(profile: string, named: boolean): UsageError {
   if (!named) {
     return new UsageError(
-      'no profile to store the key in; create one first with `camroll config set-url <url> [--profile NAME]`, then store its key',
+      'no profile to store the key in; create one first with `camroll config set-url <url> [--profile NAME]`, then ' +
+        'store its key',
     );
   }
   return new UsageError(
-    `no profile named "${profile}"; create it first with \`camroll config set-url <url> --profile ${profile}\`, then store its key ` +
+    `no profile named "${profile}"; create it first with \`camroll config set-url <url> --profile ${profile}\`, then ` +
+      `store its key ` +
       '(`camroll config list` shows the stored profiles)',
   );
 }

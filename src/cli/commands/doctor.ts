@@ -60,6 +60,7 @@ export function renderDoctor(checks: Check[], summary: ReturnType<typeof summari
   );
   const hints = checks.filter((c) => c.hint !== undefined).map((c) => `  ${c.name}: ${c.hint}`);
   const verdict = summary.ok ? 'ok' : 'FAILED';
-  const counts = `doctor ${verdict}: ${summary.pass} pass, ${summary.warn} warn, ${summary.fail} fail, ${summary.skip} skip`;
+  const counts =
+    `doctor ${verdict}: ${summary.pass} pass, ${summary.warn} warn, ${summary.fail} fail, ` + `${summary.skip} skip`;
   return [table.trimEnd(), ...(hints.length > 0 ? ['', ...hints] : []), '', counts, ''].join('\n');
 }

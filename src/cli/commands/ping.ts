@@ -11,7 +11,8 @@ interface HealthFlags extends ConnectionFlags {
 
 /** The warning the contract calls for: sandbox users are real profiles. */
 export const SANDBOX_WARNING =
-  'camroll: warning: this is a sandbox key; the sandbox runs on the production dataset, so users it creates are real profiles';
+  'camroll: warning: this is a sandbox key; the sandbox runs on the production dataset, so users it creates are real ' +
+  'profiles';
 
 /** `camroll ping` (no key needed) and `camroll health` (checks the key). */
 export function registerPing(program: Command, ctx: CliContext): void {

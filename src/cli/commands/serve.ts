@@ -55,10 +55,13 @@ export function chooseDatabase(
   return url;
 }
 
-/** Said on stderr when `serve` listens on 0.0.0.0 or ::: the service speaks plain HTTP to whoever reaches the machine. */
+/**
+ * Said on stderr when `serve` listens on 0.0.0.0 or ::: the service speaks plain HTTP to whoever reaches the machine.
+ */
 export function everyInterfaceWarning(host: string): string {
   return (
-    `camroll: warning: listening on every interface (${host}) in plain HTTP: anyone who can reach this machine can call ` +
+    `camroll: warning: listening on every interface (${host}) in plain HTTP: anyone who can reach this machine can ` +
+    `call ` +
     'the service, and keys and metadata cross the network unencrypted; --host 127.0.0.1 serves this machine only'
   );
 }
@@ -96,7 +99,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
     )
     .option(
       '--ingest-threads <n>',
-      'threads that parse and match ingest batches beside the event loop, 0 to 64 (default: 1 with four or more cores, else 0)',
+      'threads that parse and match ingest batches beside the event loop, 0 to 64 (default: 1 with four or more ' +
+        'cores, else 0)',
       wholeNumber('--ingest-threads', 0, 64),
     )
     .addOption(

@@ -73,7 +73,8 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option('--full', 'send everything again, ignoring the local journal')
     .option(
       '--dry-run',
-      'scan and show what a real run would send, skip and see rejected; only read-only calls (none without --user/--email)',
+      'scan and show what a real run would send, skip and see rejected; only read-only calls (none without ' +
+        '--user/--email)',
     )
     .option('--report <file>', 'write every rejected or failed item (and unreadable file) as JSON lines')
     .option('--json', 'print one JSON summary object on stdout')
@@ -90,7 +91,8 @@ export function registerSync(program: Command, ctx: CliContext): void {
     )
     .option(
       '--max-connection-failures <n>',
-      `stop after this many connection failures in a row (the host went away), 1 to 100 (default ${DEFAULT_MAX_CONNECTION_FAILURES})`,
+      `stop after this many connection failures in a row (the host went away), 1 to 100 (default ` +
+        `${DEFAULT_MAX_CONNECTION_FAILURES})`,
       wholeNumber('--max-connection-failures', 1, 100),
     )
     .option(
@@ -99,7 +101,8 @@ export function registerSync(program: Command, ctx: CliContext): void {
     )
     .option(
       '--poll',
-      'with --watch: poll the folders instead of waiting for change events (network shares; automatic for NFS, SMB and FUSE mounts)',
+      'with --watch: poll the folders instead of waiting for change events (network shares; automatic for NFS, SMB ' +
+        'and FUSE mounts)',
     );
   addScanOptions(cmd);
   addConnectionOptions(cmd).action(async (dirs: string[], raw: unknown) => {

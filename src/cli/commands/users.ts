@@ -154,7 +154,8 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   const importCmd = users
     .command('import')
     .description(
-      'Add users to the directory, from a CSV (email,user_id), JSON lines, or the JSON array `users list --json` prints; ' +
+      'Add users to the directory, from a CSV (email,user_id), JSON lines, or the JSON array `users list --json` ' +
+        'prints; ' +
         'entries without a target of their own go to the current target',
     )
     .argument(
@@ -173,7 +174,8 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     const targets = new Set(entries.map((entry) => entry.target));
     const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
-      `imported ${entries.length} users for ${where}: ${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged` +
+      `imported ${entries.length} users for ${where}: ${counts.added} added, ${counts.updated} updated, ` +
+        `${counts.unchanged} unchanged` +
         `${problems.length > 0 ? `; ${problems.length} lines skipped` : ''}\n`,
     );
     if (problems.length > 0) ctx.exitCode = 1;
@@ -182,7 +184,8 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   const forget = users
     .command('forget')
     .description(
-      'Remove an e-mail from the directory (the current target, or every one with --all-targets); the service is not touched',
+      'Remove an e-mail from the directory (the current target, or every one with --all-targets); the service is not ' +
+        'touched',
     )
     .requiredOption('--email <email>', "the user's e-mail")
     .option('--all-targets', 'forget it at every target');

@@ -185,7 +185,10 @@ export function describeFinding(finding: DryRunFinding): string {
       return `dry run: a real run would be ${pass} pass (has_synced ${finding.hasSynced})`;
     }
     case 'plan_unchecked':
-      return `dry run: could not check with the service (${describeError(finding.error)}); counting from the local journal alone`;
+      return (
+        `dry run: could not check with the service (${describeError(finding.error)}); counting from the local ` +
+        `journal alone`
+      );
     case 'plan_no_journal':
       return 'dry run: no sync journal for this user and target on this machine: a real run would send every item';
     case 'plan_journal_reset':

@@ -21,7 +21,9 @@ export interface OutcomeFlags {
   report?: string;
 }
 
-/** What the log file gets when a pass (`--watch`) or the sync ends: the outcome, then the counts or the watch's totals. */
+/**
+ * What the log file gets when a pass (`--watch`) or the sync ends: the outcome, then the counts or the watch's totals.
+ */
 export function outcomeLogLines(
   what: 'pass' | 'sync',
   ended: Pick<SyncEnded, 'result' | 'watch'>,

@@ -108,7 +108,8 @@ export function renderWatchTotals(totals: WatchTotals): string {
   const pending = totals.pending > 0 ? ` (${plural(totals.pending, 'item')} pending)` : '';
   return (
     `watch: ${plural(totals.changes, 'batch', 'batches')} of changes: ${plural(totals.files, 'file')}, sent ${totals.sent}, ` +
-    `accepted ${totals.accepted}, matched ${totals.matched}, rejected ${totalRejected(totals)}, already sent ${totals.skipped_already_sent}, ` +
+    `accepted ${totals.accepted}, matched ${totals.matched}, rejected ${totalRejected(totals)}, already sent ` +
+    `${totals.skipped_already_sent}, ` +
     `failed batches ${totals.failed_batches}${pending}`
   );
 }
@@ -132,7 +133,8 @@ export function renderResult(result: SyncResult | DryRunResult, view: ResultView
           row('already answered', `${plan.already_answered} (skipped, as a real run would)`),
           row(
             'to send',
-            `${plan.new + plan.changed + plan.pending} (new ${plan.new}, changed ${plan.changed}, pending ${plan.pending})`,
+            `${plan.new + plan.changed + plan.pending} (new ${plan.new}, changed ${plan.changed}, pending ` +
+              `${plan.pending})`,
           ),
         ]
       : [];

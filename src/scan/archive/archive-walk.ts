@@ -266,7 +266,9 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     if (outer.size > ARCHIVE_LIMITS.nestedZipBytes) {
       return yield refuse({
         code: 'archive_limit',
-        message: `a zip inside a zip is read in memory up to ${ARCHIVE_LIMITS.nestedZipBytes} bytes; extract this one first`,
+        message:
+          `a zip inside a zip is read in memory up to ${ARCHIVE_LIMITS.nestedZipBytes} bytes; extract this ` +
+          `one first`,
       });
     }
     const handle = await fsp.open(root.absPath, 'r');
@@ -466,7 +468,9 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       await drain(entry);
       return problemFile(root, name, size, {
         code: 'archive_limit',
-        message: `a .tar member over ${ARCHIVE_LIMITS.inMemoryBytes} bytes is not read in place; extract it, or use a zip export`,
+        message:
+          `a .tar member over ${ARCHIVE_LIMITS.inMemoryBytes} bytes is not read in place; extract it, or use ` +
+          `a zip export`,
       });
     }
     const data = await collect(entry, size);

@@ -23,7 +23,10 @@ export interface MemberReaderOptions {
   headBytes: number;
   /** Read size for hashing the rest (default 1 MiB). */
   chunkBytes?: number;
-  /** Deflated members up to this size are inflated in one call, larger ones streamed (default ARCHIVE_LIMITS.inMemoryBytes). */
+  /**
+   * Deflated members up to this size are inflated in one call, larger ones streamed (default
+   * ARCHIVE_LIMITS.inMemoryBytes).
+   */
   inMemoryBytes?: number;
 }
 

@@ -49,7 +49,10 @@ export function limitProblem(size: number, compressedSize: number): string | nul
     return `the member declares ${size} bytes, more than the ${ARCHIVE_LIMITS.maxMemberBytes}-byte limit`;
   if (size > ARCHIVE_LIMITS.ratioFloorBytes && size > compressedSize * ARCHIVE_LIMITS.maxRatio) {
     const ratio = Math.round(size / Math.max(compressedSize, 1));
-    return `the member would expand ${ratio} times (limit ${ARCHIVE_LIMITS.maxRatio}): not a photo or video, possibly a zip bomb`;
+    return (
+      `the member would expand ${ratio} times (limit ${ARCHIVE_LIMITS.maxRatio}): not a photo or video, ` +
+      `possibly a zip bomb`
+    );
   }
   return null;
 }

@@ -4,7 +4,10 @@ import yauzl from 'yauzl';
 
 /** One member as the central directory (or, for a cut download, its local header) describes it. */
 export interface ZipEntry {
-  /** Decoded name (UTF-8 when flagged or given in a Unicode path field, CP437 otherwise); backslashes become `/`. Never normalised. */
+  /**
+   * Decoded name (UTF-8 when flagged or given in a Unicode path field, CP437 otherwise); backslashes become `/`. Never
+   * normalised.
+   */
   name: string;
   size: number;
   compressedSize: number;

@@ -60,7 +60,8 @@ export async function readJpegMetadata(bytes: ByteSource, start = 0, limit = byt
         found.warnings.push(
           warning(
             'skipped_segment',
-            `JPEG segment 0xff${marker.toString(16)} at ${pos} claims ${length} bytes; went on at the marker at ${next}`,
+            `JPEG segment 0xff${marker.toString(16)} at ${pos} claims ${length} bytes; went on at the marker at ` +
+              `${next}`,
           ),
         );
         end = next;
@@ -116,7 +117,8 @@ async function isMarker(bytes: ByteSource, at: number, limit: number): Promise<b
 }
 
 /**
- * For a resync, where any 0xff byte may be data: whether a marker segment (or the start of scan, or the end of image) begins at `at`: 0xff,
+ * For a resync, where any 0xff byte may be data: whether a marker segment (or the start of scan, or the end of image)
+ * begins at `at`: 0xff,
  * a marker byte, and for a segment with a length, a length that lands on the next 0xff.
  */
 async function isSegmentStart(bytes: ByteSource, at: number, limit: number): Promise<boolean> {

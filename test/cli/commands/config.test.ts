@@ -125,7 +125,8 @@ describe('config set-url', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toBe(`profile prod: base URL set to ${url.replace(/\/+$/, '')}\n`);
       expect(result.stderr).toBe(
-        `camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with \`camroll config set-url ${suggestion} --profile prod\`)\n`,
+        `camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with \`camroll ` +
+          `config set-url ${suggestion} --profile prod\`)\n`,
       );
       expect(stored().profiles?.prod?.base_url).toBe(url.replace(/\/+$/, ''));
     },

@@ -8,7 +8,8 @@ describe('the "More:" hint of events', () => {
     [{ media: true }, `camroll events --user ${USER} --cursor c1`],
     [
       { media: false, limit: '50', baseUrl: 'https://sandbox.example.com/v1', profile: 'sandbox' },
-      `camroll events --user ${USER} --cursor c1 --base-url https://sandbox.example.com/v1 --profile sandbox --limit 50 --no-media`,
+      `camroll events --user ${USER} --cursor c1 --base-url https://sandbox.example.com/v1 --profile sandbox --limit ` +
+        `50 --no-media`,
     ],
   ])('carries the flags that shape the next page: %j', (flags, expected) => {
     expect(nextPageCommand(USER, 'c1', flags)).toBe(expected);

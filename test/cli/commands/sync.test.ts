@@ -83,25 +83,29 @@ describe('sync for automation', () => {
     expect(json).toMatchObject({ events: [], stats: null });
   });
 
-  it('--quiet prints the summary and warnings only: no notices, no progress; the created profile is in the summary and --json', async () => {
-    const result = await runCli(['sync', LIBRARY, '--email', 'quiet@example.com', '--quiet']);
-    expect(result.code).toBe(0);
-    const lines = result.stderr.trimEnd().split('\n');
-    // Where the data goes is a warning: not the service a base URL would name.
-    expect(lines).toEqual([
-      expect.stringMatching(/^camroll: no base URL configured; using the embedded local service/),
-    ]);
-    expect(result.stdout).toMatch(
-      /^user [0-9a-f-]{36} \(full pass, the embedded local service\)\nprofile: +created by this run \(in the embedded local service\)\n/,
-    );
-    expect(result.stdout).not.toContain('Events (');
-    const json = await runCli(['sync', LIBRARY, '--email', 'quiet-json@example.com', '--quiet', '--json']);
-    expect(json.code).toBe(0);
-    expect(json.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ user_created: true, scan_errors: 4, unreadable: 0, damaged: 4 });
-    const again = await runCli(['sync', LIBRARY, '--email', 'quiet-json@example.com', '--quiet', '--json']);
-    expect(JSON.parse(again.stdout)).toMatchObject({ user_created: false });
-  });
+  it(
+    '--quiet prints the summary and warnings only: no notices, no progress; the created profile is in the summary ' +
+      'and --json',
+    async () => {
+      const result = await runCli(['sync', LIBRARY, '--email', 'quiet@example.com', '--quiet']);
+      expect(result.code).toBe(0);
+      const lines = result.stderr.trimEnd().split('\n');
+      // Where the data goes is a warning: not the service a base URL would name.
+      expect(lines).toEqual([
+        expect.stringMatching(/^camroll: no base URL configured; using the embedded local service/),
+      ]);
+      expect(result.stdout).toMatch(
+        /^user [0-9a-f-]{36} \(full pass, the embedded local service\)\nprofile: +created by this run \(in the embedded local service\)\n/,
+      );
+      expect(result.stdout).not.toContain('Events (');
+      const json = await runCli(['sync', LIBRARY, '--email', 'quiet-json@example.com', '--quiet', '--json']);
+      expect(json.code).toBe(0);
+      expect(json.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({ user_created: true, scan_errors: 4, unreadable: 0, damaged: 4 });
+      const again = await runCli(['sync', LIBRARY, '--email', 'quiet-json@example.com', '--quiet', '--json']);
+      expect(JSON.parse(again.stdout)).toMatchObject({ user_created: false });
+    },
+  );
 
   it('--no-progress keeps notices as plain lines', async () => {
     const result = await runCli(['sync', LIBRARY, '--email', 'plain@example.com', '--no-progress']);

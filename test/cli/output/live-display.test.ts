@@ -13,7 +13,8 @@ function terminal(): { stream: PassThrough; screen: () => string[]; raw: () => s
 }
 
 const LONG_NOTICE =
-  'camroll: created user 0b7d8a52-6f0e-4a4e-9c1a-2f3b4c5d6e7f for someone.with.a.long.address@example.com (a real profile: the sandbox runs on the production dataset)';
+  'camroll: created user 0b7d8a52-6f0e-4a4e-9c1a-2f3b4c5d6e7f for someone.with.a.long.address@example.com (a real ' +
+  'profile: the sandbox runs on the production dataset)';
 
 describe('wrapLine', () => {
   it('breaks at spaces, cuts a word longer than the width, and drops nothing', () => {
@@ -66,29 +67,33 @@ describe('the live display on an 80-column terminal', () => {
     expect(showsWhole(t.screen(), LONG_NOTICE)).toBe(true);
   });
 
-  it('puts lines written straight to the stream (retries, --verbose) above the rows, whole, and lets go of the stream at stop', () => {
-    const t = terminal();
-    const display = createLiveDisplay({
-      stream: t.stream,
-      isTTY: true,
-      columns: 80,
-      rows: [{ text: (bar) => `sync  |${bar}|`, fraction: () => 0.5 }],
-      plainLine: () => '',
-    });
-    const request =
-      'camroll: POST http://127.0.0.1:40123/users/0b7d8a52-6f0e-4a4e-9c1a-2f3b4c5d6e7f/media -> 200 (12 ms, attempt 1)';
-    t.stream.write('before the rows\n');
-    display.refresh();
-    // A line in two writes: nothing is drawn between its halves.
-    t.stream.write(request.slice(0, 30));
-    display.refresh();
-    t.stream.write(`${request.slice(30)}\n`);
-    expect(showsWhole(t.screen(), request)).toBe(true);
-    expect(t.screen().at(-1)).toMatch(/^sync {2}\|/);
-    display.stop();
-    t.stream.write('after the rows\n');
-    expect(t.screen()).toEqual(['before the rows', ...wrapLine(request, 79), 'after the rows', '']);
-  });
+  it(
+    'puts lines written straight to the stream (retries, --verbose) above the rows, whole, and lets go of the ' +
+      'stream at stop',
+    () => {
+      const t = terminal();
+      const display = createLiveDisplay({
+        stream: t.stream,
+        isTTY: true,
+        columns: 80,
+        rows: [{ text: (bar) => `sync  |${bar}|`, fraction: () => 0.5 }],
+        plainLine: () => '',
+      });
+      const request =
+        'camroll: POST http://127.0.0.1:40123/users/0b7d8a52-6f0e-4a4e-9c1a-2f3b4c5d6e7f/media -> 200 (12 ms, attempt 1)';
+      t.stream.write('before the rows\n');
+      display.refresh();
+      // A line in two writes: nothing is drawn between its halves.
+      t.stream.write(request.slice(0, 30));
+      display.refresh();
+      t.stream.write(`${request.slice(30)}\n`);
+      expect(showsWhole(t.screen(), request)).toBe(true);
+      expect(t.screen().at(-1)).toMatch(/^sync {2}\|/);
+      display.stop();
+      t.stream.write('after the rows\n');
+      expect(t.screen()).toEqual(['before the rows', ...wrapLine(request, 79), 'after the rows', '']);
+    },
+  );
 
   it('sync: the total carries + while listing and never shrinks; in flight counts batches', () => {
     const t = terminal();

@@ -92,7 +92,8 @@ describe('sync progress figures', () => {
       now = 2000;
       vi.advanceTimersByTime(1000);
       expect(output).toBe(
-        'sync: 8/16 files, 4.0 files/s, ETA 2s, read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n',
+        'sync: 8/16 files, 4.0 files/s, ETA 2s, read 10, answered 8 (0 in earlier runs), pending 0, accepted 0, ' +
+          'matched 0, rejected 0, failed batches 0\n',
       );
       // The last figures once more at the end (the job lasted an interval or more), once only.
       output = '';
@@ -109,7 +110,8 @@ describe('sync progress figures', () => {
       view.stop();
       vi.advanceTimersByTime(5000);
       expect(output).toBe(
-        'sync: 16/16 files, 8.0 files/s, ETA 0s, read 16, answered 16 (0 in earlier runs), pending 0, accepted 0, matched 0, rejected 0, failed batches 0\n',
+        'sync: 16/16 files, 8.0 files/s, ETA 0s, read 16, answered 16 (0 in earlier runs), pending 0, accepted 0, ' +
+          'matched 0, rejected 0, failed batches 0\n',
       );
     } finally {
       vi.useRealTimers();

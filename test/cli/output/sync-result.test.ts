@@ -90,7 +90,8 @@ describe('watch lines', () => {
     summary.batchAbandoned(1);
     expect(describeBatch(1, cut, summary.counts)).toBe('watch: 1 new or changed file, not sent, 1 item pending');
     expect(renderWatchTotals({ ...summary.counts, changes: 3, unreadable: 0 })).toBe(
-      'watch: 3 batches of changes: 5 files, sent 1, accepted 1, matched 1, rejected 0, already sent 2, failed batches 1 (2 items pending)',
+      'watch: 3 batches of changes: 5 files, sent 1, accepted 1, matched 1, rejected 0, already sent 2, failed ' +
+        'batches 1 (2 items pending)',
     );
   });
 });

@@ -91,7 +91,8 @@ describe('client errors name the URL, the status, the code and a next step', () 
     const result = await stats(`${server.origin}/v1`);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `camroll: GET ${server.origin}/v1/users/${USER}/stats answered HTTP 401: missing or invalid API key [invalid_api_key]\n`,
+      `camroll: GET ${server.origin}/v1/users/${USER}/stats answered HTTP 401: missing or invalid API key ` +
+        `[invalid_api_key]\n`,
     );
     expect(result.stderr).toContain('check the key and the environment it belongs to (sandbox or production)');
     expect(result.stderr).toContain('`camroll config show`');
@@ -160,7 +161,9 @@ describe('messages never name the key', () => {
     const result = await runCli(['health', '--profile', 'prod'], { env: { CAMROLL_API_KEY: KEY } });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'camroll: profile "prod" holds no API key (a named profile\'s URL is only used with its own key); no API key for http://127.0.0.1:9/v1; store one with `camroll config set-key --profile prod` (reads it from stdin) [missing_api_key]\n',
+      'camroll: profile "prod" holds no API key (a named profile\'s URL is only used with its own key); no API key ' +
+        'for http://127.0.0.1:9/v1; store one with `camroll config set-key --profile prod` (reads it from stdin) ' +
+        '[missing_api_key]\n',
     );
   });
 });

@@ -26,10 +26,12 @@ describe('iCloud Photo Details CSV', () => {
     const details = createPhotoDetails();
     const head = 'imgName,fileChecksum,favorite,hidden,deleted,originalCreationDate,viewCount,importDate';
     details.add(
-      `\ufeff${head}\nIMG_1.HEIC,a,no,yes,no,"Saturday June 4,2022 12:11 PM GMT",3,x\nIMG_2.HEIC,b,no,no,yes,"Saturday June 4,2022 12:12 PM GMT",0,x\n`,
+      `\ufeff${head}\nIMG_1.HEIC,a,no,yes,no,"Saturday June 4,2022 12:11 PM ` +
+        `GMT",3,x\nIMG_2.HEIC,b,no,no,yes,"Saturday June 4,2022 12:12 PM GMT",0,x\n`,
     );
     details.add(
-      `${head}\nIMG_3.HEIC,c,no,no,no,"Saturday June 4,2022 12:13 PM GMT",0,x\nIMG_3.HEIC,d,no,no,no,"Sunday June 5,2022 12:13 PM GMT",0,x\n`,
+      `${head}\nIMG_3.HEIC,c,no,no,no,"Saturday June 4,2022 12:13 PM GMT",0,x\nIMG_3.HEIC,d,no,no,no,"Sunday June ` +
+        `5,2022 12:13 PM GMT",0,x\n`,
     );
     expect(details.get('img_1.heic')).toEqual({ takenMs: Date.UTC(2022, 5, 4, 12, 11), deleted: false, hidden: true });
     expect(details.get('IMG_2.HEIC')?.deleted).toBe(true);

@@ -296,7 +296,8 @@ describe('XMP with an XML parser', () => {
 
   it('reads the first rdf:li of a language alternative', () => {
     const xmp = parseXmp(
-      `<rdf:Description><exifEX:LensModel><rdf:Alt><rdf:li xml:lang="x-default">RF50</rdf:li><rdf:li>other</rdf:li></rdf:Alt></exifEX:LensModel></rdf:Description>`,
+      `<rdf:Description><exifEX:LensModel><rdf:Alt><rdf:li ` +
+        `xml:lang="x-default">RF50</rdf:li><rdf:li>other</rdf:li></rdf:Alt></exifEX:LensModel></rdf:Description>`,
     );
     expect(xmp.lensModel).toBe('RF50');
   });

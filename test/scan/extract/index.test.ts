@@ -173,7 +173,8 @@ describe('sidecars', () => {
     writeFileSync(join(dir, 'DSC_0003.xmp'), '<rdf:Description xmp:CreateDate="2020-01-01T00:00:00Z"/>');
     writeFileSync(
       join(dir, 'DSC_0003.jpg.xmp'),
-      '<rdf:Description exif:DateTimeOriginal="2024-11-16T21:00:00-03:00" exif:GPSLatitude="23,31.65S" exif:GPSLongitude="46,40.698W" tiff:Model="Edited Model"/>',
+      '<rdf:Description exif:DateTimeOriginal="2024-11-16T21:00:00-03:00" exif:GPSLatitude="23,31.65S" ' +
+        'exif:GPSLongitude="46,40.698W" tiff:Model="Edited Model"/>',
     );
     writeFileSync(
       join(dir, 'DSC_0003.jpg.json'),

@@ -278,34 +278,38 @@ describe('bundled demo catalog', () => {
     for (const v of venues) expect(v.radius_m).toBeGreaterThanOrEqual(100);
   });
 
-  it('has at least 20,000 events from 2015 to 2026 with every kind, unlicensed, hidden, double-headers and festival days', () => {
-    const events = [...catalog.events.values()];
-    expect(events.length).toBeGreaterThanOrEqual(20_000);
-    for (const e of events) {
-      const year = Number(e.starts_at_local.slice(0, 4));
-      expect(year >= 2015 && year <= 2026).toBe(true);
-    }
-    const share = (f: (e: (typeof events)[number]) => boolean) => events.filter(f).length / events.length;
-    expect(share((e) => !e.licensed)).toBeGreaterThan(0.02);
-    expect(share((e) => !e.licensed)).toBeLessThan(0.04);
-    expect(share((e) => e.hidden)).toBeGreaterThan(0.005);
-    expect(share((e) => e.hidden)).toBeLessThan(0.015);
-    for (const kind of ['concert', 'sport', 'other']) expect(share((e) => e.kind === kind)).toBeGreaterThan(0.05);
-    const perDay = new Map<string, typeof events>();
-    for (const e of events) {
-      const key = `${e.venue_id}|${e.starts_at_local.slice(0, 10)}`;
-      perDay.set(key, [...(perDay.get(key) ?? []), e]);
-    }
-    const days = [...perDay.values()];
-    expect(days.some((d) => d.length === 2 && d.every((e) => e.kind === 'sport'))).toBe(true);
-    expect(days.filter((d) => d.length >= 4 && d.every((e) => e.kind === 'concert')).length).toBeGreaterThan(100);
-    const concerts = events.filter((e) => e.kind === 'concert');
-    expect(concerts.every((e) => e.performers.some((p) => p.is_headliner === true))).toBe(true);
-    const sports = events.filter((e) => e.kind === 'sport' && e.id >= 1000);
-    expect(
-      sports.every(
-        (e) => e.performers.length === 2 && e.performers.every((p) => catalog.performers.get(p.id)?.category),
-      ),
-    ).toBe(true);
-  });
+  it(
+    'has at least 20,000 events from 2015 to 2026 with every kind, unlicensed, hidden, double-headers and festival ' +
+      'days',
+    () => {
+      const events = [...catalog.events.values()];
+      expect(events.length).toBeGreaterThanOrEqual(20_000);
+      for (const e of events) {
+        const year = Number(e.starts_at_local.slice(0, 4));
+        expect(year >= 2015 && year <= 2026).toBe(true);
+      }
+      const share = (f: (e: (typeof events)[number]) => boolean) => events.filter(f).length / events.length;
+      expect(share((e) => !e.licensed)).toBeGreaterThan(0.02);
+      expect(share((e) => !e.licensed)).toBeLessThan(0.04);
+      expect(share((e) => e.hidden)).toBeGreaterThan(0.005);
+      expect(share((e) => e.hidden)).toBeLessThan(0.015);
+      for (const kind of ['concert', 'sport', 'other']) expect(share((e) => e.kind === kind)).toBeGreaterThan(0.05);
+      const perDay = new Map<string, typeof events>();
+      for (const e of events) {
+        const key = `${e.venue_id}|${e.starts_at_local.slice(0, 10)}`;
+        perDay.set(key, [...(perDay.get(key) ?? []), e]);
+      }
+      const days = [...perDay.values()];
+      expect(days.some((d) => d.length === 2 && d.every((e) => e.kind === 'sport'))).toBe(true);
+      expect(days.filter((d) => d.length >= 4 && d.every((e) => e.kind === 'concert')).length).toBeGreaterThan(100);
+      const concerts = events.filter((e) => e.kind === 'concert');
+      expect(concerts.every((e) => e.performers.some((p) => p.is_headliner === true))).toBe(true);
+      const sports = events.filter((e) => e.kind === 'sport' && e.id >= 1000);
+      expect(
+        sports.every(
+          (e) => e.performers.length === 2 && e.performers.every((p) => catalog.performers.get(p.id)?.category),
+        ),
+      ).toBe(true);
+    },
+  );
 });
