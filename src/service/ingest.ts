@@ -93,7 +93,7 @@ function evaluateBatch(body: unknown, matcher: Matcher): EvaluatedBatch {
           media_type: m.media_type ?? 'photo',
           thumbnail_url: m.thumbnail_url ?? null,
         },
-        // Decisions §2: venue_id is non-null only for an item on an unlicensed event.
+        // docs/contract/product-decisions.md §2: venue_id is non-null only for an item on an unlicensed event.
         match: { media_id: m.id, matched: true, event_id: outcome.eventId, venue_id: null },
       });
     } else {

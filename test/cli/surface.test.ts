@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, useTempHome, type CliRun } from './helpers/run-cli.js';
 
 /*
- * The command-line surface of product decisions §1 that needs no process: help, usage errors
+ * The command-line surface of docs/contract/product-decisions.md §1 that needs no process: help, usage errors
  * and their exit codes, run in-process through run(ctx, argv). The real binary keeps what
  * needs one (signals, stdin, pipes, serve): test/e2e.
  */

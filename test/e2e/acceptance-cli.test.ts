@@ -8,7 +8,7 @@ import { collect, ROOT, runCamroll, spawnCamroll, tempHome, type RunResult } fro
 import { startServe, type ServeHandle } from './helpers/serve.js';
 
 /*
- * Black-box conformance of the command-line surface with product decisions §1: the real
+ * Black-box conformance of the command-line surface with docs/contract/product-decisions.md §1: the real
  * binary, driven the way a partner's script would drive it. Behaviour the other end-to-end
  * files already pin (scan summaries and cache, sync resume and faults, serve start-up) is not
  * repeated here.
@@ -423,7 +423,7 @@ describe('scan --jsonl lines', () => {
         expect(Object.keys(line.error)).toEqual(['code', 'message']);
         continue;
       }
-      // Decisions §1 give {path, media}; the scan issue adds `source`, naming the rule used.
+      // docs/contract/product-decisions.md §1 gives {path, media}; the scan issue adds `source`, naming the rule used.
       expect(Object.keys(line)).toEqual(['path', 'media', 'source']);
       expect(Object.keys(line.source)).toEqual(['taken_at', 'coordinates']);
       expect(Object.keys(line.media)).toEqual([

@@ -1,6 +1,6 @@
 /**
  * Black-box conformance of `camroll serve` (the real binary over real HTTP) against the
- * partner contract and product-decisions §2: start-up, keys and catalog files, signals,
+ * partner contract and docs/contract/product-decisions.md §2: start-up, keys and catalog files, signals,
  * paths, auth order, content types, user creation, per-item validation, ingest arithmetic,
  * sync markers, paging and stats. Finer in-process cases live in test/service/*.
  */

@@ -65,7 +65,7 @@ const KeySummary = z.object({
   }),
 });
 
-/** A `scan --jsonl` line (product decisions §1): media with its sources, or an error. */
+/** A `scan --jsonl` line (docs/contract/product-decisions.md §1): media with its sources, or an error. */
 const Line = z.union([
   z.object({ path: z.string(), media: MediaMetadata, source: LineSource }).strict(),
   z

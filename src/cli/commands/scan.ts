@@ -157,7 +157,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   if (failureCount(result) > 0) ctx.exitCode = Math.max(ctx.exitCode, 1);
 }
 
-/** The `--jsonl` line of a record (product decisions §1, plus `source`). */
+/** The `--jsonl` line of a record (docs/contract/product-decisions.md §1, plus `source`). */
 export function jsonlLine(record: ScanRecord, path: string): Record<string, unknown> {
   if (record.media) return { path, media: record.media, source: record.source };
   return { path, error: record.error ?? { code: 'internal_error', message: 'no media and no error' } };

@@ -1,52 +1,16 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { addConnectionOptions } from '../connection-options.js';
-import { flagsError, parseEmail, parseUserId, wholeNumber } from '../connection-args.js';
+import { flagsError, wholeNumber } from '../connection-args.js';
 import { createSyncView, openSyncFiles } from '../output/sync-events.js';
 import { addScanOptions } from '../scan-options.js';
 import { createSyncService } from '../sync-service.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
-import { UsageError } from '../../errors.js';
 import { resolveScanRoots } from '../../scan/scan.js';
 import { DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
-import { runSyncSession, type SyncEnded, type SyncSessionOptions } from '../../sync/session.js';
-
-/** Requests in flight at most (`--concurrency`). */
-const MAX_CONCURRENCY = 32;
-
-const SyncFlags = z.object({
-  user: z.string().min(1).optional(),
-  email: z.string().min(1).optional(),
-  batchSize: z.number().int().min(MIN_BATCH_ITEMS).max(MAX_BATCH_ITEMS).default(MAX_BATCH_ITEMS),
-  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(4),
-  full: z.boolean().default(false),
-  dryRun: z.boolean().default(false),
-  report: z.string().min(1).optional(),
-  json: z.boolean().default(false),
-  baseUrl: z.string().optional(),
-  profile: z.string().optional(),
-  retries: z.number().int().optional(),
-  timeout: z.number().int().optional(),
-  verbose: z.boolean().optional(),
-  debug: z.boolean().optional(),
-  exclude: z.array(z.string()).default([]),
-  followSymlinks: z.boolean().default(false),
-  archives: z.boolean().default(false),
-  cache: z.boolean().default(true),
-  workers: z.number().int().optional(),
-  quiet: z.boolean().default(false),
-  progress: z.boolean().default(true),
-  events: z.boolean().default(true),
-  maxConnectionFailures: z.number().int().default(DEFAULT_MAX_CONNECTION_FAILURES),
-  allowEmpty: z.boolean().default(false),
-  logFile: z.string().min(1).optional(),
-  watch: z.boolean().default(false),
-  poll: z.boolean().default(false),
-});
-type SyncFlags = z.infer<typeof SyncFlags>;
-type Pass = SyncSessionOptions['pass'];
+import { MAX_CONCURRENCY, passOf, SyncFlags, type Pass } from '../sync-flags.js';
+import { runSyncSession, type SyncEnded } from '../../sync/session.js';
 
 /** `camroll sync <dir...>`: scan, send in batches, call sync-complete, print events and stats. */
 export function registerSync(program: Command, ctx: CliContext): void {
@@ -113,21 +77,6 @@ export function registerSync(program: Command, ctx: CliContext): void {
     const roots = resolveScanRoots(dirs, ctx.cwd);
     await runSyncCommand(ctx, roots, flags, pass);
   });
-}
-
-/** What the session runs: a dry run (reading the user's journal when one is named), or a pass for the user. */
-function passOf(flags: SyncFlags): Pass {
-  if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
-  if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
-  if (flags.watch && flags.dryRun)
-    throw new UsageError('--watch sends what changes: it cannot be combined with --dry-run');
-  if (flags.poll && !flags.watch) throw new UsageError('--poll goes with --watch');
-  // Checked before anything is scanned or sent, like every other command's flags.
-  if (flags.user !== undefined) parseUserId(flags.user);
-  const email = flags.email === undefined ? undefined : parseEmail(flags.email);
-  const identity = flags.user !== undefined ? { userId: flags.user } : email !== undefined ? { email } : null;
-  if (flags.dryRun || identity === null) return { dryRun: true, identity };
-  return { dryRun: false, identity, watch: flags.watch ? { poll: flags.poll } : null };
 }
 
 /** Runs the session with the flags as options and renders it: the display as it goes, the summary at the end. */
