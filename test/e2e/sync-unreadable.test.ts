@@ -1,62 +1,28 @@
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCamroll, type RunResult, type SpawnOptions } from './helpers/camroll.js';
-import { cannotRunAs, runnableCopy, type RunnableCopy } from './helpers/other-user.js';
-import { createSyncEnv, TEST_KEY, type SyncEnv } from './helpers/sync-env.js';
+import { createNobodyLibrary, nobodySkipReason, type NobodyLibrary } from './helpers/nobody-library.js';
+import { TEST_KEY } from './helpers/sync-env.js';
 
-// Root reads every folder whatever its mode: the binary runs as nobody to meet EACCES. The
-// checkout may sit where nobody cannot enter (/root, a 0700 home), so nobody runs a copy of the
-// binary in a temp folder (other-user.ts), never the checkout itself.
-const NOBODY = { uid: 65534, gid: 65534 };
-const skipReason = cannotRunAs(NOBODY);
-const PHOTO = join(ROOT, 'fixtures', 'library', 'events', 'sao-paulo', 'IMG_5003.jpg');
+// Root reads every folder whatever its mode: the binary runs as nobody to meet EACCES, from a
+// copy of the binary nobody can read wherever the checkout sits (nobody-library.ts).
+const skipReason = nobodySkipReason();
 
 const TITLE = 'an unreadable folder and file, as a user who cannot read them';
 describe.skipIf(skipReason !== null)(skipReason === null ? TITLE : `${TITLE} (skipped: ${skipReason})`, () => {
-  let env: SyncEnv;
-  let dir: string;
+  let library: NobodyLibrary;
   let lib: string;
   let clientEnv: NodeJS.ProcessEnv;
-  let app: RunnableCopy;
-  /** The binary's copy, as nobody, from the test's own folder. */
-  const asNobody = (args: string[], options: SpawnOptions): Promise<RunResult> =>
-    runCamroll(args, { ...options, as: NOBODY, bin: app.bin, cwd: dir });
+  let env: NobodyLibrary['env'];
+  const asNobody = (args: string[], options: { env: NodeJS.ProcessEnv }) => library.run(args, options);
 
   beforeAll(async () => {
-    app = runnableCopy(NOBODY);
-    env = await createSyncEnv();
-    dir = mkdtempSync(join(tmpdir(), 'camroll-unreadable-'));
-    lib = join(dir, 'lib');
-    mkdirSync(join(lib, 'ok'), { recursive: true });
-    mkdirSync(join(lib, 'locked'));
-    copyFileSync(PHOTO, join(lib, 'ok', 'a.jpg'));
-    copyFileSync(PHOTO, join(lib, 'locked', 'b.jpg'));
-    copyFileSync(PHOTO, join(lib, 'ok', 'c.jpg'));
-    // A home of its own that nobody may write to.
-    const home = join(dir, 'home');
-    clientEnv = {
-      ...env.clientEnv(env.serve.baseUrl),
-      HOME: join(home, 'h'),
-      XDG_DATA_HOME: join(home, 'd'),
-      XDG_CACHE_HOME: join(home, 'c'),
-      XDG_CONFIG_HOME: join(home, 'cf'),
-    };
-    for (const key of ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'] as const)
-      mkdirSync(clientEnv[key]!, { recursive: true });
-    for (const entry of [dir, ...readdirSync(dir, { recursive: true }).map((p) => join(dir, String(p)))])
-      chownSync(entry, NOBODY.uid, NOBODY.gid);
-    chmodSync(join(lib, 'locked'), 0o000);
-    chmodSync(join(lib, 'ok', 'c.jpg'), 0o000);
+    library = await createNobodyLibrary({ prefix: 'camroll-unreadable-' });
+    ({ lib, clientEnv, env } = library);
     // Nobody must be able to start the copy at all, or every answer below is about that.
     const version = await asNobody(['--version'], { env: clientEnv });
-    expect(version.code, `nobody cannot run ${app.bin}: ${version.stderr}`).toBe(0);
+    expect(version.code, `nobody cannot run camroll: ${version.stderr}`).toBe(0);
   });
   afterAll(async () => {
-    await env?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    app?.remove();
+    await library?.close();
   });
 
   it('sync: no sync-complete, exit 1, and the summary says why; scan agrees (exit 1)', async () => {

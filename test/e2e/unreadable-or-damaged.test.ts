@@ -1,64 +1,25 @@
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCamroll } from './helpers/camroll.js';
-import { createSyncEnv, type SyncEnv } from './helpers/sync-env.js';
+import { createNobodyLibrary, nobodySkipReason, type NobodyLibrary } from './helpers/nobody-library.js';
 
-// Root reads every folder whatever its mode: the binary runs as nobody to meet EACCES.
-const NOBODY = { uid: 65534, gid: 65534 };
-const isRoot = process.getuid?.() === 0;
-const PHOTO = join(ROOT, 'fixtures', 'library', 'events', 'sao-paulo', 'IMG_5003.jpg');
+// Root reads every folder whatever its mode: the binary runs as nobody to meet EACCES, from a
+// copy of the binary nobody can read wherever the checkout sits (nobody-library.ts).
+const skipReason = nobodySkipReason();
 
 const TITLE = 'unreadable (not read at all) and damaged (read, unusable) are told apart everywhere';
-describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run as nobody)`, () => {
-  let env: SyncEnv;
+describe.skipIf(skipReason !== null)(skipReason === null ? TITLE : `${TITLE} (skipped: ${skipReason})`, () => {
+  let library: NobodyLibrary;
   let dir: string;
   let lib: string;
-  let clientEnv: NodeJS.ProcessEnv;
+  const runCamroll = (args: string[], options: { env?: NodeJS.ProcessEnv } = {}) => library.run(args, options);
 
   beforeAll(async () => {
-    env = await createSyncEnv();
-    dir = mkdtempSync(join(tmpdir(), 'camroll-vocabulary-'));
-    lib = join(dir, 'lib');
-    mkdirSync(join(lib, 'ok'), { recursive: true });
-    mkdirSync(join(lib, 'locked'));
-    copyFileSync(PHOTO, join(lib, 'ok', 'a.jpg'));
-    copyFileSync(PHOTO, join(lib, 'locked', 'b.jpg'));
-    copyFileSync(PHOTO, join(lib, 'ok', 'c.jpg'));
-    // Read whole, and not a photo at all: damaged.
-    writeFileSync(
-      join(lib, 'ok', 'd.jpg'),
-      Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1]), Buffer.from('not really a photo')]),
-    );
-    const home = join(dir, 'home');
-    clientEnv = {
-      ...env.clientEnv(env.serve.baseUrl),
-      HOME: join(home, 'h'),
-      XDG_DATA_HOME: join(home, 'd'),
-      XDG_CACHE_HOME: join(home, 'c'),
-      XDG_CONFIG_HOME: join(home, 'cf'),
-    };
-    for (const key of ['HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'] as const)
-      mkdirSync(clientEnv[key]!, { recursive: true });
-    for (const entry of [dir, ...readdirSync(dir, { recursive: true }).map((p) => join(dir, String(p)))])
-      chownSync(entry, NOBODY.uid, NOBODY.gid);
-    chmodSync(join(lib, 'locked'), 0o000);
-    chmodSync(join(lib, 'ok', 'c.jpg'), 0o000);
+    library = await createNobodyLibrary({ prefix: 'camroll-vocabulary-', damaged: true });
+    ({ dir, lib } = library);
   });
   afterAll(async () => {
-    await env?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await library?.close();
   });
 
   const reportOf = (file: string): Record<string, unknown>[] =>
@@ -69,10 +30,7 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
 
   it('sync: the summary, --json and --report; the report lists the unreadable folder as scan --report does', async () => {
     const report = join(dir, 'home', 'sync.jsonl');
-    const run = await runCamroll(['sync', lib, '--email', 'words@example.com', '--no-events', '--report', report], {
-      env: clientEnv,
-      as: NOBODY,
-    });
+    const run = await runCamroll(['sync', lib, '--email', 'words@example.com', '--no-events', '--report', report]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/^files: +3 \(1 with metadata, 1 unreadable, 1 damaged, 0 duplicates\)$/m);
     const lines = reportOf(report);
@@ -87,10 +45,7 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
     );
     expect(lines).toContainEqual(expect.objectContaining({ type: 'scan_error', path: 'ok/d.jpg', problem: 'damaged' }));
 
-    const json = await runCamroll(['sync', lib, '--email', 'words@example.com', '--json'], {
-      env: clientEnv,
-      as: NOBODY,
-    });
+    const json = await runCamroll(['sync', lib, '--email', 'words@example.com', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({
       files: 3,
       scan_errors: 2,
@@ -100,7 +55,7 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
     });
 
     const scanReport = join(dir, 'home', 'scan.jsonl');
-    const scan = await runCamroll(['scan', lib, '--report', scanReport], { env: clientEnv, as: NOBODY });
+    const scan = await runCamroll(['scan', lib, '--report', scanReport]);
     expect(scan.code).toBe(1);
     expect(scan.stdout).toMatch(/^ {2}unreadable: +1 \(read_error 1\)$/m);
     expect(scan.stdout).toMatch(/^ {2}damaged: +1 \(\w+ 1\)$/m);
@@ -111,15 +66,12 @@ describe.skipIf(!isRoot)(isRoot ? TITLE : `${TITLE} (skipped: needs root to run 
     });
     expect(scanned).toContainEqual(expect.objectContaining({ path: 'ok/c.jpg', problem: 'unreadable' }));
     expect(scanned).toContainEqual(expect.objectContaining({ path: 'ok/d.jpg', problem: 'damaged' }));
-    const scanJson = await runCamroll(['scan', lib, '--json'], { env: clientEnv, as: NOBODY });
+    const scanJson = await runCamroll(['scan', lib, '--json']);
     expect(JSON.parse(scanJson.stdout)).toMatchObject({ unreadable: 1, damaged: 1 });
   });
 
   it('sync -q: warnings and errors only on stderr; the created profile is in the summary', async () => {
-    const run = await runCamroll(['sync', lib, '--email', 'quiet-words@example.com', '-q'], {
-      env: clientEnv,
-      as: NOBODY,
-    });
+    const run = await runCamroll(['sync', lib, '--email', 'quiet-words@example.com', '-q']);
     expect(run.code).toBe(1);
     // No notice (the pass, the created user), no hint: the warning and the error.
     expect(run.stderr.trimEnd().split('\n')).toEqual([
