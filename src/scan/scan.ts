@@ -2,18 +2,14 @@ import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
-import {
-  archiveRootOf,
-  countZipMedia,
-  createArchiveWalk,
-  type ArchiveRoot,
-  type ArchiveWalk,
-} from './archive/archive-walk.js';
+// Types only: the archive reader (yauzl, tar-stream) loads when a scan meets an archive, so a
+// folder's scan starts without it.
+import type { ArchiveWalk } from './archive/archive-walk.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
 import { indexFolderSidecars } from './archive/folder-sidecars.js';
 import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
-import { archiveKindOf } from './archive/kind.js';
+import { archiveKindOf, archiveRootOf, type ArchiveRoot } from './archive/kind.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
 import { noticePathShower } from './display-path.js';
@@ -134,7 +130,13 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     const details = createPhotoDetails();
     const archiveWalk =
       archives.length > 0
-        ? createArchiveWalk({ archives, exclude: options.exclude, signal: stop.signal, index, details })
+        ? (await archiveReader()).createArchiveWalk({
+            archives,
+            exclude: options.exclude,
+            signal: stop.signal,
+            index,
+            details,
+          })
         : null;
     await archiveWalk?.prepare();
     // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
@@ -246,7 +248,7 @@ async function startCount(
       }
       const archive = archiveRootOf(root);
       // A zip's members come from its central directory: the total before any is read.
-      const members = archive ? await countZipMedia(archive, options.exclude) : 1;
+      const members = archive ? await (await archiveReader()).countZipMedia(archive, options.exclude) : 1;
       if (members === null) open = true;
       files += members ?? 0;
       onListed(files, false);
@@ -388,7 +390,7 @@ async function* openFoundArchives(
       continue;
     }
     yield rest;
-    const walk = createArchiveWalk({
+    const walk = (await archiveReader()).createArchiveWalk({
       archives,
       exclude: options.exclude,
       signal: options.signal,
@@ -400,6 +402,11 @@ async function* openFoundArchives(
     yield* walk.batches();
   }
 }
+
+/** The archive reader, loaded once, when the first archive is met. */
+let archiveModule: Promise<typeof import('./archive/archive-walk.js')> | null = null;
+const archiveReader = (): Promise<typeof import('./archive/archive-walk.js')> =>
+  (archiveModule ??= import('./archive/archive-walk.js'));
 
 /** The named files as one batch, then the walk's batches. */
 async function* prepend(files: WalkFile[], walked: AsyncIterable<WalkEvent[]>): AsyncGenerator<WalkEvent[]> {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, startTestServer } from '../client/test-server.js';
 import { runCli, useTempHome } from './helpers/run-cli.js';
-import { FRESH_STATS } from './helpers/stats.js';
+import { FRESH_STATS } from '../helpers/stats.js';
 
 const KEY = 'sk_test_verbose_secret_7777';
 const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';

@@ -9,26 +9,11 @@ import {
   RequestError,
 } from '../../src/errors.js';
 import { json, startTestServer, type Handler } from './test-server.js';
+import { FRESH_STATS } from '../helpers/stats.js';
 
 const KEY = 'sk_test_supersecret_0123456789';
 const USER = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
-const stats = {
-  total_events: 0,
-  total_venues: 0,
-  has_synced: false,
-  sports_count: 0,
-  concerts_count: 0,
-  first_attended: null,
-  most_recently_attended: null,
-  busiest_year: null,
-  top_season: null,
-  top_artist: null,
-  top_genre: null,
-  top_team: null,
-  top_league: null,
-  unique_venues: [],
-  last_sync_at: null,
-};
+const stats = FRESH_STATS;
 const event = (id: number) => ({ id, name: `Event ${id}`, starts_at_local: '2024-07-12T20:00:00', media_count: 0 });
 
 const cleanups: (() => Promise<void>)[] = [];

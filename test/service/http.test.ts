@@ -7,6 +7,7 @@ import { createApp } from '../../src/service/app.js';
 import { parseCatalog } from '../../src/service/catalog/index.js';
 import { destinationPoint } from '../../src/service/matching/index.js';
 import { ACME, ANCHOR_CATALOG_JSON, checkResponses, itemAt, KEYS, openTestStore, VENUE } from './helpers.js';
+import { FRESH_STATS } from '../helpers/stats.js';
 
 /** Anchors plus a run of events at two extra venues for paging (ties on the start instant included). */
 const PAGING_EVENTS = Array.from({ length: 45 }, (_, i) => ({
@@ -237,23 +238,7 @@ describe('history over HTTP', () => {
 
   it('computes stats for a fresh user and a rich one', async () => {
     const fresh = await newUser('fresh@example.com');
-    expect(Stats.parse((await call('GET', `/users/${fresh}/stats`)).json)).toEqual({
-      total_events: 0,
-      total_venues: 0,
-      has_synced: false,
-      sports_count: 0,
-      concerts_count: 0,
-      first_attended: null,
-      most_recently_attended: null,
-      busiest_year: null,
-      top_season: null,
-      top_artist: null,
-      top_genre: null,
-      top_team: null,
-      top_league: null,
-      unique_venues: [],
-      last_sync_at: null,
-    });
+    expect(Stats.parse((await call('GET', `/users/${fresh}/stats`)).json)).toEqual(FRESH_STATS);
     const rich = await newUser('rich@example.com');
     await ingest(rich, [
       itemAt('e1', 1, '2024-07-13T00:00:00Z'),

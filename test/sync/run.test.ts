@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HealthResult, SyncCompleteResult } from '../../src/client/index.js';
 import type { MediaMetadata, Stats } from '../../src/contract/index.js';
 import type { ScannedMedia } from '../../src/scan/types.js';
-import { FRESH_STATS } from '../cli/helpers/stats.js';
+import { FRESH_STATS } from '../helpers/stats.js';
 import type { SyncInput } from '../../src/sync/pipeline.js';
 import { runSync, type SyncClient, type SyncRunOptions } from '../../src/sync/run.js';
 

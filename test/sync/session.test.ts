@@ -8,7 +8,7 @@ import { InterruptedError, OutageError } from '../../src/errors.js';
 import type { SyncClient } from '../../src/sync/run.js';
 import { INTERRUPTED } from '../../src/sync/ending.js';
 import { runSyncSession, type SyncEvent, type SyncService, type SyncSessionOptions } from '../../src/sync/session.js';
-import { FRESH_STATS } from '../cli/helpers/stats.js';
+import { FRESH_STATS } from '../helpers/stats.js';
 
 const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library', 'events');
 const USER = '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11';

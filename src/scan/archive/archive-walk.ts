@@ -8,7 +8,9 @@ import { MEDIA_EXTENSIONS } from '../extract/formats.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from '../junk.js';
 import type { FileProblem } from '../types.js';
 import type { WalkEvent, WalkFile } from '../walk.js';
-import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveKind } from './kind.js';
+import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveRoot } from './kind.js';
+
+export type { ArchiveRoot } from './kind.js';
 import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
 import { collect, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
@@ -26,11 +28,6 @@ export interface ArchiveMemberRef {
   uncached: boolean;
   /** A tar member read before any sidecar matched it: one met later still applies. */
   late: boolean;
-}
-
-export interface ArchiveRoot {
-  absPath: string;
-  kind: ArchiveKind;
 }
 
 export interface ArchiveWalkOptions {
@@ -533,12 +530,6 @@ export async function countZipMedia(root: ArchiveRoot, exclude: readonly string[
     return null;
   }
   return count;
-}
-
-/** Whether a root names an archive (by its extension). */
-export function archiveRootOf(absPath: string): ArchiveRoot | null {
-  const kind = archiveKindOf(absPath);
-  return kind === null ? null : { absPath, kind };
 }
 
 function describe(error: unknown): string {

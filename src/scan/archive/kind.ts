@@ -33,3 +33,15 @@ export function splitMemberPath(absPath: string): { archive: string; member: str
   }
   return null;
 }
+
+/** An archive given to the scan (or met in a folder with `--archives`). */
+export interface ArchiveRoot {
+  absPath: string;
+  kind: ArchiveKind;
+}
+
+/** The archive a path names by its extension, or null for any other file. */
+export function archiveRootOf(absPath: string): ArchiveRoot | null {
+  const kind = archiveKindOf(absPath);
+  return kind === null ? null : { absPath, kind };
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Stats } from '../../../src/contract/stats.js';
 import { computeStats } from '../../../src/service/stats/index.js';
 import { build, event, performer, venue } from '../catalog/build.js';
+import { FRESH_STATS } from '../../helpers/stats.js';
 
 const NY = venue(1, { name: 'North Arena', latitude: 40.75, longitude: -73.99 });
 const SYD = venue(2, {
@@ -57,23 +58,7 @@ const stats = (eventIds: number[], hasSynced = true, lastSyncAt: string | null =
 
 describe('computeStats', () => {
   it('fresh profile: zeros, nulls, empty list; sync markers passed through', () => {
-    expect(computeStats({ eventIds: [], catalog, hasSynced: false, lastSyncAt: null })).toEqual({
-      total_events: 0,
-      total_venues: 0,
-      has_synced: false,
-      sports_count: 0,
-      concerts_count: 0,
-      first_attended: null,
-      most_recently_attended: null,
-      busiest_year: null,
-      top_season: null,
-      top_artist: null,
-      top_genre: null,
-      top_team: null,
-      top_league: null,
-      unique_venues: [],
-      last_sync_at: null,
-    });
+    expect(computeStats({ eventIds: [], catalog, hasSynced: false, lastSyncAt: null })).toEqual(FRESH_STATS);
   });
 
   it('fewer than 3 events: counts and dates, superlatives null', () => {
