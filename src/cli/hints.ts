@@ -1,5 +1,5 @@
 import { CERTIFICATE_CODES, SCHEME_MISMATCH_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
-import { mismatchHint, type SchemeMismatch } from '../client/scheme-probe.js';
+import { mismatchHint, type SchemeMismatch } from '../client/scheme-words.js';
 import {
   ApiError,
   CamrollError,

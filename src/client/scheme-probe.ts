@@ -1,5 +1,8 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import type { SchemeMismatch } from './scheme-words.js';
+
+export { describeMismatch, mismatchHint, otherSchemeUrl, type SchemeMismatch } from './scheme-words.js';
 
 /**
  * Tells a wrong scheme from a broken host. https:// against a plain HTTP server fails in the
@@ -9,9 +12,6 @@ import { connect as tlsConnect } from 'node:tls';
  * first bytes, before the failure is named a mismatch (and, for https://, once more whether it
  * completes a TLS handshake: a TLS port may answer a plain request too).
  */
-
-/** camroll's codes for the two mismatches (src/errors.ts, `network`). */
-export type SchemeMismatch = 'server_speaks_plain_http' | 'server_speaks_tls';
 
 /** Failures of an https:// request after which the server may speak plain HTTP. */
 const TLS_AGAINST_PLAIN = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'EPROTO']);
@@ -53,30 +53,6 @@ export async function detectSchemeMismatch(
     return (await speaksTls(host, port, wait, signal)) ? null : 'server_speaks_plain_http';
   }
   return (await speaksTls(host, port, wait, signal)) ? 'server_speaks_tls' : null;
-}
-
-/** `http://host:443/v1` for `https://host/v1`, and the reverse: the base URL with the other scheme, same port. */
-export function otherSchemeUrl(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const scheme = url.protocol === 'https:' ? 'http:' : 'https:';
-  // Through URL again, so a port that is the new scheme's default is dropped.
-  const other = new URL(`${scheme}//${url.hostname}:${port}${url.pathname}`).href;
-  // URL writes a bare origin with a slash; the base URL as given may have none.
-  return url.pathname === '/' && !baseUrl.endsWith('/') ? other.replace(/\/$/, '') : other;
-}
-
-/** What the server speaks, in words: `the server speaks plain HTTP, not TLS`. */
-export function describeMismatch(mismatch: SchemeMismatch): string {
-  return mismatch === 'server_speaks_plain_http'
-    ? 'the server speaks plain HTTP, not TLS'
-    : 'the server speaks TLS, not plain HTTP';
-}
-
-/** The fix, in words: `the server speaks plain HTTP: did you mean http://host:8787/v1?`. */
-export function mismatchHint(mismatch: SchemeMismatch, baseUrl: string): string {
-  const what = mismatch === 'server_speaks_plain_http' ? 'plain HTTP' : 'TLS';
-  return `the server speaks ${what}: did you mean ${otherSchemeUrl(baseUrl)}?`;
 }
 
 /** Whether the port answers a plain HTTP request with an HTTP status line. */

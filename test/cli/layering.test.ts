@@ -48,3 +48,12 @@ describe('layering', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('start-up', () => {
+  it('printing a failure loads no socket module: the hints take the scheme words, not the probes', () => {
+    const hints = readFileSync(join(SRC, 'cli', 'hints.ts'), 'utf8');
+    expect(hints).not.toContain('scheme-probe');
+    const words = readFileSync(join(SRC, 'client', 'scheme-words.ts'), 'utf8');
+    expect(words).not.toMatch(/^import /m);
+  });
+});
