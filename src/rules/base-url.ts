@@ -44,3 +44,11 @@ export function isLoopbackUrl(baseUrl: string): boolean {
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
   );
 }
+
+/**
+ * Whether a target is a service on this machine (the embedded one, or a `camroll serve` on a
+ * loopback address): its profiles live in a local database, never in the partner's dataset.
+ */
+export function isLocalService(target: { kind: 'remote' | 'embedded'; baseUrl: string }): boolean {
+  return target.kind === 'embedded' || isLoopbackUrl(target.baseUrl);
+}

@@ -43,7 +43,7 @@ export type SyncEvent =
   /** A notice of the pass: resuming, a stale journal, the pass kind. */
   | { type: 'status'; message: string }
   /** POST /users created a new profile for `--email`. */
-  | { type: 'user_created'; userId: string; email: string; kind: SyncTarget['kind']; environment: string }
+  | { type: 'user_created'; userId: string; email: string; target: SyncTarget; environment: string }
   | DryRunFinding
   | FollowEvent;
 
@@ -243,7 +243,7 @@ async function realPass(
           recall: (target, email) => service.users.recall(target, email),
           remember: (target, email, userId, existing, environment) => {
             service.users.remember(target, email, userId, existing);
-            if (!existing) emit({ type: 'user_created', userId, email, kind: service.target.kind, environment });
+            if (!existing) emit({ type: 'user_created', userId, email, target: service.target, environment });
           },
         },
       },

@@ -79,6 +79,6 @@ describe.skipIf(skipReason !== null)(skipReason === null ? TITLE : `${TITLE} (sk
       'camroll: sync-complete was not called: 2 folders or files could not be read; nothing is lost: fix it and run ' +
         'sync again',
     ]);
-    expect(run.stdout).toMatch(/^profile: +created by this run \(a real profile on the service\)$/m);
+    expect(run.stdout).toMatch(/^profile: +created by this run \(in the service on this machine\)$/m);
   });
 });

@@ -124,7 +124,7 @@ describe('runSyncSession', () => {
       type: 'user_created',
       userId: USER,
       email: 'ana@example.com',
-      kind: 'remote',
+      target: TARGET,
       environment: 'sandbox',
     });
     expect(events).toContainEqual({ type: 'status', message: `full pass for user ${USER}` });

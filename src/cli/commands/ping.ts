@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readRateLimit, type HealthResult } from '../../client/index.js';
-import { isLoopbackUrl } from '../../rules/base-url.js';
+import { isLocalService } from '../../rules/base-url.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags, type ConnectionTarget } from '../connection.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
@@ -50,7 +50,7 @@ export function healthWarning(
   result: Pick<HealthResult, 'environment'>,
   target: Pick<ConnectionTarget, 'kind' | 'baseUrl'>,
 ): string | null {
-  const local = target.kind === 'embedded' || isLoopbackUrl(target.baseUrl);
+  const local = isLocalService(target);
   return result.environment === 'sandbox' && !local ? SANDBOX_WARNING : null;
 }
 

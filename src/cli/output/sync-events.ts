@@ -130,7 +130,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
         return note(noticeLine(event.message));
       case 'user_created':
         // A notice (quiet drops it): the summary and --json say the run created the profile.
-        return note(noticeLine(createdUserNotice(event.userId, event.email, event.kind, event.environment)));
+        return note(noticeLine(createdUserNotice(event.userId, event.email, event.target, event.environment)));
       case 'plan_unknown_email':
       case 'plan_pass':
       case 'plan_unchecked':

@@ -1,3 +1,4 @@
+import { isLocalService } from '../../rules/base-url.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 import type { DryRunResult, SyncResult, WatchTotals } from '../../sync/session.js';
 import { renderEventsTable } from '../format/events.js';
@@ -143,7 +144,12 @@ export function renderResult(result: SyncResult | DryRunResult, view: ResultView
   // The embedded service listens on a new port every run: its URL would mean nothing here.
   const where = result.target.kind === 'embedded' ? 'the embedded local service' : result.target.base_url;
   // A profile this run created is said here too: with --quiet, the notice on stderr is not printed.
-  const profile = result.target.kind === 'embedded' ? 'in the embedded local service' : 'a real profile on the service';
+  const profile =
+    result.target.kind === 'embedded'
+      ? 'in the embedded local service'
+      : isLocalService({ kind: result.target.kind, baseUrl: result.target.base_url })
+        ? 'in the service on this machine'
+        : 'a real profile on the service';
   const created = result.user_created ? [row('profile', `created by this run (${profile})`)] : [];
   const head = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...created];
   let out = `${[...head, ...renderCounts(result, counts), syncCompleteLine(result)].join('\n')}\n`;

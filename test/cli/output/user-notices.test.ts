@@ -185,14 +185,23 @@ describe('the embedded service is never shown as a place to connect to', () => {
 describe('the notice when sync --email creates a profile', () => {
   const ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
   it.each([
-    ['embedded', undefined, `created user ${ID} for a@example.com`],
+    ['embedded', 'http://127.0.0.1:41234/v1', undefined, `created user ${ID} for a@example.com`],
+    // A `camroll serve` on this machine keeps its profiles in a local database, sandbox key or not.
+    ['remote', 'http://127.0.0.1:8787/v1', 'sandbox', `created user ${ID} for a@example.com`],
+    ['remote', 'http://localhost:8787/v1', 'production', `created user ${ID} for a@example.com`],
     [
       'remote',
+      'https://sandbox.example.com/v1',
       'sandbox',
       `created user ${ID} for a@example.com (a real profile: the sandbox runs on the production dataset)`,
     ],
-    ['remote', 'production', `created user ${ID} for a@example.com (a real production profile)`],
-  ] as const)('%s service, %s key', (kind, environment, expected) => {
-    expect(createdUserNotice(ID, 'a@example.com', kind, environment)).toBe(expected);
+    [
+      'remote',
+      'https://api.example.com/v1',
+      'production',
+      `created user ${ID} for a@example.com (a real production profile)`,
+    ],
+  ] as const)('%s service at %s, %s key', (kind, baseUrl, environment, expected) => {
+    expect(createdUserNotice(ID, 'a@example.com', { kind, baseUrl }, environment)).toBe(expected);
   });
 });
