@@ -184,7 +184,8 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       signal: stop.signal,
       finish: (file, result) => {
         const record = toRecord(file, result, false);
-        if (result.cacheable) cache?.put(file, record);
+        // A tar member is never looked up (a stream has no directory to key it by): nor written.
+        if (result.cacheable && !file.member?.uncached) cache?.put(file, record);
         return { type: 'record', record };
       },
     });

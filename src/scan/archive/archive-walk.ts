@@ -148,13 +148,16 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       try {
         const skipped = new Set<string>();
         for await (const entry of firstListing(root.absPath)) {
+          // Ctrl-C stops the listing of a large (or cut) export at once.
+          if (options.signal?.aborted) return;
           if (entry.folder || entry.encrypted) continue;
           const kind = classify(entry.name, skipped);
           if (kind === null || !('keep' in kind) || kind.keep === 'media' || kind.keep === 'nested') continue;
           const limit = kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES;
-          if (entry.size > limit) continue;
+          if (entry.size > limit || entry.compressedSize > limit) continue;
           handle ??= await fsp.open(root.absPath, 'r');
-          const text = await readSmallMember(handle, entry, limit);
+          // A damaged sidecar costs its photo the sidecar, never the other members of the part.
+          const text = await readSmallMember(handle, entry, limit).catch(() => null);
           if (text === null) continue;
           if (kind.keep === 'details') details.add(text);
           else index.add(entry.name, text);

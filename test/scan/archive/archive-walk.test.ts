@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { archiveKindOf, memberPath, splitMemberPath } from '../../../src/scan/archive/kind.js';
+import Database from 'better-sqlite3';
+import { createArchiveWalk } from '../../../src/scan/archive/archive-walk.js';
+import { archiveKindOf, archiveRootOf, memberPath, splitMemberPath } from '../../../src/scan/archive/kind.js';
 import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
 import { limitProblem } from '../../../src/scan/archive/types.js';
 import { centralDirectory, CutArchive, localHeaders, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
@@ -180,5 +182,55 @@ describe('scanLibrary over archives', () => {
       void event;
     expect(totals.every(([, final]) => !final)).toBe(true);
     expect(done).toBe(12);
+  });
+});
+
+describe('the first pass over a zip (its sidecars)', () => {
+  it('stops at the next entry once the scan is stopped (Ctrl-C during a large listing)', async () => {
+    const stop = new AbortController();
+    const real = createSidecarIndex();
+    const added: string[] = [];
+    // The stop comes while the first sidecar is being taken in.
+    const index = {
+      add: (member: string, text: string) => {
+        added.push(member);
+        real.add(member, text);
+        stop.abort();
+      },
+      find: (member: string) => real.find(member),
+      get size() {
+        return real.size;
+      },
+    };
+    const walk = createArchiveWalk({
+      archives: [archiveRootOf(path.join(ARCHIVES, 'takeout-002.zip'))!],
+      signal: stop.signal,
+      index,
+    });
+    await walk.prepare();
+    expect(added).toHaveLength(1);
+  });
+});
+
+describe('the scan cache and archive members', () => {
+  it('keeps zip members (found again by their central directory) and writes nothing for tar members', async () => {
+    const cacheDir = path.join(dir, 'cache');
+    const scan = async (root: string) => {
+      for await (const _event of scanLibrary({ roots: [root], cacheDir, extract: extractFile, cwd: dir })) {
+        // drained
+      }
+    };
+    const rows = (): number => {
+      const db = new Database(path.join(cacheDir, 'scan-cache.sqlite3'), { readonly: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    await scan(path.join(ARCHIVES, 'takeout-002.tgz'));
+    expect(rows()).toBe(0);
+    await scan(path.join(ARCHIVES, 'takeout-002.zip'));
+    expect(rows()).toBeGreaterThan(0);
   });
 });
