@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBatcher } from '../../src/sync/batcher.js';
-import { compactId, createSeenIds } from '../../src/sync/dedupe.js';
+import { compactId } from '../../src/sync/dedupe.js';
 import { predictRejection } from '../../src/sync/predict.js';
 import { createSyncTally, decideOutcome, totalRejected } from '../../src/sync/summary.js';
 
@@ -37,17 +37,7 @@ describe('createBatcher', () => {
   });
 });
 
-describe('createSeenIds', () => {
-  it('reports duplicates for sha ids and other ids', () => {
-    const seen = createSeenIds();
-    expect(seen.add(sha(1))).toBe(true);
-    expect(seen.add(sha(2))).toBe(true);
-    expect(seen.add(sha(1))).toBe(false);
-    expect(seen.add('IMG_1.jpg')).toBe(true);
-    expect(seen.add('IMG_1.jpg')).toBe(false);
-    expect(seen.size).toBe(3);
-  });
-
+describe('compactId', () => {
   it('keeps a sha id compact and distinct from a raw id of the same characters', () => {
     const key = compactId(sha(7));
     expect(key.length).toBe(33);

@@ -1,3 +1,4 @@
+import { plural } from '../format/vocabulary.js';
 import type { CliContext } from '../context.js';
 import { describeError } from '../exit.js';
 import { notice, noticeLine, warningLine } from './emit.js';
@@ -12,8 +13,6 @@ import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
 /** Scan warnings printed one by one; the rest are only counted. */
 const PRINTED_WARNINGS = 20;
-
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** What the display needs of sync's flags. */
 export interface SyncViewFlags extends OutcomeFlags {

@@ -1,3 +1,4 @@
+import { plural } from '../format/vocabulary.js';
 import type { Writable } from 'node:stream';
 import { createLiveDisplay } from './live-display.js';
 import { createShownTotal, filePlainText, fileRowText, followRowText, type FileFigures } from './progress.js';
@@ -64,8 +65,6 @@ export function progressFigures(snapshot: ProgressSnapshot, elapsedSeconds: numb
     pending,
   };
 }
-
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** The files that could not be sent, in the summary's words: `2 unreadable`, `1 damaged`. */
 function unsentParts(counts: SyncCounts): string[] {
