@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { wholeNumber } from './connection-args.js';
+import { wholeNumber } from './flag-values.js';
 
 /**
  * The connection flags every client command takes. Apart from connection.ts so a command can

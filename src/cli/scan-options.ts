@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { wholeNumber } from './connection-args.js';
+import { wholeNumber } from './flag-values.js';
 
 /** The options of the walk and the extraction, the same for `scan` and `sync`. */
 export interface ScanOptions {

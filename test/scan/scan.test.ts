@@ -302,13 +302,3 @@ describe('scanLibrary', () => {
     await pool.close();
   });
 });
-
-describe('start-up', () => {
-  it('a scan loads the archive reader (yauzl, tar-stream) only when it meets an archive', () => {
-    const source = fs.readFileSync(new URL('../../src/scan/scan.ts', import.meta.url), 'utf8');
-    // Anything but a type import would load it with every scan of a plain folder (~50 ms).
-    const eager = source.match(/^import (?!type )[^;]*from '\.\/archive\/archive-walk\.js';/m);
-    expect(eager, 'src/scan/scan.ts imports the archive reader eagerly').toBeNull();
-    expect(source).toContain("import('./archive/archive-walk.js')");
-  });
-});

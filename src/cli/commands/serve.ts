@@ -3,7 +3,7 @@ import type { ServedRequest } from '../../service/app.js';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
-import { flagsError, wholeNumber } from '../connection-args.js';
+import { flagsError, wholeNumber } from '../flag-values.js';
 import { UsageError } from '../../errors.js';
 import { isPostgresUrl } from '../../service/store/open.js';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { addConnectionOptions } from '../connection-options.js';
-import { flagsError, wholeNumber } from '../connection-args.js';
+import { flagsError, wholeNumber } from '../flag-values.js';
 import { createSyncView, openSyncFiles } from '../output/sync-events.js';
 import { addScanOptions } from '../scan-options.js';
 import { createSyncService } from '../sync-service.js';

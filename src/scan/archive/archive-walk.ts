@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import * as zlib from 'node:zlib';
-import tar from 'tar-stream';
+import type tar from 'tar-stream';
 import { createExcludeMatcher } from '../exclude.js';
 import { MEDIA_EXTENSIONS } from '../extract/formats.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from '../junk.js';
@@ -401,7 +401,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   }
 
   async function* tarBatches(root: ArchiveRoot): AsyncGenerator<WalkEvent[]> {
-    const extract = tar.extract();
+    const extract = (await tarReader()).extract();
     const input = fs.createReadStream(root.absPath, { highWaterMark: 1024 * 1024 });
     // A failure anywhere (a cut gzip stream, a bad header) ends the entries with that error.
     if (root.kind === 'tgz') pipeline(input, zlib.createGunzip(), extract, () => undefined);
@@ -511,6 +511,11 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 }
 
 export type ArchiveWalk = ReturnType<typeof createArchiveWalk>;
+
+/** The tar reader, loaded when the first tar stream is read: a run of zips never needs it. */
+let tarModule: Promise<typeof tar> | null = null;
+const tarReader = (): Promise<typeof tar> =>
+  (tarModule ??= import('tar-stream').then((loaded) => (loaded as { default?: typeof tar }).default ?? loaded));
 
 /**
  * The media members of a zip by its central directory alone, for progress: a total before
