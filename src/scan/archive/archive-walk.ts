@@ -44,6 +44,11 @@ export interface ArchiveWalkOptions {
 const BATCH = 64;
 /** Bytes of tar members read ahead of the threads in one batch. */
 const HELD_BYTES = 8 * 1024 * 1024;
+/**
+ * Inflated bytes per chunk of a .tgz stream. zlib's default (16 KiB) hands the tar parser
+ * and the member buffers tens of thousands of small chunks per gigabyte.
+ */
+const GUNZIP_CHUNK = 256 * 1024;
 /** Sidecars are small; a larger one is not a sidecar camroll reads. */
 const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 /** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
@@ -404,7 +409,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     const extract = (await tarReader()).extract();
     const input = fs.createReadStream(root.absPath, { highWaterMark: 1024 * 1024 });
     // A failure anywhere (a cut gzip stream, a bad header) ends the entries with that error.
-    if (root.kind === 'tgz') pipeline(input, zlib.createGunzip(), extract, () => undefined);
+    if (root.kind === 'tgz') pipeline(input, zlib.createGunzip({ chunkSize: GUNZIP_CHUNK }), extract, () => undefined);
     else pipeline(input, extract, () => undefined);
     let events: WalkEvent[] = [];
     let held = 0; // bytes of the members in `events`
