@@ -65,8 +65,8 @@ const MAX_DEFAULT_WORKERS = 4;
  */
 const TASK_FILES = 256;
 const TASK_BYTES = 32 * 1024 * 1024; // 32 MiB
-/** With tar streams in the run: their members' bytes are held until a thread takes them. */
-const TAR_TASK_BYTES = 8 * 1024 * 1024; // 8 MiB
+/** Bytes of members already read (a tar stream's) that one task holds until a thread takes it. */
+const HELD_TASK_BYTES = 8 * 1024 * 1024; // 8 MiB
 
 /**
  * Scans folders and streams one `record` per media file (out of order: files are read
@@ -170,8 +170,10 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     });
     const grouped = groupMisses(looked, {
       maxFiles: TASK_FILES,
+      maxBytes: TASK_BYTES,
       // A tar stream's members wait in memory for a thread: smaller tasks keep that bounded.
-      maxBytes: archives.some((archive) => archive.kind !== 'zip') || options.archives ? TAR_TASK_BYTES : TASK_BYTES,
+      maxHeldBytes: HELD_TASK_BYTES,
+      isHeld: (file) => file.member?.task?.source.kind === 'bytes',
       onFirst: () => void startPool().catch(() => undefined), // a failure surfaces in the first run
     });
     const records = readGroups(grouped, {

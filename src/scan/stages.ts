@@ -93,11 +93,22 @@ export async function* lookUpCache(
  */
 export async function* groupMisses(
   looked: AsyncIterable<LookedUp>,
-  options: { maxFiles: number; maxBytes: number; firstFiles?: number; onFirst?: () => void },
+  options: {
+    maxFiles: number;
+    maxBytes: number;
+    /** Bytes a group may hold in memory (members already read, on their way to a thread); default maxBytes. */
+    maxHeldBytes?: number;
+    /** Whether a file's bytes travel with its task (default: none do). */
+    isHeld?: (file: WalkFile) => boolean;
+    firstFiles?: number;
+    onFirst?: () => void;
+  },
 ): AsyncGenerator<Grouped> {
   let limit = Math.min(options.firstFiles ?? 8, options.maxFiles);
   let group: WalkFile[] = [];
   let bytes = 0;
+  let held = 0;
+  const maxHeld = options.maxHeldBytes ?? options.maxBytes;
   let started = false;
   for await (const { events, misses } of looked) {
     if (misses.length > 0 && !started) {
@@ -108,11 +119,13 @@ export async function* groupMisses(
     for (const file of misses) {
       group.push(file);
       bytes += file.size;
-      if (group.length < limit && bytes < options.maxBytes) continue;
+      if (options.isHeld?.(file)) held += file.size;
+      if (group.length < limit && bytes < options.maxBytes && held < maxHeld) continue;
       yield { events: waiting, group };
       waiting = [];
       group = [];
       bytes = 0;
+      held = 0;
       limit = Math.min(limit * 2, options.maxFiles);
     }
     if (waiting.length > 0) yield { events: waiting, group: null };

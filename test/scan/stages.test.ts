@@ -55,6 +55,21 @@ describe('groupMisses', () => {
     expect(out.flatMap((g) => g.events)).toEqual([skip(0), skip(1)]);
     expect(out.flatMap((g) => g.group ?? []).map((f) => f.ino)).toEqual(Array.from({ length: 32 }, (_, i) => i));
   });
+  it('closes a group at the held-bytes bound only for files whose bytes travel with the task', async () => {
+    // Even inos: bytes already read (a tar member); odd: a path or a zip member's place.
+    const misses = Array.from({ length: 12 }, (_, i) => file(i, 1000));
+    const out: Grouped[] = [];
+    for await (const grouped of groupMisses(from([{ events: [], misses }]), {
+      maxFiles: 64,
+      firstFiles: 64,
+      maxBytes: 1_000_000,
+      maxHeldBytes: 2500,
+      isHeld: (f) => f.ino % 2 === 0,
+    }))
+      out.push(grouped);
+    // Three held files (3,000 bytes) close a group: every fifth file; without held files none would close.
+    expect(out.map((g) => g.group?.length ?? 0)).toEqual([5, 6, 1]);
+  });
 });
 
 describe('readGroups', () => {
