@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InterruptedError, UsageError } from '../errors.js';
 // Types only: the archive reader (yauzl, tar-stream) loads when a scan meets an archive, so a
 // folder's scan starts without it.
-import type { ArchiveWalk } from './archive/archive-walk.js';
+import type { ArchiveTotals, ArchiveWalk } from './archive/archive-walk.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
 import { indexFolderSidecars } from './archive/folder-sidecars.js';
@@ -116,8 +116,11 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
   const stopCount = (): void => countStop.abort();
   stop.signal.addEventListener('abort', stopCount, { once: true });
   const onListed = options.onListed;
+  // Settled once the archive walk has listed the archives named as roots (null: none, or stopped).
+  let settleArchives: (totals: ArchiveTotals | null) => void = () => undefined;
+  const archiveTotals = new Promise<ArchiveTotals | null>((resolve) => (settleArchives = resolve));
   const counting = onListed
-    ? startCount(roots, options, countStop.signal, (files, done) => {
+    ? startCount(roots, options, countStop.signal, archiveTotals, (files, done) => {
         if (!countStop.signal.aborted) onListed(files, done);
       })
     : null;
@@ -139,6 +142,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
           })
         : null;
     await archiveWalk?.prepare();
+    settleArchives(archiveWalk?.totals() ?? null);
     // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
     const mixed = archiveWalk !== null && folders.length > 0;
     if (mixed) await indexFolderSidecars({ roots: folders, exclude: options.exclude, index, signal: stop.signal });
@@ -200,6 +204,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     if (held.length > 0 && !stop.signal.aborted) yield withDetails(await applyLateSidecars(held, index.find), details);
   } finally {
     stop.abort();
+    settleArchives(null); // no-op once settled; the count must not wait on a scan that failed
     options.signal?.removeEventListener('abort', onAbort);
     await counting;
     try {
@@ -232,35 +237,46 @@ function openCache(options: ScanOptions): { cache: ScanCache | null; warning: Sc
   }
 }
 
-/** The listing-only count, reported through `onListed`; never fails the scan. */
+/**
+ * The listing-only count, reported through `onListed`; never fails the scan. Archives are
+ * counted from the listings the archive walk reads anyway (`archives`, settled once it has
+ * read them): a zip's central directory is read once per run.
+ */
 async function startCount(
   roots: string[],
   options: ScanOptions,
   signal: AbortSignal,
+  archives: Promise<ArchiveTotals | null>,
   onListed: (files: number, done: boolean) => void,
 ): Promise<void> {
   try {
     let files = 0;
-    // A tar stream's members are known only once it is read: the total stays open until then.
+    let fromArchives = 0;
+    let inFolders = 0;
+    // Archives met inside folders are opened as they are met: the total stays open until then.
     let open = options.archives === true;
     const folders: string[] = [];
     for (const root of roots) {
-      if (!(await fs.promises.stat(root)).isFile()) {
-        folders.push(root);
-        continue;
-      }
-      const archive = archiveRootOf(root);
-      // A zip's members come from its central directory: the total before any is read.
-      const members = archive ? await (await archiveReader()).countZipMedia(archive, options.exclude) : 1;
-      if (members === null) open = true;
-      files += members ?? 0;
-      onListed(files, false);
+      if (!(await fs.promises.stat(root)).isFile()) folders.push(root);
+      else if (archiveKindOf(root) === null) files += 1;
     }
-    const total = await countMediaFiles(
+    const report = (): void => onListed(files + fromArchives + inFolders, false);
+    const counted = archives.then((totals) => {
+      if (totals === null) return;
+      fromArchives = totals.files;
+      open ||= !totals.final;
+      report();
+    });
+    if (files > 0) report();
+    inFolders = await countMediaFiles(
       { roots: folders, exclude: options.exclude, followSymlinks: options.followSymlinks, signal, fs: options.walkFs },
-      (listed) => onListed(files + listed, false),
+      (listed) => {
+        inFolders = listed;
+        report();
+      },
     );
-    if (!signal.aborted) onListed(files + total, !open);
+    await counted;
+    if (!signal.aborted) onListed(files + fromArchives + inFolders, !open);
   } catch {
     // Only a guide for progress: the walk reports what it cannot read.
   }

@@ -54,10 +54,29 @@ const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 /** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
 const MAX_DETAILS_BYTES = 64 * 1024 * 1024;
 
-/** The listing of a zip, held only when it had to be recovered from local headers (a costly walk). */
-interface Recovered {
-  entries: ZipEntry[];
+/**
+ * Zip entries kept from the first listing for the member pass, across the run: a directory
+ * is read once, not twice (a re-scan of an unchanged export is mostly this listing). Past this
+ * many (about 60 MB) a zip is listed again in the member pass instead.
+ */
+const HELD_ENTRIES = 300_000;
+
+/** A zip's listing as read in pass 1: kept whole, or dropped (`entries` null) past HELD_ENTRIES. */
+interface Listing {
+  entries: ZipEntry[] | null;
+  /** Where a download without a central directory stops (its entries are always kept: a costly walk). */
   cut: CutArchive | null;
+  /** Recovered from local headers: never listed by its (missing) central directory again. */
+  recovered: boolean;
+}
+
+/** Media members found by the listings, for progress before any member is read. */
+export interface ArchiveTotals {
+  files: number;
+  /** Their bytes (a zip member's inflated size). */
+  bytes: number;
+  /** False while a tar stream or a zip inside a zip may add members not yet known. */
+  final: boolean;
 }
 
 /**
@@ -71,7 +90,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   const index = options.index ?? createSidecarIndex();
   const details = options.details ?? createPhotoDetails();
   const excluded = createExcludeMatcher(options.exclude ?? []);
-  const recovered = new Map<string, Recovered>();
+  const listings = new Map<string, Listing>();
+  let heldEntries = 0;
   const failed = new Map<string, FileProblem>();
   const stats = new Map<string, fs.Stats>();
   const late = new Set<string>();
@@ -107,35 +127,87 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     return { keep: 'media' };
   };
 
+  /** The member pass's listing of a zip: the one kept from pass 1, or the directory read again. */
   async function* zipEntries(absPath: string): AsyncGenerator<ZipEntry> {
-    const held = recovered.get(absPath);
-    if (held) {
-      yield* held.entries;
-      if (held.cut) throw held.cut;
+    const listing = listings.get(absPath);
+    if (listing?.entries) {
+      yield* listing.entries;
+      if (listing.cut) throw listing.cut;
       return;
     }
     yield* centralDirectory(absPath);
   }
 
-  /** Lists a zip once for pass 1; a zip without a central directory is walked by its local headers and held. */
+  /**
+   * Lists a zip for pass 1 and keeps the entries for the member pass (while the run holds
+   * fewer than HELD_ENTRIES). A zip without a central directory is walked by its local
+   * headers, and that listing is always kept.
+   */
   async function* firstListing(absPath: string): AsyncGenerator<ZipEntry> {
+    const listing: Listing = { entries: [], cut: null, recovered: false };
+    listings.set(absPath, listing);
+    const keep = (entry: ZipEntry): void => {
+      if (listing.entries === null) return;
+      if (!listing.recovered && heldEntries >= HELD_ENTRIES) {
+        heldEntries -= listing.entries.length;
+        listing.entries = null;
+        return;
+      }
+      listing.entries.push(entry);
+      heldEntries += 1;
+    };
     try {
-      yield* centralDirectory(absPath);
+      for await (const entry of centralDirectory(absPath)) {
+        keep(entry);
+        yield entry;
+      }
       return;
     } catch (error) {
       if (!isMissingDirectory(error)) throw error;
     }
-    const held: Recovered = { entries: [], cut: null };
-    recovered.set(absPath, held);
+    heldEntries -= listing.entries?.length ?? 0;
+    listing.entries = [];
+    listing.recovered = true;
     try {
       for await (const entry of localHeaders(absPath)) {
-        held.entries.push(entry);
+        keep(entry);
         yield entry;
       }
     } catch (error) {
       if (!(error instanceof CutArchive)) throw error;
-      held.cut = error;
+      listing.cut = error;
     }
+  }
+
+  /**
+   * The media members the listings found, counted by the member pass's own rules (skipped
+   * folders, junk, iCloud's deleted rows, known once every part's CSV is read).
+   */
+  function totals(): ArchiveTotals {
+    const result: ArchiveTotals = { files: 0, bytes: 0, final: true };
+    for (const root of options.archives) {
+      if (root.kind !== 'zip') {
+        result.final = false; // a tar stream's members are known once it is read
+        continue;
+      }
+      if (failed.has(root.absPath)) continue;
+      const entries = listings.get(root.absPath)?.entries;
+      if (!entries) {
+        result.final = false; // listed again in the member pass: counted as it goes
+        continue;
+      }
+      const skipped = new Set<string>();
+      for (const entry of entries) {
+        if (entry.folder) continue;
+        const kind = classify(entry.name, skipped);
+        if (kind === null || !('keep' in kind)) continue;
+        if (kind.keep === 'nested') result.final = false;
+        if (kind.keep !== 'media') continue;
+        result.files += 1;
+        result.bytes += entry.size;
+      }
+    }
+    return result;
   }
 
   /** Pass 1: every zip's sidecars into the index. */
@@ -494,6 +566,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 
   return {
     prepare,
+    totals,
     /** Pass 2: the members of every archive, zips first. */
     async *batches(): AsyncGenerator<WalkEvent[]> {
       const ordered = [
@@ -521,29 +594,6 @@ export type ArchiveWalk = ReturnType<typeof createArchiveWalk>;
 let tarModule: Promise<typeof tar> | null = null;
 const tarReader = (): Promise<typeof tar> =>
   (tarModule ??= import('tar-stream').then((loaded) => (loaded as { default?: typeof tar }).default ?? loaded));
-
-/**
- * The media members of a zip by its central directory alone, for progress: a total before
- * any member is read. Null for a tar stream (no directory: its total is known at its end)
- * or a zip that cannot be listed so.
- */
-export async function countZipMedia(root: ArchiveRoot, exclude: readonly string[] = []): Promise<number | null> {
-  if (root.kind !== 'zip') return null;
-  const excluded = createExcludeMatcher(exclude);
-  let count = 0;
-  try {
-    for await (const entry of centralDirectory(root.absPath)) {
-      if (entry.folder || excluded?.(entry.name)) continue;
-      const parts = entry.name.split('/');
-      const base = parts.pop()!;
-      if (parts.some((part) => folderSkipReason(part) !== null && part !== '..' && part !== '.')) continue;
-      if (fileSkipReason(base) === null && MEDIA_EXTENSIONS.has(extensionOf(base))) count += 1;
-    }
-  } catch {
-    return null;
-  }
-  return count;
-}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import yauzl from 'yauzl';
 import Database from 'better-sqlite3';
 import { createArchiveWalk } from '../../../src/scan/archive/archive-walk.js';
 import { archiveKindOf, archiveRootOf, memberPath, splitMemberPath } from '../../../src/scan/archive/kind.js';
@@ -165,6 +166,55 @@ describe('scanLibrary over archives', () => {
     expect(
       records.every((record) => record.archive?.startsWith(ARCHIVES) && record.path.startsWith('takeout-00')),
     ).toBe(true);
+  });
+
+  it("reads each zip's central directory once per run: the progress count and both passes share it", async () => {
+    const opened = vi.spyOn(yauzl, 'openPromise');
+    try {
+      const totals: [number, boolean][] = [];
+      let records = 0;
+      const roots = [path.join(ARCHIVES, 'takeout-001.zip'), path.join(ARCHIVES, 'takeout-002.zip')];
+      for await (const event of scanLibrary({
+        roots,
+        cache: false,
+        cacheDir: path.join(dir, 'cache'),
+        extract: extractFile,
+        cwd: ARCHIVES,
+        onListed: (files, final) => totals.push([files, final]),
+      }))
+        if (event.type === 'record') records += 1;
+      expect(records).toBe(14);
+      expect(totals.at(-1)).toEqual([14, true]);
+      expect(opened.mock.calls.map(([file]) => file).sort()).toEqual(roots);
+    } finally {
+      opened.mockRestore();
+    }
+  });
+
+  it("counts an iCloud export by the scan's own rules: deleted rows out, and open while a nested zip is unread", async () => {
+    const totals: [number, boolean][] = [];
+    const records: ScanRecord[] = [];
+    for await (const event of scanLibrary({
+      roots: [
+        path.join(ARCHIVES, 'iCloud Photos Part 1 of 2.zip'),
+        path.join(ARCHIVES, 'iCloud Photos Part 2 of 2.zip'),
+      ],
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: ARCHIVES,
+      onListed: (files, final) => totals.push([files, final]),
+    }))
+      if (event.type === 'record') records.push(event.record);
+    const outside = records.filter((record) => record.path.split('!/').length === 2);
+    // IMG_0103.JPG is a deleted row of Photo Details.csv, IMG_0199.JPG sits in Recently Deleted.
+    expect(outside.map((record) => path.basename(record.path)).sort()).toEqual([
+      'IMG_0101.JPG',
+      'IMG_0102.JPG',
+      'IMG_0104.JPG',
+    ]);
+    expect(totals.at(-1)).toEqual([3, false]);
+    expect(records.length).toBeGreaterThan(3); // the nested zip's members came after
   });
 
   it('a tgz total stays open until the stream is read', async () => {
