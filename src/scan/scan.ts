@@ -47,6 +47,13 @@ export interface ScanOptions {
    * listed everything. `onWalkDone` still gives the exact number at the end.
    */
   onListed?: (files: number, done: boolean) => void;
+  /**
+   * Progress in bytes, for a run of archives and files (a folder's bytes are not listed, so a
+   * run with folders has none): the bytes read so far and the total, from the zips' central
+   * directories (members' inflated sizes) and the tar streams' file sizes (compressed for
+   * .tgz, read as the stream goes). Called as records come, and once the total is known.
+   */
+  onBytes?: (done: number, total: number) => void;
   /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
   extract?: ExtractFn;
   walkFs?: Partial<WalkFs>;
@@ -142,7 +149,12 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
           })
         : null;
     await archiveWalk?.prepare();
-    settleArchives(archiveWalk?.totals() ?? null);
+    const totals = archiveWalk?.totals() ?? null;
+    settleArchives(totals);
+    const bytes =
+      options.onBytes && totals !== null && folders.length === 0
+        ? createByteProgress(totals.bytes + files.reduce((sum, file) => sum + file.size, 0), options.onBytes)
+        : null;
     // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
     const mixed = archiveWalk !== null && folders.length > 0;
     if (mixed) await indexFolderSidecars({ roots: folders, exclude: options.exclude, index, signal: stop.signal });
@@ -198,6 +210,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     const held: ScanRecord[] = [];
     for await (const events of records) {
       if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
+      bytes?.add(events, archiveWalk!.tarBytesRead());
       const walks = archiveWalk ? [archiveWalk, ...found] : found;
       yield walks.length > 0 ? withDetails(holdLate(events, walks, held), details) : events;
     }
@@ -216,6 +229,25 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     }
   }
   if (options.signal?.aborted) throw new InterruptedError('scan interrupted');
+}
+
+/**
+ * Bytes done for `onBytes`: a zip member's or a named file's record counts its size (cached
+ * ones too: done is done), a tar stream counts how far its file has been read.
+ */
+function createByteProgress(total: number, onBytes: (done: number, total: number) => void) {
+  let records = 0;
+  onBytes(0, total);
+  return {
+    add(events: ScanEvent[], tarBytes: number): void {
+      for (const event of events) {
+        if (event.type !== 'record') continue;
+        const archive = event.record.archive;
+        if (archive === undefined || archiveKindOf(archive) === 'zip') records += event.record.size;
+      }
+      onBytes(Math.min(records + tarBytes, total), total);
+    },
+  };
 }
 
 /** The scan cache, or a warning when it cannot be used (every file is then read). */

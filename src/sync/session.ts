@@ -33,6 +33,8 @@ export interface SyncProgress {
   totalFinal: boolean;
   /** Batches handed to the service and not yet answered (never above the concurrency). */
   inFlight: number;
+  /** Bytes read of a total known from the start (a run of archives: see ScanOptions.onBytes); null otherwise. */
+  bytes: { done: number; total: number } | null;
 }
 
 /** What a session reports as it goes. */
@@ -40,6 +42,8 @@ export type SyncEvent =
   /** The pass's pipeline (in a dry run too). */
   | PipelineEvent
   | { type: 'listed'; files: number; final: boolean }
+  /** Bytes the scan has read, of a total known from the start (archives). */
+  | { type: 'read'; bytes: number; totalBytes: number }
   /** A notice of the pass: resuming, a stale journal, the pass kind. */
   | { type: 'status'; message: string }
   /** POST /users created a new profile for `--email`. */
@@ -116,6 +120,7 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
     total: null,
     totalFinal: false,
     inFlight: 0,
+    bytes: null,
   };
   const emit = (event: SyncEvent): void => options.onEvent(event, { ...progress, inFlight: summary.inFlight });
   const onPipeline = (event: PipelineEvent): void => {
@@ -127,8 +132,12 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
     progress.totalFinal = final;
     emit({ type: 'listed', files, final });
   };
+  const read = (bytes: number, totalBytes: number): void => {
+    progress.bytes = { done: bytes, total: totalBytes };
+    emit({ type: 'read', bytes, totalBytes });
+  };
   const scan = (signal: AbortSignal): AsyncIterable<SyncInput[]> =>
-    scanRoots(options, signal, listed, () => {
+    scanRoots(options, signal, { onListed: listed, onBytes: read }, () => {
       progress.scanDone = true;
     });
 
@@ -272,12 +281,12 @@ async function realPass(
 async function* scanRoots(
   options: SyncSessionOptions,
   signal: AbortSignal,
-  onListed: (files: number, final: boolean) => void,
+  progress: { onListed: (files: number, final: boolean) => void; onBytes: (done: number, total: number) => void },
   onDone: () => void,
 ): AsyncGenerator<SyncInput[]> {
   const { roots, cwd } = options;
   const { exclude, followSymlinks, archives, cache, cacheDir, workers } = options.scan;
-  const listing = { onListed, onWalkDone: (files: number) => onListed(files, true) };
+  const listing = { ...progress, onWalkDone: (files: number) => progress.onListed(files, true) };
   const batches = scanLibraryBatches({
     roots,
     signal,

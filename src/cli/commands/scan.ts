@@ -123,6 +123,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       // The listing runs ahead of reading: a total (and an ETA) early, exact once the walk ends.
       onListed: (files, final) => progress?.setTotal(files, final),
       onWalkDone: (files) => progress?.setTotal(files, true),
+      // Archives know their bytes up front: the ETA follows them from the start.
+      onBytes: (done, total) => progress?.setBytes(done, total),
     })) {
       await handle(event);
     }

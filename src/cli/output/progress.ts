@@ -13,6 +13,12 @@ export interface FileFigures {
   rate: number;
   /** Megabytes read per second, when the job knows its bytes. */
   mbps?: number;
+  /**
+   * Progress in bytes, when the job knows the total from the start (archives: their central
+   * directories, a .tgz's file size): the ETA and the bar follow it, since a video weighs a
+   * hundred photos.
+   */
+  bytes?: { done: number; total: number; rate: number };
 }
 
 /**
@@ -43,6 +49,11 @@ export function rateText(rate: number): string {
 
 /** The time left once the listing is over ('listing…' until then, '?' before any file is done). */
 export function etaText(f: FileFigures): string {
+  if (f.bytes !== undefined) {
+    const left = Math.max(0, f.bytes.total - f.bytes.done);
+    if (left === 0) return '0s';
+    return f.bytes.rate > 0 ? formatDuration(left / f.bytes.rate) : '?';
+  }
   if (f.total === null || !f.totalFinal) return 'listing…';
   const left = Math.max(0, f.total - f.done);
   if (left === 0) return '0s';
@@ -83,6 +94,8 @@ export interface FileProgress {
   tick(bytesRead: number): void;
   /** Media files listed so far; `final` (the default) once the listing is over. */
   setTotal(total: number, final?: boolean): void;
+  /** Bytes done of a total known from the start (see FileFigures.bytes). */
+  setBytes(done: number, total: number): void;
   /** A notice or warning, printed whole above the bar. */
   log(line: string): void;
   stop(): void;
@@ -110,6 +123,7 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
   let bytes = 0;
   let listed: number | null = null;
   let totalFinal = false;
+  let work: { done: number; total: number } | null = null;
   const shownTotal = createShownTotal();
 
   const figures = (): FileFigures => {
@@ -120,6 +134,7 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
       totalFinal,
       rate: done / seconds,
       mbps: bytes / 1e6 / seconds,
+      ...(work === null ? {} : { bytes: { ...work, rate: work.done / seconds } }),
     };
   };
   const display = createLiveDisplay({
@@ -132,6 +147,7 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
         text: (bar) => fileRowText(options.label, bar, figures()),
         fraction: () => {
           const f = figures();
+          if (f.bytes) return f.bytes.total > 0 ? f.bytes.done / f.bytes.total : 0;
           return f.total ? f.done / f.total : 0;
         },
       },
@@ -147,6 +163,10 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
     setTotal(value, final = true) {
       listed = value;
       totalFinal = final;
+      display.refresh();
+    },
+    setBytes(value, total) {
+      work = { done: value, total };
       display.refresh();
     },
     log: (line) => display.log(line),

@@ -124,6 +124,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
   const onEvent = (event: SyncEvent, snapshot: SyncProgress): void => {
     switch (event.type) {
       case 'listed':
+      case 'read':
         return progress.update(snapshot);
       case 'status':
         return note(noticeLine(event.message));

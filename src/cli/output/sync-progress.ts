@@ -17,6 +17,8 @@ export interface ProgressSnapshot {
   totalFinal?: boolean;
   /** Batches handed to the service and not answered yet (at most `--concurrency`). */
   inFlight?: number;
+  /** Bytes the scan has read of a total known from the start (archives); the ETA follows them. */
+  bytes?: { done: number; total: number } | null;
 }
 
 export interface ProgressView {
@@ -55,11 +57,14 @@ export function progressFigures(snapshot: ProgressSnapshot, elapsedSeconds: numb
   const pending = c.pending;
   const done = c.sent + c.skipped_already_sent + c.duplicates + c.scan_errors + pending;
   const listed = snapshot.total ?? null;
+  const seconds = Math.max(elapsedSeconds, 0.001);
+  const bytes = snapshot.bytes;
   return {
+    ...(bytes ? { bytes: { ...bytes, rate: bytes.done / seconds } } : {}),
     done,
     total: listed === null ? null : Math.max(listed, c.files, done),
     totalFinal: snapshot.totalFinal === true || snapshot.scanDone,
-    rate: done / Math.max(elapsedSeconds, 0.001),
+    rate: done / seconds,
     answered: c.sent + c.skipped_already_sent,
     alreadyAnswered: c.skipped_already_sent,
     pending,
@@ -130,6 +135,7 @@ export function createProgress(options: ProgressOptions): ProgressView {
   const filesDone = (): number => {
     if (!latest) return 0;
     const f = figures(latest);
+    if (f.bytes) return f.bytes.total > 0 ? f.bytes.done / f.bytes.total : 0;
     return f.done / Math.max(1, f.total ?? 0);
   };
 

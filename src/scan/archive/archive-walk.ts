@@ -73,7 +73,7 @@ interface Listing {
 /** Media members found by the listings, for progress before any member is read. */
 export interface ArchiveTotals {
   files: number;
-  /** Their bytes (a zip member's inflated size). */
+  /** The bytes the run will read: a zip's media members (inflated), a tar stream's file (compressed, for .tgz). */
   bytes: number;
   /** False while a tar stream or a zip inside a zip may add members not yet known. */
   final: boolean;
@@ -92,6 +92,9 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   const excluded = createExcludeMatcher(options.exclude ?? []);
   const listings = new Map<string, Listing>();
   let heldEntries = 0;
+  /** Bytes of the tar streams read so far: the file bytes of those done, and how far into the current one. */
+  let tarBytesDone = 0;
+  let tarInput: fs.ReadStream | null = null;
   const failed = new Map<string, FileProblem>();
   const stats = new Map<string, fs.Stats>();
   const late = new Set<string>();
@@ -188,6 +191,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     for (const root of options.archives) {
       if (root.kind !== 'zip') {
         result.final = false; // a tar stream's members are known once it is read
+        result.bytes += stats.get(root.absPath)?.size ?? 0;
         continue;
       }
       if (failed.has(root.absPath)) continue;
@@ -480,6 +484,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   async function* tarBatches(root: ArchiveRoot): AsyncGenerator<WalkEvent[]> {
     const extract = (await tarReader()).extract();
     const input = fs.createReadStream(root.absPath, { highWaterMark: 1024 * 1024 });
+    tarInput = input;
     // A failure anywhere (a cut gzip stream, a bad header) ends the entries with that error.
     if (root.kind === 'tgz') pipeline(input, zlib.createGunzip({ chunkSize: GUNZIP_CHUNK }), extract, () => undefined);
     else pipeline(input, extract, () => undefined);
@@ -534,6 +539,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     } finally {
       extract.destroy();
       input.destroy();
+      tarInput = null;
+      tarBytesDone += stats.get(root.absPath)?.size ?? 0;
     }
     if (events.length > 0) yield events;
   }
@@ -583,6 +590,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         yield* root.kind === 'zip' ? zipBatches(root) : tarBatches(root);
       }
     },
+    /** How many bytes of the tar streams (of `totals().bytes`) have been read: their progress. */
+    tarBytesRead: (): number => tarBytesDone + (tarInput?.bytesRead ?? 0),
     /** Whether a record's sidecars may still come (a tar member read before its JSON). */
     isLate: (absPath: string): boolean => late.has(absPath),
   };

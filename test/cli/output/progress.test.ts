@@ -70,6 +70,24 @@ describe('plain progress lines (stderr is not a terminal)', () => {
     progress.stop();
   });
 
+  it('follows the bytes when an export gives them up front: an ETA before the file total is final', () => {
+    const stream = new PassThrough();
+    let output = '';
+    stream.on('data', (d: Buffer) => (output += d.toString()));
+    let now = 0;
+    const progress = createFileProgress({ stream, isTTY: false, label: 'scan', intervalMs: 5, now: () => now });
+    progress.setBytes(0, 1_000_000_000);
+    now = 4000;
+    // Ten photos of 10 MB, then one 400 MB video: by files the ETA would be far too short.
+    for (let i = 0; i < 10; i++) progress.tick(10_000_000);
+    progress.tick(400_000_000);
+    progress.setTotal(11, false);
+    progress.setBytes(500_000_000, 1_000_000_000);
+    vi.advanceTimersByTime(5);
+    expect(output).toContain('scan: 11/11+ files, 2.8 files/s, 125.0 MB/s, ETA 4s');
+    progress.stop();
+  });
+
   it('never shows a total that went backwards, nor one below the files done', () => {
     const stream = new PassThrough();
     let output = '';

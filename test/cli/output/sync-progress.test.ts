@@ -53,6 +53,20 @@ describe('sync progress figures', () => {
     expect([fileCountText(unknown), etaText(unknown)]).toEqual(['0/? files', 'listing…']);
   });
 
+  it('an export whose bytes are known from the start (a .tgz: its file size) has an ETA while the file count is open', () => {
+    const f = progressFigures(
+      snapshotOf(
+        (c) => {
+          c.sent = 30;
+        },
+        { total: 30, totalFinal: false, bytes: { done: 200e6, total: 600e6 } },
+      ),
+      10,
+    );
+    // 200 MB in 10 s: 400 MB left is 20 s, whatever the files weigh.
+    expect([fileCountText(f), etaText(f)]).toEqual(['30/30+ files', '20s']);
+  });
+
   it('at an interruption, pending is what the journal holds: items never sent are not pending', () => {
     // 2 batches of 10 answered, one of 10 cut short in flight; 7 items dropped before sending
     // are counted nowhere by the pipeline (the next run finds them new).

@@ -217,6 +217,40 @@ describe('scanLibrary over archives', () => {
     expect(records.length).toBeGreaterThan(3); // the nested zip's members came after
   });
 
+  it("gives progress in bytes from the start: the zips' media members, a .tgz's file size", async () => {
+    const zips = [path.join(ARCHIVES, 'takeout-001.zip'), path.join(ARCHIVES, 'takeout-002.zip')];
+    const tgz = path.join(ARCHIVES, 'takeout-002.tgz');
+    const seen: [number, number][] = [];
+    let zipMembers = 0;
+    for await (const event of scanLibrary({
+      roots: [...zips, tgz],
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: ARCHIVES,
+      onBytes: (done, total) => seen.push([done, total]),
+    }))
+      if (event.type === 'record' && event.record.archive?.endsWith('.zip')) zipMembers += event.record.size;
+    const total = zipMembers + fs.statSync(tgz).size;
+    expect(seen[0]).toEqual([0, total]); // before any member is read
+    expect(seen.at(-1)).toEqual([total, total]);
+    expect(seen.every(([done], i) => i === 0 || done >= seen[i - 1]![0])).toBe(true);
+  });
+
+  it("gives no byte progress when a folder shares the run (a folder's bytes are not listed)", async () => {
+    let calls = 0;
+    for await (const event of scanLibrary({
+      roots: [path.join(ARCHIVES, 'takeout-001.zip'), path.join(dir)],
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: ARCHIVES,
+      onBytes: () => (calls += 1),
+    }))
+      void event;
+    expect(calls).toBe(0);
+  });
+
   it('a tgz total stays open until the stream is read', async () => {
     const totals: [number, boolean][] = [];
     let done = -1;
