@@ -10,7 +10,8 @@ export { describeMismatch, mismatchHint, otherSchemeUrl, type SchemeMismatch } f
  * connection closed (Node), bytes that are not HTTP, or a 400 page (nginx). Each of those has
  * other causes too, so after one of them the port is asked once, with the other scheme's
  * first bytes, before the failure is named a mismatch (and, for https://, once more whether it
- * completes a TLS handshake: a TLS port may answer a plain request too).
+ * completes a TLS handshake: a TLS port may answer a plain request too). A client asks once
+ * (createSchemeProbe): the port's answer does not change between its retries.
  */
 
 /** Failures of an https:// request after which the server may speak plain HTTP. */
@@ -53,6 +54,30 @@ export async function detectSchemeMismatch(
     return (await speaksTls(host, port, wait, signal)) ? null : 'server_speaks_plain_http';
   }
   return (await speaksTls(host, port, wait, signal)) ? 'server_speaks_tls' : null;
+}
+
+/** Asks whether a failure of a request means the wrong scheme: the mismatch, or null when the failure stands. */
+export type SchemeProbe = (url: URL, code: string, signal?: AbortSignal) => Promise<SchemeMismatch | null>;
+
+/**
+ * A probe for one client (one base URL, so one host and port) that asks the port at most once
+ * and gives that answer for every later failure. Without it an outage that closes connections
+ * costs a probe, up to 5 s, per retry. A probe cut short by the caller's signal says nothing
+ * about the port, so the next failure asks again.
+ */
+export function createSchemeProbe(options: { timeoutMs?: number } = {}): SchemeProbe {
+  let answer: Promise<SchemeMismatch | null> | null = null;
+  return (url, code, signal) => {
+    if (!mayBeSchemeMismatch(url, code) || signal?.aborted) return Promise.resolve(null);
+    if (answer === null) {
+      const asked = detectSchemeMismatch(url, code, options.timeoutMs, signal);
+      answer = asked;
+      void asked.then(() => {
+        if (signal?.aborted && answer === asked) answer = null;
+      });
+    }
+    return answer;
+  };
 }
 
 /** Whether the port answers a plain HTTP request with an HTTP status line. */
