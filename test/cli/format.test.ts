@@ -3,6 +3,7 @@ import type { Event, Stats } from '../../src/contract/index.js';
 import { describeHealth } from '../../src/cli/commands/ping.js';
 import { userRequestFromFlags } from '../../src/cli/commands/users.js';
 import { parseEmail, parseLimit, parseUserId } from '../../src/cli/connection-args.js';
+import { passOf, SyncFlags } from '../../src/cli/sync-flags.js';
 import { countPerYear, renderBarChart } from '../../src/cli/format/bar-chart.js';
 import { renderEventsTable } from '../../src/cli/format/events.js';
 import { eventYear, renderStats } from '../../src/cli/format/stats.js';
@@ -168,6 +169,11 @@ describe('argument checks', () => {
   it('checks user ids and e-mails', () => {
     expect(parseUserId('3f1c2a8e-4b5d-4c6e-8f90-123456789abc')).toBe('3f1c2a8e-4b5d-4c6e-8f90-123456789abc');
     expect(() => parseUserId('abc')).toThrow(UsageError);
+    // UUIDs are case-insensitive; the service issues lower case, and the id keys the journal.
+    expect(parseUserId('3F1C2A8E-4B5D-4C6E-8F90-123456789ABC')).toBe('3f1c2a8e-4b5d-4c6e-8f90-123456789abc');
+    expect(passOf(SyncFlags.parse({ user: '3F1C2A8E-4B5D-4C6E-8F90-123456789ABC' }))).toMatchObject({
+      identity: { userId: '3f1c2a8e-4b5d-4c6e-8f90-123456789abc' },
+    });
     expect(parseEmail(' a@example.com ')).toBe('a@example.com');
     expect(() => parseEmail('a@')).toThrow(UsageError);
   });
