@@ -19,6 +19,7 @@ import {
 import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import type { AppPaths } from '../paths.js';
 import { commandConfig } from './command-config.js';
+import { formatSeconds } from './format/seconds.js';
 import type { CliContext } from './context.js';
 import type { ConnectionFlags } from './connection-options.js';
 
@@ -218,7 +219,7 @@ export function describeTrace(trace: RequestTrace): string {
 
 /** One line for a request that has had no answer for a few seconds: who is waited for, and for how long at most. */
 export function describeWait(notice: WaitNotice): string {
-  const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+  const seconds = (ms: number): string => formatSeconds(ms, { short: true });
   return (
     `waiting for ${notice.origin}: no answer after ${seconds(notice.waitedMs)} (gives up after ` +
     `${seconds(notice.timeoutMs)})`
