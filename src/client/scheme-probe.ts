@@ -88,7 +88,7 @@ function speaksPlainHttp(
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
   const hostHeader = isIP(host) === 6 ? `[${host}]` : host;
-  return firstBytes(netConnect({ host, port }), 'connect', timeoutMs, signal, (socket) => {
+  return firstBytes(netConnect({ host, port }), timeoutMs, signal, (socket) => {
     socket.write(`HEAD / HTTP/1.1\r\nHost: ${hostHeader}:${port}\r\nConnection: close\r\n\r\n`);
   }).then((bytes) => bytes?.toString('latin1').startsWith('HTTP/') === true);
 }
@@ -119,10 +119,12 @@ function speaksTls(host: string, port: number, timeoutMs: number, signal: AbortS
   });
 }
 
-/** The first bytes a socket receives after `start`, or null on an error, a close, the timeout or an abort. */
+/**
+ * The first bytes a socket receives after `start` (run once it connects), or null on an error,
+ * a close, the timeout or an abort.
+ */
 function firstBytes(
   socket: Socket,
-  ready: 'connect',
   timeoutMs: number,
   signal: AbortSignal | undefined,
   start: (socket: Socket) => void,
@@ -138,7 +140,7 @@ function firstBytes(
     const stop = (): void => done(null);
     signal?.addEventListener('abort', stop, { once: true });
     const timer = setTimeout(() => done(received.length > 0 ? received : null), timeoutMs);
-    socket.once(ready, () => start(socket));
+    socket.once('connect', () => start(socket));
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
       if (received.length >= 5) done(received);
