@@ -2,11 +2,14 @@ import { EVENTS_PAGE_MAX, UserId } from '../contract/index.js';
 import { UsageError } from '../errors.js';
 import { isValidEmail, normalizeEmail } from '../rules/email.js';
 
-/** Checks a `--user` value: a UUID, as the service issues. */
+/**
+ * Checks a `--user` value: a UUID, returned in lower case as the service issues it. UUIDs are
+ * case-insensitive, and the id keys the sync journal: `ABC…` and `abc…` are one user, one journal.
+ */
 export function parseUserId(value: string | undefined): string {
   if (value === undefined) throw new UsageError('--user <uuid> is required');
   if (!UserId.safeParse(value).success) throw new UsageError(`--user must be a UUID: ${value}`);
-  return value;
+  return value.toLowerCase();
 }
 
 /** Whether a text is an e-mail address (the rule `--email` is checked by). */

@@ -7,8 +7,7 @@ import {
   type RetryNotice,
   type WaitNotice,
 } from '../client/index.js';
-// Not the config barrel: it loads conf, which only a write needs (src/config/reader.ts).
-import { createConfigReader, type ConfigReader } from '../config/reader.js';
+import type { ConfigReader } from '../config/reader.js';
 import { decideTarget, resolveSettings } from '../config/resolve.js';
 import { validateBaseUrl, validateProfileName } from '../config/schema.js';
 import {
@@ -19,6 +18,8 @@ import {
 } from '../config/user-directory.js';
 import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import type { AppPaths } from '../paths.js';
+import { commandConfig } from './command-config.js';
+import { formatSeconds } from './format/seconds.js';
 import type { CliContext } from './context.js';
 import type { ConnectionFlags } from './connection-options.js';
 
@@ -55,7 +56,7 @@ export interface OpenConnectionOptions {
   requireKey?: boolean;
   /** Passed to createClient (timeouts, retry policy, onRetry). */
   client?: Omit<ClientOptions, 'baseUrl' | 'apiKey'>;
-  /** Defaults to the configuration in camroll's config folder (`ctx.paths.config`). */
+  /** Defaults to the command's reader of the configuration in camroll's config folder (`commandConfig`). */
   store?: ConfigReader;
 }
 
@@ -71,7 +72,7 @@ function embeddedDbPath(paths: AppPaths): string {
 export function targetIdentity(
   ctx: CliContext,
   flags: ConnectionFlags,
-  store: ConfigReader = createConfigReader({ cwd: ctx.paths.config }),
+  store: ConfigReader = commandConfig(ctx),
 ): string {
   if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
   if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
@@ -96,27 +97,22 @@ function hasLegacyUsers(reader: ConfigReader): boolean {
  * list`): nothing is created or changed. Only ids an older camroll kept in config.json make it
  * open for writing, once, to take them over.
  */
-export async function readDirectory(
-  paths: AppPaths,
-  reader: ConfigReader = createConfigReader({ cwd: paths.config }),
-): Promise<UserDirectoryReader> {
-  if (hasLegacyUsers(reader)) return openDirectory(paths, reader);
-  return readUserDirectory({ path: join(paths.data, 'users.sqlite3') });
+export async function readDirectory(ctx: CliContext): Promise<UserDirectoryReader> {
+  if (hasLegacyUsers(commandConfig(ctx))) return openDirectory(ctx);
+  return readUserDirectory({ path: join(ctx.paths.data, 'users.sqlite3') });
 }
 
 /** Opens the directory of users known on this machine (taking over ids an older camroll kept in config.json). */
-export async function openDirectory(
-  paths: AppPaths,
-  reader: ConfigReader = createConfigReader({ cwd: paths.config }),
-): Promise<UserDirectory> {
+export async function openDirectory(ctx: CliContext): Promise<UserDirectory> {
+  const reader = commandConfig(ctx);
   // Writing the file back needs conf: loaded only when there are ids to take over (a file of an
   // older camroll).
   const legacyFound = hasLegacyUsers(reader);
   const writer = legacyFound
-    ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path) })
+    ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path), reader })
     : null;
   return openUserDirectory({
-    path: join(paths.data, 'users.sqlite3'),
+    path: join(ctx.paths.data, 'users.sqlite3'),
     legacy: () => reader.legacyUsers(),
     legacyTaken: () => writer?.dropLegacyUsers(),
   });
@@ -132,7 +128,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
   if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
 
-  const store = options.store ?? createConfigReader({ cwd: ctx.paths.config });
+  const store = options.store ?? commandConfig(ctx);
   const settings = resolveSettings({ flags, env: ctx.env, store });
   const profile = settings.profile.value;
   const decision = decideTarget(settings, { requireKey: options.requireKey !== false });
@@ -223,7 +219,7 @@ export function describeTrace(trace: RequestTrace): string {
 
 /** One line for a request that has had no answer for a few seconds: who is waited for, and for how long at most. */
 export function describeWait(notice: WaitNotice): string {
-  const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+  const seconds = (ms: number): string => formatSeconds(ms, { short: true });
   return (
     `waiting for ${notice.origin}: no answer after ${seconds(notice.waitedMs)} (gives up after ` +
     `${seconds(notice.timeoutMs)})`

@@ -49,9 +49,9 @@ export function passOf(flags: SyncFlags): Pass {
     throw new UsageError('--watch sends what changes: it cannot be combined with --dry-run');
   if (flags.poll && !flags.watch) throw new UsageError('--poll goes with --watch');
   // Checked before anything is scanned or sent, like every other command's flags.
-  if (flags.user !== undefined) parseUserId(flags.user);
+  const userId = flags.user === undefined ? undefined : parseUserId(flags.user);
   const email = flags.email === undefined ? undefined : parseEmail(flags.email);
-  const identity = flags.user !== undefined ? { userId: flags.user } : email !== undefined ? { email } : null;
+  const identity = userId !== undefined ? { userId } : email !== undefined ? { email } : null;
   if (flags.dryRun || identity === null) return { dryRun: true, identity };
   return { dryRun: false, identity, watch: flags.watch ? { poll: flags.poll } : null };
 }

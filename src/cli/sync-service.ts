@@ -29,7 +29,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
   return {
     async open(onRequest) {
       const { describeRetry, describeWait, openConnection, openDirectory } = await connection();
-      const directory = await openDirectory(ctx.paths);
+      const directory = await openDirectory(ctx);
       const opened = await openConnection({
         ctx,
         flags,
@@ -61,7 +61,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
     },
     async recall(target, email) {
       // A dry run's lookup reads only: no directory file created, no last-seen bump.
-      const directory = await (await connection()).readDirectory(ctx.paths);
+      const directory = await (await connection()).readDirectory(ctx);
       try {
         return directory.get(target, email)?.userId ?? null;
       } finally {

@@ -46,21 +46,32 @@ export function splitCsv(line: string): string[] {
   return fields;
 }
 
-function fromJson(line: string): DirectoryLine {
+const NOT_AN_OBJECT: DirectoryLine = { kind: 'bad', reason: 'not a JSON object' };
+
+/** One JSON object of an import file, parsed; null when the text is not one. */
+function parseJsonObject(text: string): Record<string, unknown> | null {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(text);
   } catch {
-    return { kind: 'bad', reason: 'not a JSON object' };
+    return null;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { kind: 'bad', reason: 'not a JSON object' };
-  const record = value as Record<string, unknown>;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  return value as Record<string, unknown>;
+}
+
+/** The entry of a parsed JSON object: its e-mail and user id. */
+function entryOfRecord(record: Record<string, unknown>): DirectoryLine {
   const email = record.email;
   const userId = record.user_id ?? record.userId;
   if (typeof email !== 'string' || typeof userId !== 'string')
     return { kind: 'bad', reason: 'needs string members "email" and "user_id"' };
   return { kind: 'entry', email: email.trim(), userId: userId.trim() };
+}
+
+function fromJson(line: string): DirectoryLine {
+  const record = parseJsonObject(line);
+  return record === null ? NOT_AN_OBJECT : entryOfRecord(record);
 }
 
 /**
@@ -146,9 +157,12 @@ export function createJsonSplitter(): { push(chunk: string): JsonPiece[]; end():
 export function jsonEntry(
   text: string,
 ): DirectoryLine | { kind: 'entry'; email: string; userId: string; target: string } {
-  const parsed = fromJson(text);
+  // Parsed once: the entry and its target come from the same object.
+  const record = parseJsonObject(text);
+  if (record === null) return NOT_AN_OBJECT;
+  const parsed = entryOfRecord(record);
   if (parsed.kind !== 'entry') return parsed;
-  const target = (JSON.parse(text) as { target?: unknown }).target;
+  const target = record.target;
   if (target === undefined || target === null) return parsed;
   if (typeof target !== 'string' || !isTarget(target))
     return { kind: 'bad', reason: `not a target (a base URL, or embedded:<database file>): ${String(target)}` };

@@ -1,15 +1,15 @@
 import { nearEmails } from '../config/near-emails.js';
-import { createConfigReader } from '../config/reader.js';
+import type { ConfigReader } from '../config/reader.js';
 import type { UserDirectory, UserDirectoryReader } from '../config/user-directory.js';
 import { ApiError, LocalStateError, UsageError } from '../errors.js';
 import { openDirectory, readDirectory, targetIdentity, type ConnectionFlags } from './connection.js';
+import { commandConfig } from './command-config.js';
 import { parseEmail, parseUserId } from './connection-args.js';
 import type { CliContext } from './context.js';
-import type { AppPaths } from '../paths.js';
 
 /** Runs `use` with the user directory open, and always closes it. */
-export async function withDirectory<T>(paths: AppPaths, use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
-  const directory = await openDirectory(paths);
+export async function withDirectory<T>(ctx: CliContext, use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
+  const directory = await openDirectory(ctx);
   return Promise.resolve()
     .then(() => use(directory))
     .finally(() => directory.close());
@@ -17,10 +17,10 @@ export async function withDirectory<T>(paths: AppPaths, use: (directory: UserDir
 
 /** Runs `use` with the user directory open to read only (nothing created or changed), and always closes it. */
 export async function withReader<T>(
-  paths: AppPaths,
+  ctx: CliContext,
   use: (directory: UserDirectoryReader) => T | Promise<T>,
 ): Promise<T> {
-  const directory = await readDirectory(paths);
+  const directory = await readDirectory(ctx);
   return Promise.resolve()
     .then(() => use(directory))
     .finally(() => directory.close());
@@ -31,8 +31,8 @@ export interface UnknownEmailInput {
   email: string;
   target: string;
   directory: UserDirectoryReader;
-  /** Where the stored configuration is, to name a profile rather than a URL. */
-  paths: AppPaths;
+  /** The stored configuration (the command's reader), to name a profile rather than a URL. */
+  config: ConfigReader;
   /** Whether the command takes `--user` (events, stats), so the hint may offer it. */
   takesUser: boolean;
 }
@@ -42,11 +42,11 @@ export interface UnknownEmailInput {
  * it, or the e-mails there it may be a typo of, then the ways on. Nothing is created (POST
  * /users is not a lookup). Every option a hint names is one the reading commands have.
  */
-export function unknownEmail({ email, target, directory, takesUser, paths }: UnknownEmailInput): LocalStateError {
+export function unknownEmail({ email, target, directory, takesUser, config }: UnknownEmailInput): LocalStateError {
   const hints: string[] = [];
   const elsewhere = directory.find(email).filter((entry) => entry.target !== target);
   if (elsewhere.length > 0) {
-    const profiles = storedProfilesByUrl(paths);
+    const profiles = storedProfilesByUrl(config);
     for (const entry of elsewhere.slice(0, 3))
       hints.push(`it is known for ${entry.target} (user ${entry.userId}): ${reachTarget(entry.target, profiles)}`);
   } else {
@@ -63,10 +63,10 @@ export function unknownEmail({ email, target, directory, takesUser, paths }: Unk
 }
 
 /** Stored profiles by base URL, to name `--profile NAME` rather than a URL; empty when the file cannot be read. */
-function storedProfilesByUrl(paths: AppPaths): Map<string, string> {
+function storedProfilesByUrl(config: ConfigReader): Map<string, string> {
   const byUrl = new Map<string, string>();
   try {
-    for (const [name, profile] of Object.entries(createConfigReader({ cwd: paths.config }).read().profiles)) {
+    for (const [name, profile] of Object.entries(config.read().profiles)) {
       if (profile.base_url !== undefined && !byUrl.has(profile.base_url)) byUrl.set(profile.base_url, name);
     }
   } catch {
@@ -86,10 +86,10 @@ function reachTarget(target: string, profiles: Map<string, string>): string {
 /**
  * Looks an `--email` up in the directory for a target: read-only (not even last seen changes), never creates a user.
  */
-export function userIdForEmail(paths: AppPaths, email: string, target: string): Promise<string> {
-  return withReader(paths, (directory) => {
+export function userIdForEmail(ctx: CliContext, email: string, target: string): Promise<string> {
+  return withReader(ctx, (directory) => {
     const entry = directory.get(target, email);
-    if (entry === null) throw unknownEmail({ email, target, directory, takesUser: true, paths });
+    if (entry === null) throw unknownEmail({ email, target, directory, takesUser: true, config: commandConfig(ctx) });
     return entry.userId;
   });
 }
@@ -115,7 +115,7 @@ export async function userFromFlags(
     throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');
   const email = parseEmail(flags.email);
   const target = targetIdentity(ctx, flags);
-  return { userId: await userIdForEmail(ctx.paths, email, target), entry: { email, target } };
+  return { userId: await userIdForEmail(ctx, email, target), entry: { email, target } };
 }
 
 /**

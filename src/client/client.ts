@@ -33,7 +33,7 @@ import {
   resolveRetryPolicy,
   type RequestRetryPolicy,
 } from './retry.js';
-import { describeMismatch, detectSchemeMismatch } from './scheme-probe.js';
+import { createSchemeProbe, describeMismatch } from './scheme-probe.js';
 import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import { Agent, request } from './undici.js';
@@ -177,6 +177,8 @@ export function createClient(options: ClientOptions): ApiClient {
         connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) },
       });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownDispatcher as Agent);
+  // One probe per client: retries during an outage do not each ask the port again.
+  const probeScheme = createSchemeProbe({ timeoutMs });
 
   const now = options.now ?? (() => performance.now());
   const cut = (text: string | undefined): string | undefined =>
@@ -301,7 +303,7 @@ export function createClient(options: ClientOptions): ApiClient {
     failure: E,
     signal: AbortSignal | undefined,
   ): Promise<E | NetworkError> {
-    const mismatch = await detectSchemeMismatch(url, failure.code, timeoutMs, signal);
+    const mismatch = await probeScheme(url, failure.code, signal);
     if (mismatch === null) return failure;
     return new NetworkError(
       mismatch,

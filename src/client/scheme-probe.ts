@@ -10,7 +10,8 @@ export { describeMismatch, mismatchHint, otherSchemeUrl, type SchemeMismatch } f
  * connection closed (Node), bytes that are not HTTP, or a 400 page (nginx). Each of those has
  * other causes too, so after one of them the port is asked once, with the other scheme's
  * first bytes, before the failure is named a mismatch (and, for https://, once more whether it
- * completes a TLS handshake: a TLS port may answer a plain request too).
+ * completes a TLS handshake: a TLS port may answer a plain request too). A client asks once
+ * (createSchemeProbe): the port's answer does not change between its retries.
  */
 
 /** Failures of an https:// request after which the server may speak plain HTTP. */
@@ -55,6 +56,30 @@ export async function detectSchemeMismatch(
   return (await speaksTls(host, port, wait, signal)) ? 'server_speaks_tls' : null;
 }
 
+/** Asks whether a failure of a request means the wrong scheme: the mismatch, or null when the failure stands. */
+export type SchemeProbe = (url: URL, code: string, signal?: AbortSignal) => Promise<SchemeMismatch | null>;
+
+/**
+ * A probe for one client (one base URL, so one host and port) that asks the port at most once
+ * and gives that answer for every later failure. Without it an outage that closes connections
+ * costs a probe, up to 5 s, per retry. A probe cut short by the caller's signal says nothing
+ * about the port, so the next failure asks again.
+ */
+export function createSchemeProbe(options: { timeoutMs?: number } = {}): SchemeProbe {
+  let answer: Promise<SchemeMismatch | null> | null = null;
+  return (url, code, signal) => {
+    if (!mayBeSchemeMismatch(url, code) || signal?.aborted) return Promise.resolve(null);
+    if (answer === null) {
+      const asked = detectSchemeMismatch(url, code, options.timeoutMs, signal);
+      answer = asked;
+      void asked.then(() => {
+        if (signal?.aborted && answer === asked) answer = null;
+      });
+    }
+    return answer;
+  };
+}
+
 /** Whether the port answers a plain HTTP request with an HTTP status line. */
 function speaksPlainHttp(
   host: string,
@@ -63,7 +88,7 @@ function speaksPlainHttp(
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
   const hostHeader = isIP(host) === 6 ? `[${host}]` : host;
-  return firstBytes(netConnect({ host, port }), 'connect', timeoutMs, signal, (socket) => {
+  return firstBytes(netConnect({ host, port }), timeoutMs, signal, (socket) => {
     socket.write(`HEAD / HTTP/1.1\r\nHost: ${hostHeader}:${port}\r\nConnection: close\r\n\r\n`);
   }).then((bytes) => bytes?.toString('latin1').startsWith('HTTP/') === true);
 }
@@ -94,10 +119,12 @@ function speaksTls(host: string, port: number, timeoutMs: number, signal: AbortS
   });
 }
 
-/** The first bytes a socket receives after `start`, or null on an error, a close, the timeout or an abort. */
+/**
+ * The first bytes a socket receives after `start` (run once it connects), or null on an error,
+ * a close, the timeout or an abort.
+ */
 function firstBytes(
   socket: Socket,
-  ready: 'connect',
   timeoutMs: number,
   signal: AbortSignal | undefined,
   start: (socket: Socket) => void,
@@ -113,7 +140,7 @@ function firstBytes(
     const stop = (): void => done(null);
     signal?.addEventListener('abort', stop, { once: true });
     const timer = setTimeout(() => done(received.length > 0 ? received : null), timeoutMs);
-    socket.once(ready, () => start(socket));
+    socket.once('connect', () => start(socket));
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
       if (received.length >= 5) done(received);

@@ -17,9 +17,12 @@ export interface ConfigLocation {
  */
 export interface ConfigReader {
   readonly path: string;
+  /** The checked document: read and parsed at the first call, the same value after (treat it as read only). */
   read(): StoredConfig;
   /** User ids an older camroll kept here (target -> e-mail -> id); the user directory takes them over. */
   legacyUsers(): Record<string, Record<string, string>>;
+  /** Drops what was read, so the next read sees the file again: after a write. */
+  forget(): void;
 }
 
 /** The configuration file of a folder (conf's name for it). */
@@ -64,13 +67,32 @@ export function readStoredConfig(path: string): StoredConfig {
   return parsed.data;
 }
 
-/** A reader of the configuration file; nothing is read until `read()`. */
+/**
+ * A reader of the configuration file; nothing is read until `read()`, and the file is read and
+ * checked once: a command makes one reader (`ctx.config`) and every part of it that needs a
+ * setting asks that one. A file that cannot be read fails every read with the same error.
+ */
 export function createConfigReader(options: ConfigLocation): ConfigReader {
   const path = configFilePath(options.cwd);
+  let outcome: { config: StoredConfig } | { error: unknown } | null = null;
+  const read = (): StoredConfig => {
+    if (outcome === null) {
+      try {
+        outcome = { config: readStoredConfig(path) };
+      } catch (error) {
+        outcome = { error };
+      }
+    }
+    if ('error' in outcome) throw outcome.error;
+    return outcome.config;
+  };
   return {
     path,
-    read: () => readStoredConfig(path),
-    legacyUsers: () => readStoredConfig(path).users,
+    read,
+    legacyUsers: () => read().users,
+    forget: () => {
+      outcome = null;
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import { ConfigError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
 import {
   configFilePath,
-  readStoredConfig,
+  createConfigReader,
   unreadableConfig,
   type ConfigLocation,
   type ConfigReader,
@@ -14,7 +14,10 @@ import { validateBaseUrl, validateProfileName, type StoredConfig, type StoredPro
 /** The profile a write goes to when none is named and none is current. */
 export const DEFAULT_PROFILE = 'default';
 
-export type ConfigStoreOptions = ConfigLocation;
+export interface ConfigStoreOptions extends ConfigLocation {
+  /** The command's reader of the same file (`ctx.config`): reads go through it, and a write makes it read again. */
+  reader?: ConfigReader;
+}
 
 /** Profiles, the current profile, and remembered user ids, in one conf file of mode 0600. */
 export interface ConfigStore extends ConfigReader {
@@ -36,11 +39,13 @@ export interface ConfigStore extends ConfigReader {
 
 /**
  * Opens (lazily) the configuration file. Nothing is written until a setter runs. Reads are
- * the reader's (src/config/reader.ts); conf writes, atomically and with the file's mode.
+ * the reader's (src/config/reader.ts), once until a write; conf writes, atomically and with
+ * the file's mode.
  */
 export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const cwd = options.cwd;
   const file = configFilePath(cwd);
+  const reader = options.reader ?? createConfigReader({ cwd });
   let conf: Conf<Record<string, unknown>> | null = null;
 
   const open = (): Conf<Record<string, unknown>> => {
@@ -59,11 +64,13 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     return conf;
   };
 
-  const read = (): StoredConfig => readStoredConfig(file);
+  const read = (): StoredConfig => reader.read();
 
   const write = (next: StoredConfig): void => {
     const store = open();
     try {
+      // Even a write that failed part way may have changed the file: the next read looks again.
+      reader.forget();
       store.store = next as unknown as Record<string, unknown>;
       // conf sets the mode when it creates the file; a file made by hand or an older version may be wider.
       chmodSync(store.path, 0o600);
@@ -79,7 +86,8 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   };
 
   const update = (change: (config: StoredConfig) => void): void => {
-    const config = read();
+    // A copy: the value read is shared with every other reader of this command.
+    const config = structuredClone(read());
     change(config);
     write(config);
   };
@@ -158,6 +166,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       });
     },
     legacyUsers: () => read().users,
+    forget: () => reader.forget(),
     dropLegacyUsers: () =>
       update((config) => {
         config.users = {};

@@ -169,6 +169,9 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
     what: WHAT,
     migrations: DIRECTORY_MIGRATIONS,
     codes: CODES,
+    // A rollback journal: a reader (an `--email` lookup) opens the file read-only and leaves no
+    // -wal and -shm files beside it, and the file is never switched between modes.
+    journalMode: 'delete',
   });
 
   const select = db.prepare<[string, string], Row>('SELECT * FROM users WHERE target = ? AND email = ?');
@@ -218,17 +221,6 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
 
   return {
     ...readerOf(db, options.path),
-    close: () => {
-      // Back to a rollback journal when no other camroll has the file open: a reader (an
-      // `--email` lookup) then opens it read-only without leaving -wal and -shm files beside it.
-      try {
-        db.pragma('busy_timeout = 0');
-        db.pragma('journal_mode = DELETE');
-      } catch {
-        // Another process has it open: the file stays in WAL until that one closes.
-      }
-      db.close();
-    },
     remember: (input) => upsert(input, now())[1],
     lookup: (target, email) => {
       const row = select.get(target, normalizeEmail(email));

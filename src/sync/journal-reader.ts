@@ -86,7 +86,8 @@ export function openJournalReader(path: string): JournalReader {
     path,
     plan(id, fingerprint) {
       const stored = outcome.get(id);
-      if (stored !== undefined) return Buffer.from(stored).equals(fingerprint) ? 'answered' : 'changed';
+      // SQLite hands a BLOB over as a Buffer of its own: compared as it is, not copied.
+      if (stored !== undefined) return stored.equals(fingerprint) ? 'answered' : 'changed';
       return pending.get(id) === undefined ? 'new' : 'pending';
     },
     hasAccepted: () => anyAccepted.get() !== undefined,

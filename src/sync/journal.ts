@@ -277,7 +277,8 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
     if (!answersBeforePass) return 'none';
     const stored = stmts.fingerprint.get(item.id);
     if (stored === undefined) return 'none';
-    return Buffer.from(stored).equals(item.fingerprint) ? 'same' : 'other';
+    // SQLite hands a BLOB over as a Buffer of its own: compared as it is, not copied.
+    return stored.equals(item.fingerprint) ? 'same' : 'other';
   };
 
   return {

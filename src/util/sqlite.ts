@@ -25,7 +25,13 @@ export interface VersionedDatabaseOptions {
   seed?: (db: Database.Database) => void;
   /** The codes of the two ways opening fails. */
   codes: { unreadable: LocalStateErrorCode; tooNew: LocalStateErrorCode };
-  /** Read only: no schema change, no WAL switch, the file must exist. */
+  /**
+   * The journal the file keeps, set here once per open and never switched back: `wal` (the
+   * default) lets readers read while one process writes; `delete` (a rollback journal) suits a
+   * small file that other processes open read only, as nothing is left beside it at rest.
+   */
+  journalMode?: 'wal' | 'delete';
+  /** Read only: no schema change, no journal switch, the file must exist. */
   readonly?: boolean;
   /**
    * With `readonly`: a file written by a newer camroll is opened as it is, not refused, for a
@@ -40,7 +46,8 @@ export interface VersionedDatabaseOptions {
 /**
  * Opens a SQLite file camroll keeps user data in: the folder made if needed, mode 0600 (WAL and
  * shared memory included), WAL with synchronous NORMAL (a crash may lose the last commit, never
- * corrupt the file), a busy timeout, and the migrations it lacks applied in one transaction. A
+ * corrupt the file) or the rollback journal `journalMode` asks for, a busy timeout, and the
+ * migrations it lacks applied in one transaction. A
  * file written by a newer camroll is refused. Every failure is a LocalStateError naming the file;
  * the SQLite error is its `cause` (see `isCorruption`).
  */
@@ -66,7 +73,10 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
     throw fail(error);
   }
   try {
-    if (!readonly) {
+    if (!readonly && options.journalMode === 'delete') {
+      keepRollbackJournal(db);
+      if (path !== ':memory:') restrictToOwner(path, `${path}-wal`, `${path}-shm`);
+    } else if (!readonly) {
       db.pragma('journal_mode = WAL');
       // `:memory:` names no file: one of that name in the working folder is not ours to chmod.
       if (path !== ':memory:') restrictToOwner(path, `${path}-wal`, `${path}-shm`);
@@ -98,6 +108,20 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
   } catch (error) {
     db.close();
     throw fail(error);
+  }
+}
+
+/**
+ * Puts a file in rollback-journal mode, a no-op for one already in it. A file another process
+ * holds open in WAL (an older camroll switched it) cannot leave WAL now, and SQLite says so at
+ * once (SQLITE_BUSY, no wait): it is used in WAL this time and switched at a later open.
+ * Synchronous stays FULL, which a rollback journal needs to survive a power cut.
+ */
+function keepRollbackJournal(db: Database.Database): void {
+  try {
+    db.pragma('journal_mode = DELETE');
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
   }
 }
 

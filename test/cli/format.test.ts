@@ -3,8 +3,10 @@ import type { Event, Stats } from '../../src/contract/index.js';
 import { describeHealth } from '../../src/cli/commands/ping.js';
 import { userRequestFromFlags } from '../../src/cli/commands/users.js';
 import { parseEmail, parseLimit, parseUserId } from '../../src/cli/connection-args.js';
+import { passOf, SyncFlags } from '../../src/cli/sync-flags.js';
 import { countPerYear, renderBarChart } from '../../src/cli/format/bar-chart.js';
 import { renderEventsTable } from '../../src/cli/format/events.js';
+import { formatSeconds } from '../../src/cli/format/seconds.js';
 import { eventYear, renderStats } from '../../src/cli/format/stats.js';
 import { renderTable, truncate } from '../../src/cli/format/table.js';
 import { UsageError } from '../../src/errors.js';
@@ -168,6 +170,11 @@ describe('argument checks', () => {
   it('checks user ids and e-mails', () => {
     expect(parseUserId('3f1c2a8e-4b5d-4c6e-8f90-123456789abc')).toBe('3f1c2a8e-4b5d-4c6e-8f90-123456789abc');
     expect(() => parseUserId('abc')).toThrow(UsageError);
+    // UUIDs are case-insensitive; the service issues lower case, and the id keys the journal.
+    expect(parseUserId('3F1C2A8E-4B5D-4C6E-8F90-123456789ABC')).toBe('3f1c2a8e-4b5d-4c6e-8f90-123456789abc');
+    expect(passOf(SyncFlags.parse({ user: '3F1C2A8E-4B5D-4C6E-8F90-123456789ABC' }))).toMatchObject({
+      identity: { userId: '3f1c2a8e-4b5d-4c6e-8f90-123456789abc' },
+    });
     expect(parseEmail(' a@example.com ')).toBe('a@example.com');
     expect(() => parseEmail('a@')).toThrow(UsageError);
   });
@@ -189,5 +196,16 @@ describe('argument checks', () => {
       partner_user_id: 'p1',
       address: { city: 'Lyon', postal_code: '69001' },
     });
+  });
+});
+
+describe('formatSeconds', () => {
+  it('shows a tenth of a second; short drops a tenth of zero', () => {
+    expect(formatSeconds(12_345)).toBe('12.3 s');
+    expect(formatSeconds(1_000)).toBe('1.0 s');
+    expect(formatSeconds(49)).toBe('0.0 s');
+    expect(formatSeconds(1_000, { short: true })).toBe('1 s');
+    expect(formatSeconds(500, { short: true })).toBe('0.5 s');
+    expect(formatSeconds(30_000, { short: true })).toBe('30 s');
   });
 });

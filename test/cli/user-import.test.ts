@@ -1,8 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { createJsonSplitter, parseDirectoryLine, readImportFile, splitCsv } from '../../src/cli/user-import.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  createJsonSplitter,
+  jsonEntry,
+  parseDirectoryLine,
+  readImportFile,
+  splitCsv,
+} from '../../src/cli/user-import.js';
 
 const ID = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
 
@@ -107,5 +113,33 @@ describe('import files', () => {
       { kind: 'object', text: '{"b": 1}', line: 1 },
     ]);
     expect(splitter.end()).toEqual([]);
+  });
+});
+
+describe('a JSON entry', () => {
+  it('is parsed once, its target read from the same object', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const text = JSON.stringify({ email: 'a@example.com', user_id: ID, target: 'https://api.example.com/v1' });
+      expect(jsonEntry(text)).toEqual({
+        kind: 'entry',
+        email: 'a@example.com',
+        userId: ID,
+        target: 'https://api.example.com/v1',
+      });
+      expect(parse).toHaveBeenCalledTimes(1);
+      // A member named like the result's own fields is data, nothing more.
+      expect(jsonEntry(JSON.stringify({ kind: 'bad', email: 'b@example.com', user_id: ID }))).toEqual({
+        kind: 'entry',
+        email: 'b@example.com',
+        userId: ID,
+      });
+      expect(jsonEntry('[1]')).toEqual({ kind: 'bad', reason: 'not a JSON object' });
+      expect(jsonEntry(JSON.stringify({ email: 'a@example.com', user_id: ID, target: 'ftp://x' }))).toMatchObject({
+        kind: 'bad',
+      });
+    } finally {
+      parse.mockRestore();
+    }
   });
 });

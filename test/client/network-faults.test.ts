@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type WaitNotice } from '../../src/client/index.js';
-import { detectSchemeMismatch, otherSchemeUrl } from '../../src/client/scheme-probe.js';
+import { createSchemeProbe, detectSchemeMismatch, otherSchemeUrl } from '../../src/client/scheme-probe.js';
 import { nextStep } from '../../src/cli/hints.js';
 import { InterruptedError, NetworkError } from '../../src/errors.js';
 
@@ -229,6 +229,55 @@ describe('the wrong scheme', () => {
       .catch((e: unknown) => e);
     expect((error as NetworkError).code).not.toBe('server_speaks_tls');
     expect(['UND_ERR_SOCKET', 'ECONNRESET']).toContain((error as NetworkError).code);
+  });
+
+  it('an outage that closes every connection costs one probe per client, not one per retry', async () => {
+    // Requests and probes are told apart by their first bytes: a TLS ClientHello starts with 0x16.
+    let requests = 0;
+    let probes = 0;
+    const closing = await listen(
+      createNetServer((socket) => {
+        socket.once('data', (first: Buffer) => {
+          if (first[0] === 0x16) probes += 1;
+          else requests += 1;
+          socket.destroy();
+        });
+      }),
+    );
+    const baseUrl = `http://127.0.0.1:${closing.port}/v1`;
+    const client = clientFor(baseUrl, { retry: { maxAttempts: 4 } });
+    for (let call = 0; call < 2; call += 1) {
+      const error = await client.ping().catch((e: unknown) => e);
+      expect(['UND_ERR_SOCKET', 'ECONNRESET']).toContain((error as NetworkError).code);
+    }
+    expect(requests).toBe(8);
+    expect(probes).toBe(1);
+    // Another client asks for itself.
+    await clientFor(baseUrl, { retry: { maxAttempts: 1 } })
+      .ping()
+      .catch((e: unknown) => e);
+    expect(probes).toBe(2);
+  });
+
+  it('a probe cut short by Ctrl-C is no answer: the next failure asks the port again', async () => {
+    const controller = new AbortController();
+    let probes = 0;
+    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
+    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    // The first probe is stopped as it connects; the second completes its handshake.
+    const front = await listen(
+      createNetServer((socket) => {
+        probes += 1;
+        if (probes === 1) return void controller.abort();
+        tlsServer.emit('connection', socket);
+      }),
+    );
+    const probe = createSchemeProbe();
+    const url = new URL(`http://127.0.0.1:${front.port}/v1/ping`);
+    expect(await probe(url, 'UND_ERR_SOCKET', controller.signal)).toBeNull();
+    expect(await probe(url, 'UND_ERR_SOCKET')).toBe('server_speaks_tls');
+    expect(await probe(url, 'ECONNRESET')).toBe('server_speaks_tls');
+    expect(probes).toBe(2);
   });
 
   it(

@@ -105,11 +105,34 @@ describe('config store', () => {
       expect(same.path).toBe(store.path);
       expect(same.read()).toEqual(store.read());
       writeFileSync(store.path, '{ not json');
-      expect(() => same.read()).toThrow(
+      expect(() => createConfigReader({ cwd: dir }).read()).toThrow(
         expect.objectContaining({ code: 'config_unreadable', message: expect.stringContaining(store.path) }),
       );
     },
   );
+
+  it('a reader reads the file once, until told to forget; a store sharing it makes it read again after a write', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-config-'));
+    dirs.push(dir);
+    createConfigStore({ cwd: dir }).setBaseUrl('first', 'https://first.example.com/v1');
+    const reader = createConfigReader({ cwd: dir });
+    const first = reader.read();
+    // A change by another process during the command is not seen: one command, one reading.
+    writeFileSync(reader.path, JSON.stringify({ current_profile: null, profiles: {}, users: {} }));
+    expect(reader.read()).toBe(first);
+    reader.forget();
+    expect(reader.read().profiles).toEqual({});
+
+    const store = createConfigStore({ cwd: dir, reader });
+    store.setBaseUrl('second', 'https://second.example.com/v1');
+    expect(reader.read().profiles).toEqual({ second: { base_url: 'https://second.example.com/v1' } });
+    // A write works on a copy: what the reader handed out before is unchanged.
+    const before = reader.read();
+    store.setApiKey('second', 'sk_test_0123456789abcdef');
+    expect(before.profiles.second).toEqual({ base_url: 'https://second.example.com/v1' });
+    expect(reader.read().profiles.second?.api_key).toBe('sk_test_0123456789abcdef');
+    expect(mode(reader.path)).toBe(0o600);
+  });
 });
 
 describe('resolveSettings', () => {

@@ -93,6 +93,16 @@ describe('the user directory', () => {
     expect(statSync(directory.path).mode & 0o777).toBe(0o600);
   });
 
+  it('keeps a rollback journal from the moment it is opened: no -wal or -shm file, no switch at close', () => {
+    const { directory, dir } = open();
+    directory.remember({ target: PROD, email: 'a@example.com', userId: ID_A, source: 'found' });
+    // Another connection sees the mode the file is in while the writer has it open.
+    const peek = new Database(directory.path, { readonly: true });
+    expect(peek.pragma('journal_mode', { simple: true })).toBe('delete');
+    peek.close();
+    expect(readdirSync(dir)).toEqual(['users.sqlite3']);
+  });
+
   it('refuses a directory written by a newer camroll, saying to upgrade', () => {
     const { directory } = open();
     const path = directory.path;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, tempHome } from './helpers/camroll.js';
+import { ROOT, runCamroll, tempHome } from './helpers/camroll.js';
 import { packagesLoaded } from './helpers/module-trace.js';
 
 // What each command loads decides how soon it answers: a re-scan of an unchanged export is
@@ -31,5 +31,25 @@ describe('start-up: what a scan loads', () => {
     const { packages, result } = await packagesLoaded(['scan', join(archives, 'takeout-001.tgz'), '--no-cache'], home);
     expect(result.code, result.stderr).toBe(0);
     expect(packages.has('tar-stream')).toBe(true);
+  });
+});
+
+describe('start-up: what a reading command loads', () => {
+  const home = tempHome('camroll-start-up-');
+  const key = 'sk_test_start_up_0001';
+
+  it('doctor reads the stored profile without loading conf (conf is for writes), and never prints the key', async () => {
+    // Port 9 (discard) on 127.0.0.1: refused at once, so the checks fail fast.
+    const set = await runCamroll(['config', 'set-url', 'http://127.0.0.1:9/v1', '--profile', 'main'], home);
+    expect(set.code, set.stderr).toBe(0);
+    const stored = await runCamroll(['config', 'set-key', '--profile', 'main'], { ...home, stdin: `${key}\n` });
+    expect(stored.code, stored.stderr).toBe(0);
+    const { packages, result } = await packagesLoaded(['doctor', '--retries', '0'], home);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^config\.key +pass/m);
+    expect(result.stdout).toContain('http://127.0.0.1:9/v1');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(key);
+    expect(packages.has('commander')).toBe(true); // the trace works
+    expect([...packages]).not.toContain('conf');
   });
 });

@@ -99,6 +99,12 @@ describe('camroll sync against camroll serve', () => {
     expect(JSON.parse(full.stdout)).toMatchObject({ sent: 120, accepted: 120 - rejected });
     // Re-sending everything upserts: the history is unchanged, no media counted twice.
     expect(await env.events(summary.user_id)).toEqual(before);
+    // The id in capitals is the same user and the same journal: nothing to send again.
+    const upper = await runCamroll(['sync', lib, '--user', summary.user_id.toUpperCase(), '--json'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
+    expect(upper.code, upper.stderr).toBe(0);
+    expect(JSON.parse(upper.stdout)).toMatchObject({ user_id: summary.user_id, sent: 0, skipped_already_sent: 120 });
 
     // The key never appears in output, the report or any file under the temp home.
     for (const text of [

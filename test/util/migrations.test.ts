@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -34,6 +34,16 @@ function previousFile(
   fill(db);
   db.pragma(`user_version = ${version}`);
   db.close();
+}
+
+/** The journal mode a file is in at rest. */
+function journalModeOf(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.pragma('journal_mode', { simple: true }) as string;
+  } finally {
+    db.close();
+  }
 }
 
 /** user_version and the schema text of every table and index, to tell "untouched" from "migrated". */
@@ -239,6 +249,34 @@ describe('files of the previous build open unchanged', () => {
       directory.close();
     }
     expect(shape(path)).toEqual(before);
+    // The previous build left the file in WAL when another camroll had it open: now it keeps a rollback journal.
+    expect(journalModeOf(path)).toBe('delete');
+    expect(readdirSync(dir)).toEqual(['users.sqlite3']);
+  });
+
+  it('the user directory as the previous build left it closed (a rollback journal): opens and stays so', () => {
+    const path = join(dir, 'users.sqlite3');
+    previousFile(path, DIRECTORY_V1, 1, (db) => {
+      db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)').run(
+        'https://api.example.com/v1',
+        'old@example.com',
+        'u-1',
+        '2025-01-01T00:00:00.000Z',
+        '2025-01-01T00:00:00.000Z',
+        'created',
+      );
+    });
+    const closed = new Database(path);
+    closed.pragma('journal_mode = DELETE');
+    closed.close();
+    const directory = openUserDirectory({ path });
+    try {
+      expect(directory.lookup('https://api.example.com/v1', 'old@example.com')?.userId).toBe('u-1');
+    } finally {
+      directory.close();
+    }
+    expect(journalModeOf(path)).toBe('delete');
+    expect(readdirSync(dir)).toEqual(['users.sqlite3']);
   });
 
   const cacheKey: CacheKey = {

@@ -155,6 +155,40 @@ describe('openVersionedDatabase', () => {
     }
   });
 
+  it('keeps the journal mode asked for: a rollback journal set at open, kept at close, nothing left beside it', () => {
+    const path = join(dir, 'store.sqlite');
+    const db = openVersionedDatabase({ ...options(path, 1), journalMode: 'delete' });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    // A rollback journal needs FULL to survive a power cut; NORMAL is for WAL.
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    db.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1');
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+    db.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const again = new Database(path, { readonly: true });
+    expect(again.pragma('journal_mode', { simple: true })).toBe('delete');
+    again.close();
+  });
+
+  it('takes a WAL file to a rollback journal once it can; one another connection holds in WAL opens as it is', () => {
+    const path = join(dir, 'store.sqlite');
+    openVersionedDatabase(options(path, 1)).close();
+    // An older camroll has the file open in WAL: it cannot leave WAL now, and the open does not wait for it.
+    const holder = new Database(path);
+    holder.pragma('journal_mode = WAL');
+    const started = performance.now();
+    const held = openVersionedDatabase({ ...options(path, 1), journalMode: 'delete' });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(held.pragma('journal_mode', { simple: true })).toBe('wal');
+    held.prepare('INSERT INTO t VALUES (?, ?)').run('a', '1');
+    held.close();
+    holder.close();
+    const db = openVersionedDatabase({ ...options(path, 1), journalMode: 'delete' });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['1']);
+    db.close();
+  });
+
   it('opens read only without creating or changing anything; a missing file is an error', () => {
     const path = join(dir, 'store.sqlite');
     const calls: number[] = [];

@@ -10,6 +10,7 @@ import {
   type Source,
 } from '../../config/index.js';
 import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
+import { commandConfig } from '../command-config.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
@@ -28,7 +29,8 @@ const SOURCE_LABEL: Record<Source, string> = {
 
 /** `camroll config`: profiles with a base URL and a key; the key is never shown or taken as a flag. */
 export function registerConfig(program: Command, ctx: CliContext): void {
-  const openStore = (): ConfigStore => createConfigStore({ cwd: ctx.paths.config });
+  // Every store of the command shares its reader: the file is read once, and again after a write.
+  const openStore = (): ConfigStore => createConfigStore({ cwd: ctx.paths.config, reader: commandConfig(ctx) });
   const config = program
     .command('config')
     .description('Read and write the stored configuration (profiles, base URL, key)');

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { createConfigStore, resolveSettings } from '../../config/index.js';
+// Not the config barrel: doctor only reads, and conf is loaded to write.
+import { resolveSettings } from '../../config/resolve.js';
 import { summarize, type Check } from '../../doctor/check.js';
 import { runDoctor, type SettingSource } from '../../doctor/run-doctor.js';
+import { commandConfig } from '../command-config.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
@@ -24,7 +26,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     )
     .option('--json', 'print {checks, summary} as one JSON object');
   addConnectionOptions(cmd).action(async (flags: DoctorFlags) => {
-    const store = createConfigStore({ cwd: ctx.paths.config });
+    const store = commandConfig(ctx);
     const settings = resolveSettings({ flags, env: ctx.env, store });
     // A missing key is a failed check here, not an error that hides the other checks.
     await withConnection({ ctx, flags, requireKey: false, store }, async (connection) => {

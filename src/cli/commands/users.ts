@@ -8,6 +8,7 @@ import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
 import { readImportFile } from '../user-import.js';
 import { unknownEmail, withDirectory, withReader } from '../user-lookup.js';
+import { commandConfig } from '../command-config.js';
 
 interface CreateFlags extends ConnectionFlags {
   email?: string;
@@ -78,7 +79,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     .option('--json', "print the service's response object");
   addConnectionOptions(create).action(async (flags: CreateFlags) => {
     const body = userRequestFromFlags(flags);
-    await withDirectory(ctx.paths, (directory) =>
+    await withDirectory(ctx, (directory) =>
       withConnection({ ctx, flags }, async ({ client, target }) => {
         const created = await client.createUser(body, { signal: ctx.signal });
         // Remembered so `--email` finds the user later without writing anything.
@@ -103,7 +104,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     .description('List the users known on this machine: e-mail, user id, target, first and last seen')
     .option('--json', 'print one JSON array')
     .action((flags: { json?: boolean }) =>
-      withReader(ctx.paths, (directory) => {
+      withReader(ctx, (directory) => {
         if (flags.json) {
           // Streamed element by element: a support machine may hold an import of many users.
           let first = true;
@@ -134,14 +135,14 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   addConnectionOptions(show).action((flags: ConnectionFlags & { email?: string; json?: boolean }) => {
     const email = parseEmail(flags.email);
     const current = targetIdentity(ctx, flags);
-    return withReader(ctx.paths, (directory) => {
+    return withReader(ctx, (directory) => {
       const entries = directory.find(email);
       if (flags.json) {
         ctx.stdout.write(jsonLine(entries.map((e) => ({ ...entryJson(e), current_target: e.target === current }))));
         return;
       }
       if (entries.length === 0)
-        throw unknownEmail({ email, target: current, directory, takesUser: false, paths: ctx.paths });
+        throw unknownEmail({ email, target: current, directory, takesUser: false, config: commandConfig(ctx) });
       ctx.stdout.write(
         renderTable(
           [...ENTRY_COLUMNS, { header: '', value: (e) => (e.target === current ? '(current target)' : '') }],
@@ -166,7 +167,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     const target = targetIdentity(ctx, flags);
     const problems: string[] = [];
     const entries = await readImportFile(file, target, (problem) => problems.push(problem));
-    const counts = await withDirectory(ctx.paths, (directory) => directory.rememberAll(entries));
+    const counts = await withDirectory(ctx, (directory) => directory.rememberAll(entries));
     for (const problem of problems.slice(0, PRINTED_IMPORT_PROBLEMS))
       ctx.stderr.write(`camroll: warning: ${problem}\n`);
     if (problems.length > PRINTED_IMPORT_PROBLEMS)
@@ -192,7 +193,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
   addConnectionOptions(forget).action((flags: ConnectionFlags & { email?: string; allTargets?: boolean }) => {
     const email = parseEmail(flags.email);
     const target = flags.allTargets ? undefined : targetIdentity(ctx, flags);
-    return withDirectory(ctx.paths, (directory) => {
+    return withDirectory(ctx, (directory) => {
       const removed = directory.forget(email, target);
       ctx.stdout.write(`forgot ${email} at ${removed} ${removed === 1 ? 'target' : 'targets'}\n`);
     });

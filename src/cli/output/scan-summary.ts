@@ -1,5 +1,6 @@
 import { isUnreadError } from '../../rules/unread.js';
 import type { ScanSummary } from '../../scan/summary.js';
+import { formatSeconds } from '../format/seconds.js';
 import { plural, reasonTotal } from '../format/vocabulary.js';
 
 /** `a 3, b 1` from counts, largest first; '' when empty. */
@@ -26,7 +27,6 @@ const splitErrors = (summary: ScanSummary): { unreadable: Record<string, number>
 
 /** The human-readable end-of-scan summary (one line per fact, stable labels). */
 export function formatScanSummary(summary: ScanSummary, options: { elapsedMs: number; interrupted?: boolean }): string {
-  const seconds = options.elapsedMs / 1000;
   const { unreadable, damaged } = splitErrors(summary);
   const skipped = total(summary.skipped);
   const warnings = total(summary.warnings);
@@ -34,7 +34,7 @@ export function formatScanSummary(summary: ScanSummary, options: { elapsedMs: nu
     n > 0 ? `${n} (${formatCounts(counts)})` : '0';
   const repeats = summary.duplicates.files === 1 ? 'repeats' : 'repeat';
   const lines = [
-    `${options.interrupted ? 'Scan interrupted after' : 'Scanned'} ${plural(summary.files, 'file')} in ${seconds.toFixed(1)} s ` +
+    `${options.interrupted ? 'Scan interrupted after' : 'Scanned'} ${plural(summary.files, 'file')} in ${formatSeconds(options.elapsedMs)} ` +
       `(${(summary.bytes / 1e6).toFixed(1)} MB, ${summary.cached} from the scan cache)`,
     `  files found:        ${summary.files}`,
     `  media:              ${summary.media} (photos ${summary.photos}, videos ${summary.videos})`,

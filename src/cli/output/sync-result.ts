@@ -2,6 +2,7 @@ import { isLocalService } from '../../rules/base-url.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 import type { DryRunResult, SyncResult, WatchTotals } from '../../sync/session.js';
 import { renderEventsTable } from '../format/events.js';
+import { formatSeconds } from '../format/seconds.js';
 import { eventYear, renderStats } from '../format/stats.js';
 import { plural, reasonTotal, unusableFiles } from '../format/vocabulary.js';
 
@@ -10,11 +11,6 @@ const row = (label: string, value: string | number): string => `${`${label}:`.pa
 
 /** The service's rejection reasons, in the contract's order (scan's summary spells them the same). */
 const REASONS = ['missing_coordinates', 'missing_taken_at', 'invalid'] as const;
-
-/** `12.3 s`, as scan's summary shows it. */
-export function formatElapsed(elapsedMs: number): string {
-  return `${(elapsedMs / 1000).toFixed(1)} s`;
-}
 
 export interface CountsView {
   dryRun: boolean;
@@ -53,7 +49,7 @@ export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
     if (counts.pending > 0)
       lines.push(row('pending', `${counts.pending} items sent but not answered (sent again by the next run)`));
   }
-  if (view.elapsedMs !== undefined) lines.push(row('elapsed', formatElapsed(view.elapsedMs)));
+  if (view.elapsedMs !== undefined) lines.push(row('elapsed', formatSeconds(view.elapsedMs)));
   return lines;
 }
 
