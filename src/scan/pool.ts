@@ -70,7 +70,9 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
     run(files) {
       // A member's bytes read by the main thread (a .tgz) move to the thread, never copied.
       const transferList = files.flatMap((item) =>
-        typeof item !== 'string' && item.source.kind === 'bytes' ? [item.source.data.buffer as ArrayBuffer] : [],
+        typeof item !== 'string' && 'source' in item && item.source.kind === 'bytes'
+          ? [item.source.data.buffer as ArrayBuffer]
+          : [],
       );
       const task = pool.run({ files }, transferList.length > 0 ? { transferList } : {});
       const settled = task.catch(() => undefined);

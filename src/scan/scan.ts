@@ -318,11 +318,8 @@ async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: Side
       const matched = index.find(event.path);
       if (matched.print === '') continue;
       event.sidecarFingerprint = `${event.sidecarFingerprint}|${matched.print}`;
-      event.treeTask = {
-        absPath: event.absPath,
-        source: { kind: 'range', archive: event.absPath, offset: 0, size: event.size },
-        sidecars: { takeout: matched.takeout, xmp: matched.xmp },
-      };
+      // Read by the folder reader, with these sidecars in place of its folder's.
+      event.treeTask = { absPath: event.absPath, sidecars: { takeout: matched.takeout, xmp: matched.xmp } };
     }
     yield batch;
   }

@@ -3,16 +3,14 @@ import * as fs from 'node:fs';
 import { once } from 'node:events';
 import * as zlib from 'node:zlib';
 import { CamrollError } from '../../errors.js';
-import { parseTakeout } from '../extract/takeout.js';
-import { parseXmp } from '../extract/xmp.js';
 import {
   describeReadError,
   failure,
+  givenSidecars,
   readAt,
   withId,
   type ExtractFn,
   type FileResult,
-  type SidecarFinder,
 } from '../read-file.js';
 import type { ByteSource, Extraction } from '../types.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
@@ -46,7 +44,7 @@ class MemberProblem extends Error {
 /**
  * Returns a function that reads one archive member the way read-file.ts reads a file: the
  * first chunk feeds the metadata readers and the SHA-256, the rest goes to the hash. A
- * stored member (or a `.tar` member) is read straight from the archive's file, once; a
+ * stored member is read straight from the archive's file, once; a
  * deflated one is inflated in memory (bounded by its declared size, checked against the
  * limits first) or, past 64 MiB, streamed. Zip members are checked against their CRC-32.
  */
@@ -55,12 +53,7 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
   return async (task) => {
     const source = task.source;
     const declared = source.kind === 'bytes' ? source.data.length : source.size;
-    const sidecars: SidecarFinder = {
-      load: async () => ({
-        takeout: task.sidecars.takeout === null ? null : parseTakeout(task.sidecars.takeout),
-        xmp: task.sidecars.xmp === null ? null : parseXmp(task.sidecars.xmp),
-      }),
-    };
+    const sidecars = givenSidecars(task.sidecars);
     const extract = (bytes: ByteSource): Promise<Extraction> =>
       options.extract({ absPath: task.absPath, bytes, sidecars });
     try {
@@ -74,8 +67,6 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
         );
       const fd = fs.openSync(source.archive, 'r');
       try {
-        if (source.kind === 'range')
-          return await fromFile(task, fd, source.offset, source.size, chunk, options.headBytes, extract, null);
         const problem = limitProblem(source.size, source.compressedSize);
         if (problem !== null) throw new MemberProblem('archive_limit', problem);
         const start = dataStart(fd, source.base + source.headerOffset);
@@ -167,7 +158,7 @@ async function fromBuffer(
   return done(task.absPath, data.length, id, extraction);
 }
 
-/** A member stored as plain bytes in the archive file: read once, as read-file.ts reads a file. */
+/** A member stored as plain bytes in the zip file: read once, as read-file.ts reads a file. */
 async function fromFile(
   task: MemberTask,
   fd: number,
@@ -176,7 +167,7 @@ async function fromFile(
   chunk: Buffer,
   headBytes: number,
   extract: Extract,
-  crc: number | null,
+  crc: number,
 ): Promise<FileResult> {
   const first = readAt(fd, chunk.subarray(0, Math.min(chunk.length, size)), start);
   if (first.length < Math.min(chunk.length, size))
@@ -191,16 +182,16 @@ async function fromFile(
     },
   });
   const hash = createHash('sha256').update(first);
-  let sum = crc === null ? 0 : zlib.crc32(first);
+  let sum = zlib.crc32(first);
   for (let position = first.length; position < size; ) {
     const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - position), start + position);
     if (read === 0) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
     const part = chunk.subarray(0, read);
     hash.update(part);
-    if (crc !== null) sum = zlib.crc32(part, sum);
+    sum = zlib.crc32(part, sum);
     position += read;
   }
-  if (crc !== null && sum >>> 0 !== crc >>> 0)
+  if (sum >>> 0 !== crc >>> 0)
     throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
   return done(task.absPath, size, `sha256:${hash.digest('hex')}`, extraction);
 }

@@ -1,3 +1,5 @@
+import type { SidecarTexts } from '../read-file.js';
+
 /**
  * What a worker thread needs to read one archive member: where its bytes are, and the
  * text of the sidecars matched to it by name across every part of the export. Plain data:
@@ -15,8 +17,6 @@ export type MemberSource =
       method: number;
       crc32: number;
     }
-  /** Plain bytes inside the archive file (a `.tar` member). */
-  | { kind: 'range'; archive: string; offset: number; size: number }
   /** Bytes already read by the main thread (a `.tgz` member, a member of a deflated nested zip). */
   | { kind: 'bytes'; data: Uint8Array };
 
@@ -25,7 +25,7 @@ export interface MemberTask {
   absPath: string;
   source: MemberSource;
   /** Texts of the matched sidecars (null when none). */
-  sidecars: { takeout: string | null; xmp: string | null };
+  sidecars: SidecarTexts;
 }
 
 /**
