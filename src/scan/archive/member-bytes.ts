@@ -1,6 +1,7 @@
 import type * as fsp from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import type tar from 'tar-stream';
+import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
 import type { ZipEntry } from './zip-list.js';
 
 /**
@@ -32,12 +33,12 @@ export async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry, l
 
 /** A member's bytes from a zip held in memory, inflated up to `limit`; null when it cannot be. */
 export function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): Buffer | null {
-  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted || entry.headerOffset + 30 > zip.length)
-    return null;
-  if (zip.readUInt32LE(entry.headerOffset) !== 0x04034b50) return null;
-  const start =
-    entry.headerOffset + 30 + zip.readUInt16LE(entry.headerOffset + 26) + zip.readUInt16LE(entry.headerOffset + 28);
-  if (start + entry.compressedSize > zip.length) return null;
+  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted) return null;
+  const start = localDataStart(
+    zip.subarray(entry.headerOffset, entry.headerOffset + LOCAL_HEADER_BYTES),
+    entry.headerOffset,
+  );
+  if (start === null || start + entry.compressedSize > zip.length) return null;
   const compressed = zip.subarray(start, start + entry.compressedSize);
   try {
     const data =
@@ -51,10 +52,10 @@ export function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): 
 /** A member read and inflated on the main thread (bounded by `limit`); null when it cannot be. */
 export async function readMemberBytes(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<Buffer | null> {
   if (entry.method !== 0 && entry.method !== 8) return null;
-  const header = Buffer.alloc(30);
-  await handle.read(header, 0, 30, entry.headerOffset);
-  if (header.readUInt32LE(0) !== 0x04034b50) return null;
-  const start = entry.headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  const header = Buffer.alloc(LOCAL_HEADER_BYTES);
+  const { bytesRead: headerRead } = await handle.read(header, 0, header.length, entry.headerOffset);
+  const start = localDataStart(header.subarray(0, headerRead), entry.headerOffset);
+  if (start === null) return null;
   const compressed = Buffer.alloc(entry.compressedSize);
   const { bytesRead } = await handle.read(compressed, 0, compressed.length, start);
   if (bytesRead < compressed.length) return null;

@@ -13,6 +13,7 @@ import {
   type FileResult,
 } from '../read-file.js';
 import type { ByteSource, Extraction } from '../types.js';
+import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 
 export interface MemberReaderOptions {
@@ -27,8 +28,6 @@ export interface MemberReaderOptions {
    */
   inMemoryBytes?: number;
 }
-
-const LOCAL_HEADER = 0x04034b50;
 
 /** A member that cannot be read: the code of its error line, and whether the answer may be cached. */
 class MemberProblem extends Error {
@@ -106,10 +105,10 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
 
 /** Where a zip member's data starts, from its local header. */
 function dataStart(fd: number, headerOffset: number): number {
-  const header = readExactly(fd, Buffer.alloc(30), headerOffset);
-  if (header.readUInt32LE(0) !== LOCAL_HEADER)
+  const start = localDataStart(readExactly(fd, Buffer.alloc(LOCAL_HEADER_BYTES), headerOffset), headerOffset);
+  if (start === null)
     throw new MemberProblem('corrupt_file', 'no local header where the central directory says the member starts');
-  return headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  return start;
 }
 
 /** Inflates a whole member; never grows past its declared size. */
