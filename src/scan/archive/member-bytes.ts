@@ -33,25 +33,18 @@ export async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry, l
 
 /** A member's bytes from a zip held in memory, inflated up to `limit`; null when it cannot be. */
 export function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): Buffer | null {
-  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted) return null;
+  if (!readable(entry, limit)) return null;
   const start = localDataStart(
     zip.subarray(entry.headerOffset, entry.headerOffset + LOCAL_HEADER_BYTES),
     entry.headerOffset,
   );
   if (start === null || start + entry.compressedSize > zip.length) return null;
-  const compressed = zip.subarray(start, start + entry.compressedSize);
-  try {
-    const data =
-      entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(limit, 1) });
-    return data.length === entry.size ? data : null;
-  } catch {
-    return null;
-  }
+  return inflated(zip.subarray(start, start + entry.compressedSize), entry);
 }
 
 /** A member read and inflated on the main thread (bounded by `limit`); null when it cannot be. */
 export async function readMemberBytes(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<Buffer | null> {
-  if (entry.method !== 0 && entry.method !== 8) return null;
+  if (!readable(entry, limit)) return null;
   const header = Buffer.alloc(LOCAL_HEADER_BYTES);
   const { bytesRead: headerRead } = await handle.read(header, 0, header.length, entry.headerOffset);
   const start = localDataStart(header.subarray(0, headerRead), entry.headerOffset);
@@ -59,8 +52,23 @@ export async function readMemberBytes(handle: fsp.FileHandle, entry: ZipEntry, l
   const compressed = Buffer.alloc(entry.compressedSize);
   const { bytesRead } = await handle.read(compressed, 0, compressed.length, start);
   if (bytesRead < compressed.length) return null;
+  return inflated(compressed, entry);
+}
+
+/** Whether a member is one the main thread may read: stored or deflated, not encrypted, declared within `limit`. */
+function readable(entry: ZipEntry, limit: number): boolean {
+  return (entry.method === 0 || entry.method === 8) && !entry.encrypted && entry.size <= limit;
+}
+
+/**
+ * A member's bytes, or null when they are damaged or not the size its headers declare (a
+ * sidecar that is not what the zip says is not read at all). Inflation stops one byte past
+ * the declared size, so a member that would grow further costs nothing.
+ */
+function inflated(compressed: Buffer, entry: ZipEntry): Buffer | null {
   try {
-    return entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: limit });
+    const data = entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: entry.size + 1 });
+    return data.length === entry.size ? data : null;
   } catch {
     return null;
   }
