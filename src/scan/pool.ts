@@ -68,9 +68,9 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
   const inFlight = new Set<Promise<unknown>>();
   return {
     run(files) {
-      // A member's bytes read by the main thread (a .tgz) move to the thread, never copied.
+      // Bytes read by the main thread (a .tgz member, a nested zip's member) move to the thread, never copied.
       const transferList = files.flatMap((item) =>
-        typeof item !== 'string' && 'source' in item && item.source.kind === 'bytes'
+        typeof item !== 'string' && 'source' in item && item.source.kind !== 'zip'
           ? [item.source.data.buffer as ArrayBuffer]
           : [],
       );

@@ -14,6 +14,7 @@ export type { ArchiveRoot } from './kind.js';
 import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
 import { collect, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
+import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, NotAZip, type ZipEntry } from './zip-list.js';
 
@@ -251,8 +252,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 
   /**
    * A zip inside a zip, read into memory (bounded) and listed like any zip, one level deep:
-   * its sidecars and CSVs join the run's tree before its members; its members' bytes are
-   * inflated here and handed to the threads. A zip inside it is only counted.
+   * its sidecars and CSVs join the run's tree before its members; its members' compressed
+   * bytes are handed to the threads, which inflate them. A zip inside it is only counted.
    */
   async function* nestedBatches(root: ArchiveRoot, outer: ZipEntry): AsyncGenerator<WalkEvent[]> {
     const refuse = (problem: FileProblem): WalkEvent[] => [problemFile(root, outer.name, outer.size, problem)];
@@ -339,19 +340,28 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
               message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes`,
             }
           : null;
-    const bytes = problem === null ? inflateFromBuffer(zip, entry, entry.size) : null;
+    // Only the compressed bytes are cut out here: the thread inflates and checks them.
+    const start =
+      problem === null
+        ? localDataStart(zip.subarray(entry.headerOffset, entry.headerOffset + LOCAL_HEADER_BYTES), entry.headerOffset)
+        : null;
+    const whole = start !== null && start + entry.compressedSize <= zip.length;
     const readProblem: FileProblem | null =
       problem ??
-      (bytes === null
-        ? { code: 'corrupt_file', message: 'the member cannot be inflated, or does not match its size' }
-        : null);
+      (whole ? null : { code: 'corrupt_file', message: 'the nested zip has no whole member where its directory says' });
     const absPath = memberPath(root.absPath, name);
-    // A fresh buffer of its own: it moves to a worker thread.
     const task: MemberTask | null =
       readProblem === null
         ? {
             absPath,
-            source: { kind: 'bytes', data: new Uint8Array(bytes!) },
+            source: {
+              kind: 'compressed',
+              // A copy of its own (the nested zip is shared): it moves to a worker thread.
+              data: new Uint8Array(zip.subarray(start!, start! + entry.compressedSize)),
+              method: entry.method,
+              size: entry.size,
+              crc32: entry.crc32,
+            },
             sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
           }
         : null;

@@ -43,9 +43,10 @@ class MemberProblem extends Error {
 /**
  * Returns a function that reads one archive member the way read-file.ts reads a file: the
  * first chunk feeds the metadata readers and the SHA-256, the rest goes to the hash. A
- * stored member is read straight from the archive's file, once; a
- * deflated one is inflated in memory (bounded by its declared size, checked against the
- * limits first) or, past 64 MiB, streamed. Zip members are checked against their CRC-32.
+ * stored member is read straight from the archive's file, once; a deflated one is inflated
+ * in memory (bounded by its declared size, checked against the limits first) or, past
+ * 64 MiB, streamed. A member of a nested zip comes as its compressed bytes and takes the
+ * in-memory path. Zip members are checked against their CRC-32.
  */
 export function createMemberReader(options: MemberReaderOptions): (task: MemberTask) => Promise<FileResult> {
   const chunk = Buffer.allocUnsafe(Math.max(options.chunkBytes ?? 1024 * 1024, options.headBytes));
@@ -57,31 +58,18 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
       options.extract({ absPath: task.absPath, bytes, sidecars });
     try {
       if (source.kind === 'bytes')
-        return await fromBuffer(
-          task,
-          Buffer.from(source.data.buffer, source.data.byteOffset, source.data.length),
-          options.headBytes,
-          extract,
-          null,
-        );
+        return await fromBuffer(task, asBuffer(source.data), options.headBytes, extract, null);
+      checkMember(source.method, source.size, source.kind === 'zip' ? source.compressedSize : source.data.length);
+      if (source.kind === 'compressed')
+        return await fromCompressed(task, asBuffer(source.data), source, options.headBytes, extract);
       const fd = fs.openSync(source.archive, 'r');
       try {
-        const problem = limitProblem(source.size, source.compressedSize);
-        if (problem !== null) throw new MemberProblem('archive_limit', problem);
         const start = dataStart(fd, source.base + source.headerOffset);
-        if (source.method === 0) {
-          if (source.compressedSize !== source.size)
-            throw new MemberProblem('corrupt_file', 'a stored member whose sizes differ');
+        if (source.method === 0)
           return await fromFile(task, fd, start, source.size, chunk, options.headBytes, extract, source.crc32);
-        }
-        if (source.method !== 8)
-          throw new MemberProblem(
-            'unsupported_format',
-            `the member is compressed with method ${source.method}; camroll reads stored and deflated members`,
-          );
         if (source.size <= (options.inMemoryBytes ?? ARCHIVE_LIMITS.inMemoryBytes)) {
           const compressed = readExactly(fd, Buffer.allocUnsafe(source.compressedSize), start);
-          return await fromBuffer(task, inflate(compressed, source.size), options.headBytes, extract, source.crc32);
+          return await fromCompressed(task, compressed, source, options.headBytes, extract);
         }
         return await fromStream(
           task,
@@ -101,6 +89,35 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
       return failure(task.absPath, declared, 'read_error', describeReadError(error), false);
     }
   };
+}
+
+/** A zip member camroll does not inflate (a bomb, another method, a stored one whose sizes differ) throws. */
+function checkMember(method: number, size: number, compressedSize: number): void {
+  const problem = limitProblem(size, compressedSize);
+  if (problem !== null) throw new MemberProblem('archive_limit', problem);
+  if (method === 0 && compressedSize !== size)
+    throw new MemberProblem('corrupt_file', 'a stored member whose sizes differ');
+  if (method !== 0 && method !== 8)
+    throw new MemberProblem(
+      'unsupported_format',
+      `the member is compressed with method ${method}; camroll reads stored and deflated members`,
+    );
+}
+
+function asBuffer(data: Uint8Array): Buffer {
+  return Buffer.from(data.buffer, data.byteOffset, data.length);
+}
+
+/** A zip member's compressed bytes held whole: inflated in one call (bounded), then checked against its CRC-32. */
+function fromCompressed(
+  task: MemberTask,
+  compressed: Buffer,
+  member: { method: number; size: number; crc32: number },
+  headBytes: number,
+  extract: Extract,
+): Promise<FileResult> {
+  const data = member.method === 0 ? compressed : inflate(compressed, member.size);
+  return fromBuffer(task, data, headBytes, extract, member.crc32);
 }
 
 /** Where a zip member's data starts, from its local header. */

@@ -3,7 +3,7 @@ import type { SidecarTexts } from '../read-file.js';
 /**
  * What a worker thread needs to read one archive member: where its bytes are, and the
  * text of the sidecars matched to it by name across every part of the export. Plain data:
- * it crosses to the thread by structured clone (a `bytes` buffer is transferred).
+ * it crosses to the thread by structured clone (a `bytes` or `compressed` buffer is transferred).
  */
 export type MemberSource =
   /** A zip member: its local header at `headerOffset` (plus `base` for a zip stored inside another). */
@@ -17,7 +17,12 @@ export type MemberSource =
       method: number;
       crc32: number;
     }
-  /** Bytes already read by the main thread (a `.tgz` member, a member of a deflated nested zip). */
+  /**
+   * A member of a zip the main thread holds in memory (a zip inside a zip): its compressed
+   * bytes as stored, inflated and checked on the thread exactly as a zip member read in memory.
+   */
+  | { kind: 'compressed'; data: Uint8Array; method: number; size: number; crc32: number }
+  /** Bytes already read by the main thread (a `.tar` or `.tgz` member). */
   | { kind: 'bytes'; data: Uint8Array };
 
 export interface MemberTask {

@@ -48,3 +48,26 @@ export function replaceStored(zip: Buffer, name: string, data: Buffer): Buffer {
   copy.writeUInt32LE(crc, local + 14);
   return copy;
 }
+
+/** A copy whose member declares another CRC-32, in both its headers (its data untouched). */
+export function declareCrc(zip: Buffer, name: string, crc: number): Buffer {
+  const copy = Buffer.from(zip);
+  const { central, local } = findMember(copy, name);
+  copy.writeUInt32LE(crc >>> 0, central + 16);
+  copy.writeUInt32LE(crc >>> 0, local + 14);
+  return copy;
+}
+
+/** A copy whose member's compressed data is overwritten with zeros (no longer a deflate stream). */
+export function zeroData(zip: Buffer, name: string): Buffer {
+  const copy = Buffer.from(zip);
+  const { start, end } = memberData(copy, name);
+  copy.fill(0, start, end);
+  return copy;
+}
+
+/** A member's bytes as stored (compressed, when it is). */
+export function storedBytes(zip: Buffer, name: string): Buffer {
+  const { start, end } = memberData(zip, name);
+  return zip.subarray(start, end);
+}
