@@ -13,7 +13,7 @@ import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveRoot } from '.
 export type { ArchiveRoot } from './kind.js';
 import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
-import { collect, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
+import { collect, collectEnds, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
 import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, NotAZip, type ZipEntry } from './zip-list.js';
@@ -446,7 +446,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           else index.add(name, text);
         } else {
           const file = await tarMember(root, name, entry);
-          held += file.member?.task?.source.kind === 'bytes' ? file.size : 0;
+          held += heldBytes(file.member?.task ?? null);
           events.push(file);
         }
         current = null;
@@ -474,26 +474,23 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   async function tarMember(root: ArchiveRoot, name: string, entry: tar.Entry): Promise<WalkFile> {
     const size = entry.header.size ?? 0;
     const absPath = memberPath(root.absPath, name);
+    let source: MemberTask['source'];
     if (size > ARCHIVE_LIMITS.inMemoryBytes) {
-      await drain(entry);
-      return problemFile(root, name, size, {
-        code: 'archive_limit',
-        message:
-          `a .tar member over ${ARCHIVE_LIMITS.inMemoryBytes} bytes is not read in place; extract it, or use ` +
-          `a zip export`,
-      });
-    }
-    const data = await collect(entry, size);
+      // Too large to hold (a long video): hashed here as it passes, only its ends kept for the readers.
+      const ends = await collectEnds(entry, size, ARCHIVE_LIMITS.endsHeadBytes, ARCHIVE_LIMITS.endsTailBytes);
+      if (ends === null)
+        return problemFile(root, name, size, {
+          code: 'truncated_archive',
+          message: 'the archive ends inside this member',
+        });
+      source = { kind: 'ends', size, ...ends };
+    } else source = { kind: 'bytes', data: await collect(entry, size) };
     const sidecars = index.find(name);
     // Held only where a JSON may still come: a Takeout tree, or a run that has met sidecars.
     // Elsewhere (a tar of plain photos, an iCloud export) records flow as they are read.
     const pending = sidecars.print === '' && (index.size > 0 || /(^|\/)takeout\//i.test(name));
     if (pending) late.add(absPath);
-    const task: MemberTask = {
-      absPath,
-      source: { kind: 'bytes', data },
-      sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
-    };
+    const task: MemberTask = { absPath, source, sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp } };
     return memberFile(root, name, size, 0, sidecars.print, { task, problem: null, uncached: true, late: pending });
   }
 
@@ -548,6 +545,13 @@ export async function countZipMedia(root: ArchiveRoot, exclude: readonly string[
     return null;
   }
   return count;
+}
+
+/** Bytes a tar member's task holds in memory until a thread takes it. */
+function heldBytes(task: MemberTask | null): number {
+  if (task?.source.kind === 'bytes') return task.source.data.length;
+  if (task?.source.kind === 'ends') return task.source.head.length + task.source.tail.length;
+  return 0;
 }
 
 function describe(error: unknown): string {

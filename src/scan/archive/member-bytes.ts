@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type * as fsp from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import type tar from 'tar-stream';
@@ -20,6 +21,33 @@ export async function collect(entry: tar.Entry, size: number): Promise<Uint8Arra
     filled += chunk.length;
   }
   return filled === size ? data : data.subarray(0, Math.min(filled, size));
+}
+
+/**
+ * A member too large to hold, read as it passes: its SHA-256, its first `headBytes` and its
+ * last `tailBytes` (fresh ArrayBuffers, transferred to a worker). Null when the stream ends
+ * before `size` bytes.
+ */
+export async function collectEnds(
+  entry: tar.Entry,
+  size: number,
+  headBytes: number,
+  tailBytes: number,
+): Promise<{ head: Uint8Array; tail: Uint8Array; id: string } | null> {
+  const head = new Uint8Array(new ArrayBuffer(Math.min(headBytes, size)));
+  const tailStart = Math.max(head.length, size - tailBytes);
+  const tail = new Uint8Array(new ArrayBuffer(size - tailStart));
+  const hash = createHash('sha256');
+  let position = 0;
+  for await (const part of entry) {
+    const chunk = (part as Buffer).subarray(0, Math.max(0, size - position));
+    hash.update(chunk);
+    if (position < head.length) head.set(chunk.subarray(0, head.length - position), position);
+    const end = position + chunk.length;
+    if (end > tailStart) tail.set(chunk.subarray(Math.max(0, tailStart - position)), Math.max(0, position - tailStart));
+    position = end;
+  }
+  return position === size ? { head, tail, id: `sha256:${hash.digest('hex')}` } : null;
 }
 
 export async function drain(entry: tar.Entry): Promise<void> {

@@ -59,6 +59,7 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
     try {
       if (source.kind === 'bytes')
         return await fromBuffer(task, asBuffer(source.data), options.headBytes, extract, null);
+      if (source.kind === 'ends') return await fromEnds(task, source, options.headBytes, extract);
       checkMember(source.method, source.size, source.kind === 'zip' ? source.compressedSize : source.data.length);
       if (source.kind === 'compressed')
         return await fromCompressed(task, asBuffer(source.data), source, options.headBytes, extract);
@@ -172,6 +173,51 @@ async function fromBuffer(
   });
   const id = `sha256:${createHash('sha256').update(data).digest('hex')}`;
   return done(task.absPath, data.length, id, extraction);
+}
+
+interface Ends {
+  head: Uint8Array;
+  tail: Uint8Array;
+  size: number;
+  id: string;
+}
+
+/**
+ * A large tar member the main thread hashed as it passed, of which only its ends are here.
+ * A reader asking for bytes between them gets none, and the member an archive_limit line
+ * (never metadata read from wrong bytes, nor metadata missing what those bytes held).
+ */
+async function fromEnds(task: MemberTask, member: Ends, headBytes: number, extract: Extract): Promise<FileResult> {
+  const head = asBuffer(member.head);
+  const tail = asBuffer(member.tail);
+  const tailStart = member.size - tail.length;
+  let refused: number | null = null;
+  let extraction: Extraction | null = null;
+  let problem: unknown = null;
+  try {
+    extraction = await extractOrFail(extract, {
+      size: member.size,
+      head: head.subarray(0, Math.min(headBytes, head.length)),
+      read: async (offset, length) => {
+        const end = Math.min(offset + length, member.size);
+        if (end <= head.length) return head.subarray(offset, end);
+        if (offset >= tailStart) return tail.subarray(offset - tailStart, end - tailStart);
+        refused = offset;
+        throw new Error(`byte ${offset} is not kept`);
+      },
+    });
+  } catch (error) {
+    problem = error;
+  }
+  if (refused !== null)
+    throw new MemberProblem(
+      'archive_limit',
+      `the metadata of this ${member.size}-byte member lies at byte ${refused}, outside the first ` +
+        `${head.length} and last ${tail.length} bytes camroll keeps of a .tar member over ` +
+        `${ARCHIVE_LIMITS.inMemoryBytes} bytes; extract it from the archive and scan the file, or use a zip export`,
+    );
+  if (extraction === null) throw problem;
+  return done(task.absPath, member.size, member.id, extraction);
 }
 
 /** A member stored as plain bytes in the zip file: read once, as read-file.ts reads a file. */
