@@ -46,7 +46,8 @@ class MemberProblem extends Error {
  * stored member is read straight from the archive's file, once; a deflated one is inflated
  * in memory (bounded by its declared size, checked against the limits first) or, past
  * 64 MiB, streamed. A member of a nested zip comes as its compressed bytes and takes the
- * in-memory path. Zip members are checked against their CRC-32.
+ * in-memory path. Zip members are checked against their CRC-32. A tar member comes as its
+ * bytes or, past 64 MiB, as its two ends and the id the main thread hashed.
  */
 export function createMemberReader(options: MemberReaderOptions): (task: MemberTask) => Promise<FileResult> {
   const chunk = Buffer.allocUnsafe(Math.max(options.chunkBytes ?? 1024 * 1024, options.headBytes));
