@@ -446,6 +446,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           else index.add(name, text);
         } else {
           const file = await tarMember(root, name, entry);
+          if (options.signal?.aborted) break; // a member cut short by the stop is not a line
           held += heldBytes(file.member?.task ?? null);
           events.push(file);
         }
@@ -477,7 +478,12 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     let source: MemberTask['source'];
     if (size > ARCHIVE_LIMITS.inMemoryBytes) {
       // Too large to hold (a long video): hashed here as it passes, only its ends kept for the readers.
-      const ends = await collectEnds(entry, size, ARCHIVE_LIMITS.endsHeadBytes, ARCHIVE_LIMITS.endsTailBytes);
+      const ends = await collectEnds(entry, {
+        size,
+        headBytes: ARCHIVE_LIMITS.endsHeadBytes,
+        tailBytes: ARCHIVE_LIMITS.endsTailBytes,
+        signal: options.signal,
+      });
       if (ends === null)
         return problemFile(root, name, size, {
           code: 'truncated_archive',

@@ -26,20 +26,20 @@ export async function collect(entry: tar.Entry, size: number): Promise<Uint8Arra
 /**
  * A member too large to hold, read as it passes: its SHA-256, its first `headBytes` and its
  * last `tailBytes` (fresh ArrayBuffers, transferred to a worker). Null when the stream ends
- * before `size` bytes.
+ * before `size` bytes, or when `signal` stops it first (Ctrl-C during a long video).
  */
 export async function collectEnds(
-  entry: tar.Entry,
-  size: number,
-  headBytes: number,
-  tailBytes: number,
+  entry: AsyncIterable<unknown>,
+  options: { size: number; headBytes: number; tailBytes: number; signal?: AbortSignal },
 ): Promise<{ head: Uint8Array; tail: Uint8Array; id: string } | null> {
-  const head = new Uint8Array(new ArrayBuffer(Math.min(headBytes, size)));
-  const tailStart = Math.max(head.length, size - tailBytes);
+  const size = options.size;
+  const head = new Uint8Array(new ArrayBuffer(Math.min(options.headBytes, size)));
+  const tailStart = Math.max(head.length, size - options.tailBytes);
   const tail = new Uint8Array(new ArrayBuffer(size - tailStart));
   const hash = createHash('sha256');
   let position = 0;
   for await (const part of entry) {
+    if (options.signal?.aborted) return null;
     const chunk = (part as Buffer).subarray(0, Math.max(0, size - position));
     hash.update(chunk);
     if (position < head.length) head.set(chunk.subarray(0, head.length - position), position);

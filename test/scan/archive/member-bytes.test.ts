@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { inflateFromBuffer, readMemberBytes } from '../../../src/scan/archive/member-bytes.js';
+import { collectEnds, inflateFromBuffer, readMemberBytes } from '../../../src/scan/archive/member-bytes.js';
 import { centralDirectory, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
 import { extractFile } from '../../../src/scan/extract/index.js';
 import { scanLibrary } from '../../../src/scan/scan.js';
@@ -68,5 +69,65 @@ describe('a sidecar read on the main thread', () => {
     }
     expect(sources.get('IMG_4001.jpg')).not.toBe('takeout');
     expect(sources.get('IMG_4003.jpg')).toBe('takeout');
+  });
+});
+
+describe('a tar member too large to hold', () => {
+  /** The member in chunks of the given sizes, counting how many were taken. */
+  function chunks(data: Buffer, sizes: number[]): { stream: AsyncGenerator<Buffer>; taken: () => number } {
+    let taken = 0;
+    async function* stream(): AsyncGenerator<Buffer> {
+      for (let at = 0, i = 0; at < data.length; i++) {
+        const size = sizes[i % sizes.length]!;
+        taken += 1;
+        yield data.subarray(at, at + size);
+        at += size;
+      }
+    }
+    return { stream: stream(), taken: () => taken };
+  }
+  const data = Buffer.from(Array.from({ length: 10_000 }, (_, i) => (i * 7919) % 251));
+
+  it.each([
+    ['chunks that straddle both ends', [333, 1, 4096]],
+    ['one chunk', [10_000]],
+    ['single bytes', [1]],
+  ])('keeps exactly its first and last bytes and hashes all of them, in %s', async (_name, sizes) => {
+    const ends = await collectEnds(chunks(data, sizes).stream, { size: data.length, headBytes: 1000, tailBytes: 2500 });
+    expect(ends).toEqual({
+      head: new Uint8Array(data.subarray(0, 1000)),
+      tail: new Uint8Array(data.subarray(7500)),
+      id: `sha256:${createHash('sha256').update(data).digest('hex')}`,
+    });
+  });
+
+  it('ends that would overlap are kept once; a stream shorter than declared gives nothing', async () => {
+    const ends = await collectEnds(chunks(data, [700]).stream, { size: data.length, headBytes: 6000, tailBytes: 6000 });
+    expect(Buffer.concat([ends!.head, ends!.tail])).toEqual(data);
+    const short = await collectEnds(chunks(data, [700]).stream, {
+      size: data.length + 1,
+      headBytes: 10,
+      tailBytes: 10,
+    });
+    expect(short).toBeNull();
+  });
+
+  it('stops at the next chunk once the scan is stopped', async () => {
+    const stop = new AbortController();
+    const source = chunks(data, [100]);
+    async function* stopping(): AsyncGenerator<Buffer> {
+      for await (const chunk of source.stream) {
+        yield chunk;
+        stop.abort();
+      }
+    }
+    const ends = await collectEnds(stopping(), {
+      size: data.length,
+      headBytes: 10,
+      tailBytes: 10,
+      signal: stop.signal,
+    });
+    expect(ends).toBeNull();
+    expect(source.taken()).toBe(2);
   });
 });
