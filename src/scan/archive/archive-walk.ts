@@ -15,7 +15,7 @@ import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './pho
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
 import { collect, collectEnds, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
 import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
-import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
+import { ARCHIVE_LIMITS, heldBytes, limitProblem, type MemberTask } from './types.js';
 import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, NotAZip, type ZipEntry } from './zip-list.js';
 
 /** What a walked file carries when it is an archive member. */
@@ -447,7 +447,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         } else {
           const file = await tarMember(root, name, entry);
           if (options.signal?.aborted) break; // a member cut short by the stop is not a line
-          held += heldBytes(file.member?.task ?? null);
+          held += file.member?.task ? heldBytes(file.member.task.source) : 0;
           events.push(file);
         }
         current = null;
@@ -551,13 +551,6 @@ export async function countZipMedia(root: ArchiveRoot, exclude: readonly string[
     return null;
   }
   return count;
-}
-
-/** Bytes a tar member's task holds in memory until a thread takes it. */
-function heldBytes(task: MemberTask | null): number {
-  if (task?.source.kind === 'bytes') return task.source.data.length;
-  if (task?.source.kind === 'ends') return task.source.head.length + task.source.tail.length;
-  return 0;
 }
 
 function describe(error: unknown): string {

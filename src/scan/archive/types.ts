@@ -81,3 +81,8 @@ export function memberBuffers(source: MemberSource): ArrayBuffer[] {
   if (source.kind === 'ends') return [source.head.buffer as ArrayBuffer, source.tail.buffer as ArrayBuffer];
   return [source.data.buffer as ArrayBuffer];
 }
+
+/** Bytes a member's task holds in memory until a thread takes it. */
+export function heldBytes(source: MemberSource): number {
+  return memberBuffers(source).reduce((sum, buffer) => sum + buffer.byteLength, 0);
+}
