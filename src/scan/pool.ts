@@ -1,3 +1,4 @@
+import { memberBuffers } from './archive/types.js';
 import type { ExtractFn, FileResult } from './read-file.js';
 import type { ReadItem, WorkerTask } from './worker.js';
 import { threadEntry } from '../util/thread-entry.js';
@@ -68,9 +69,9 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
   const inFlight = new Set<Promise<unknown>>();
   return {
     run(files) {
-      // A member's bytes read by the main thread (a .tgz) move to the thread, never copied.
+      // Bytes read by the main thread (a .tgz member, a nested zip's member) move to the thread, never copied.
       const transferList = files.flatMap((item) =>
-        typeof item !== 'string' && item.source.kind === 'bytes' ? [item.source.data.buffer as ArrayBuffer] : [],
+        typeof item !== 'string' && 'source' in item ? memberBuffers(item.source) : [],
       );
       const task = pool.run({ files }, transferList.length > 0 ? { transferList } : {});
       const settled = task.catch(() => undefined);

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { CamrollError } from '../errors.js';
 import type { extractFile, createSidecarFinder } from './extract/index.js';
+import { parseTakeout } from './extract/takeout.js';
+import { parseXmp } from './extract/xmp.js';
 import type { ByteSource, Extraction, FileProblem, ScannedMedia, SourceInfo } from './types.js';
 
 /** What reading one file gives: media with its id, or a problem. */
@@ -18,6 +20,31 @@ export interface FileResult {
 export type ExtractFn = typeof extractFile;
 export type SidecarFinder = ReturnType<typeof createSidecarFinder>;
 
+/** The texts of the Takeout JSON and XMP matched to a file by name (null when none). */
+export interface SidecarTexts {
+  takeout: string | null;
+  xmp: string | null;
+}
+
+/**
+ * A file read with the sidecars the caller matched (a folder beside archives: the run's
+ * sidecar tree spans its own folder and the archive parts) instead of its folder's.
+ */
+export interface FileTask {
+  absPath: string;
+  sidecars: SidecarTexts;
+}
+
+/** A sidecar finder that answers with the given texts, parsed when the extractor asks. */
+export function givenSidecars(texts: SidecarTexts): SidecarFinder {
+  return {
+    load: async () => ({
+      takeout: texts.takeout === null ? null : parseTakeout(texts.takeout),
+      xmp: texts.xmp === null ? null : parseXmp(texts.xmp),
+    }),
+  };
+}
+
 export interface FileReaderOptions {
   extract: ExtractFn;
   sidecars: SidecarFinder;
@@ -33,11 +60,14 @@ const READ_ERROR = 'read_error';
  * Returns a function that reads one file exactly once: open, read the head, give it to the
  * extractor (which may ask for more through the same descriptor), then hash the head and
  * the rest with one reused buffer. Synchronous reads: this runs on a worker thread of its own.
+ * A FileTask's sidecars replace the ones found beside the file; all else is the same.
  */
-export function createFileReader(options: FileReaderOptions): (absPath: string) => Promise<FileResult> {
+export function createFileReader(options: FileReaderOptions): (item: string | FileTask) => Promise<FileResult> {
   // 1 MiB: few syscalls per file; never smaller than the head it also holds.
   const chunk = Buffer.allocUnsafe(Math.max(options.chunkBytes ?? 1024 * 1024, options.headBytes));
-  return async (absPath) => {
+  return async (item) => {
+    const absPath = typeof item === 'string' ? item : item.absPath;
+    const sidecars = typeof item === 'string' ? options.sidecars : givenSidecars(item.sidecars);
     let fd: number;
     let size = 0;
     try {
@@ -61,7 +91,7 @@ export function createFileReader(options: FileReaderOptions): (absPath: string) 
       };
       let extraction: Extraction;
       try {
-        extraction = await options.extract({ absPath, bytes, sidecars: options.sidecars });
+        extraction = await options.extract({ absPath, bytes, sidecars });
       } catch (error) {
         // The extractor throws only ScanErrors; anything else is a defect, an answer for these
         // bytes all the same (cached until the extractor version changes). Only a failed read may

@@ -10,6 +10,7 @@ import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archi
 import { indexFolderSidecars } from './archive/folder-sidecars.js';
 import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
 import { archiveKindOf, archiveRootOf, type ArchiveRoot } from './archive/kind.js';
+import { heldBytes } from './archive/types.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
 import { noticePathShower } from './display-path.js';
@@ -189,7 +190,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
       maxBytes: TASK_BYTES,
       // A tar stream's members wait in memory for a thread: smaller tasks keep that bounded.
       maxHeldBytes: HELD_TASK_BYTES,
-      isHeld: (file) => file.member?.task?.source.kind === 'bytes',
+      heldBytes: (file) => (file.member?.task ? heldBytes(file.member.task.source) : 0),
       onFirst: () => void startPool().catch(() => undefined), // a failure surfaces in the first run
     });
     const records = readGroups(grouped, {
@@ -368,11 +369,8 @@ async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: Side
       const matched = index.find(event.path);
       if (matched.print === '') continue;
       event.sidecarFingerprint = `${event.sidecarFingerprint}|${matched.print}`;
-      event.treeTask = {
-        absPath: event.absPath,
-        source: { kind: 'range', archive: event.absPath, offset: 0, size: event.size },
-        sidecars: { takeout: matched.takeout, xmp: matched.xmp },
-      };
+      // Read by the folder reader, with these sidecars in place of its folder's.
+      event.treeTask = { absPath: event.absPath, sidecars: { takeout: matched.takeout, xmp: matched.xmp } };
     }
     yield batch;
   }

@@ -98,8 +98,8 @@ export async function* groupMisses(
     maxBytes: number;
     /** Bytes a group may hold in memory (members already read, on their way to a thread); default maxBytes. */
     maxHeldBytes?: number;
-    /** Whether a file's bytes travel with its task (default: none do). */
-    isHeld?: (file: WalkFile) => boolean;
+    /** The bytes a file's task holds in memory (default: none; a file is read where it lies). */
+    heldBytes?: (file: WalkFile) => number;
     firstFiles?: number;
     onFirst?: () => void;
   },
@@ -119,7 +119,7 @@ export async function* groupMisses(
     for (const file of misses) {
       group.push(file);
       bytes += file.size;
-      if (options.isHeld?.(file)) held += file.size;
+      held += options.heldBytes?.(file) ?? 0;
       if (group.length < limit && bytes < options.maxBytes && held < maxHeld) continue;
       yield { events: waiting, group };
       waiting = [];

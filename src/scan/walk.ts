@@ -4,11 +4,11 @@ import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { describeFsError } from '../util/fs-error.js';
 import type { ArchiveMemberRef } from './archive/archive-walk.js';
-import type { MemberTask } from './archive/types.js';
 import { archiveKindOf } from './archive/kind.js';
 import { createExcludeMatcher } from './exclude.js';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 import { entryKind, extensionOf, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
+import type { FileTask } from './read-file.js';
 import { sidecarFingerprint } from './sidecar-print.js';
 import { createBatchStat, type StatOutcome } from './stat-batch.js';
 
@@ -26,7 +26,7 @@ export interface WalkFile {
   /** Set for a member of an archive (archive/archive-walk.ts): `absPath` is then `archive!/member`. */
   member?: ArchiveMemberRef;
   /** A folder's file read with sidecars from the run's tree (folders beside archives, scan.ts). */
-  treeTask?: MemberTask;
+  treeTask?: FileTask;
 }
 
 export type WalkEvent =

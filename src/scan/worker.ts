@@ -1,10 +1,10 @@
 import { createMemberReader } from './archive/read-member.js';
 import type { MemberTask } from './archive/types.js';
 import { createSidecarFinder, extractFile, HEAD_BYTES } from './extract/index.js';
-import { createFileReader, type FileResult } from './read-file.js';
+import { createFileReader, type FileResult, type FileTask } from './read-file.js';
 
-/** What one read is: a file's path, or an archive member (archive/types.ts). */
-export type ReadItem = string | MemberTask;
+/** What one read is: a file's path, a file with the sidecars matched for it, or an archive member. */
+export type ReadItem = string | FileTask | MemberTask;
 
 /** One worker task: a few files, so small files do not pay a thread round-trip each. */
 export interface WorkerTask {
@@ -18,7 +18,7 @@ let reader: ((item: ReadItem) => Promise<FileResult>) | null = null;
 export function createItemReader(extract: typeof extractFile): (item: ReadItem) => Promise<FileResult> {
   const files = createFileReader({ extract, sidecars: createSidecarFinder(), headBytes: HEAD_BYTES });
   const members = createMemberReader({ extract, headBytes: HEAD_BYTES });
-  return (item) => (typeof item === 'string' ? files(item) : members(item));
+  return (item) => (typeof item === 'string' || !('source' in item) ? files(item) : members(item));
 }
 // The pool hands each thread its next task before the current one ends (so the thread never
 // waits for the main thread); tasks still run one after the other, as they share the buffer.

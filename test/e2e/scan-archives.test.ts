@@ -1,7 +1,8 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { MIB, moovAtEnd, moovInMiddle, writeTgz } from './helpers/long-video.js';
 import { createSyncEnv, type SyncEnv } from './helpers/sync-env.js';
 
 /**
@@ -151,6 +152,28 @@ describe('camroll scan of exports read in place', () => {
     expect(whole.length).toBeGreaterThanOrEqual(4);
     for (const line of whole)
       expect((folder.get(line.path.split('!/')[1]!) as { media: { id: string } }).media.id).toBe(line.media!.id);
+  });
+
+  it('a .tgz video over 64 MiB is read from its ends: its id and metadata as from the file; a moov between the ends is archive_limit', async () => {
+    const dir = mkdtempSync(join(home.dir, 'long-'));
+    const mov = readFileSync(join(LIBRARY, 'events', 'sao-paulo', 'IMG_5001.MOV'));
+    const ids = await writeTgz(join(dir, 'takeout-001.tgz'), [
+      ['Takeout/Google Photos/long.mov', moovAtEnd(mov, 65 * MIB)],
+      ['Takeout/Google Photos/middle.mov', moovInMiddle(mov, 40 * MIB, 30 * MIB)],
+    ]);
+    const run = await scan(['takeout-001.tgz', '--jsonl', '--no-cache'], dir);
+    expect(run.code, run.stderr).toBe(1);
+    const lines = new Map(parseLines(run).map((line) => [line.path, line]));
+    const file = parseLines(await scan(['events/sao-paulo/IMG_5001.MOV', '--jsonl', '--no-cache'], LIBRARY))[0]!;
+    expect(lines.get('takeout-001.tgz!/Takeout/Google Photos/long.mov')).toEqual({
+      ...file,
+      path: 'takeout-001.tgz!/Takeout/Google Photos/long.mov',
+      media: { ...file.media, id: ids.get('Takeout/Google Photos/long.mov'), filename: 'long.mov' },
+    });
+    expect(lines.get('takeout-001.tgz!/Takeout/Google Photos/middle.mov')?.error).toMatchObject({
+      code: 'archive_limit',
+      message: expect.stringContaining('extract it from the archive'),
+    });
   });
 
   it('archives met in a folder are counted and named until --archives opens them', async () => {

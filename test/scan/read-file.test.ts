@@ -102,4 +102,22 @@ describe('createFileReader', () => {
       error: { code: 'internal_error', message: 'cannot read properties of undefined' },
     });
   });
+
+  it("reads a file given with sidecar texts with those, in place of its folder's", async () => {
+    const folder = fs.mkdtempSync(path.join(dir, 'given-'));
+    const file = path.join(folder, 'IMG_1.jpg');
+    fs.writeFileSync(file, randomBytes(100));
+    const json = (timestamp: number): string => JSON.stringify({ photoTakenTime: { timestamp: String(timestamp) } });
+    fs.writeFileSync(`${file}.json`, json(1_600_000_000));
+    const seen: (number | null | undefined)[] = [];
+    const extract: ExtractFn = async ({ absPath, sidecars }) => {
+      seen.push((await sidecars.load(absPath)).takeout?.takenMs);
+      return extraction('IMG_1.jpg');
+    };
+    const read = createFileReader({ extract, sidecars: createSidecarFinder(), headBytes: 16 });
+    await read(file);
+    await read({ absPath: file, sidecars: { takeout: json(1_700_000_000), xmp: null } });
+    await read({ absPath: file, sidecars: { takeout: null, xmp: null } });
+    expect(seen).toEqual([1_600_000_000_000, 1_700_000_000_000, undefined]);
+  });
 });

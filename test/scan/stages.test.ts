@@ -64,7 +64,7 @@ describe('groupMisses', () => {
       firstFiles: 64,
       maxBytes: 1_000_000,
       maxHeldBytes: 2500,
-      isHeld: (f) => f.ino % 2 === 0,
+      heldBytes: (f) => (f.ino % 2 === 0 ? f.size : 0),
     }))
       out.push(grouped);
     // Three held files (3,000 bytes) close a group: every fifth file; without held files none would close.

@@ -13,8 +13,9 @@ import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveRoot } from '.
 export type { ArchiveRoot } from './kind.js';
 import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
-import { collect, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
-import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
+import { collect, collectEnds, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
+import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
+import { ARCHIVE_LIMITS, heldBytes, limitProblem, type MemberTask } from './types.js';
 import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, NotAZip, type ZipEntry } from './zip-list.js';
 
 /** What a walked file carries when it is an archive member. */
@@ -332,8 +333,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 
   /**
    * A zip inside a zip, read into memory (bounded) and listed like any zip, one level deep:
-   * its sidecars and CSVs join the run's tree before its members; its members' bytes are
-   * inflated here and handed to the threads. A zip inside it is only counted.
+   * its sidecars and CSVs join the run's tree before its members; its members' compressed
+   * bytes are handed to the threads, which inflate them. A zip inside it is only counted.
    */
   async function* nestedBatches(root: ArchiveRoot, outer: ZipEntry): AsyncGenerator<WalkEvent[]> {
     const refuse = (problem: FileProblem): WalkEvent[] => [problemFile(root, outer.name, outer.size, problem)];
@@ -420,19 +421,28 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
               message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes`,
             }
           : null;
-    const bytes = problem === null ? inflateFromBuffer(zip, entry, entry.size) : null;
+    // Only the compressed bytes are cut out here: the thread inflates and checks them.
+    const start =
+      problem === null
+        ? localDataStart(zip.subarray(entry.headerOffset, entry.headerOffset + LOCAL_HEADER_BYTES), entry.headerOffset)
+        : null;
+    const whole = start !== null && start + entry.compressedSize <= zip.length;
     const readProblem: FileProblem | null =
       problem ??
-      (bytes === null
-        ? { code: 'corrupt_file', message: 'the member cannot be inflated, or does not match its size' }
-        : null);
+      (whole ? null : { code: 'corrupt_file', message: 'the nested zip has no whole member where its directory says' });
     const absPath = memberPath(root.absPath, name);
-    // A fresh buffer of its own: it moves to a worker thread.
     const task: MemberTask | null =
       readProblem === null
         ? {
             absPath,
-            source: { kind: 'bytes', data: new Uint8Array(bytes!) },
+            source: {
+              kind: 'compressed',
+              // A copy of its own (the nested zip is shared): it moves to a worker thread.
+              data: new Uint8Array(zip.subarray(start!, start! + entry.compressedSize)),
+              method: entry.method,
+              size: entry.size,
+              crc32: entry.crc32,
+            },
             sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
           }
         : null;
@@ -462,7 +472,6 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
             source: {
               kind: 'zip',
               archive: root.absPath,
-              base: 0,
               headerOffset: entry.headerOffset,
               compressedSize: entry.compressedSize,
               size: entry.size,
@@ -518,7 +527,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           else index.add(name, text);
         } else {
           const file = await tarMember(root, name, entry);
-          held += file.member?.task?.source.kind === 'bytes' ? file.size : 0;
+          if (options.signal?.aborted) break; // a member cut short by the stop is not a line
+          held += file.member?.task ? heldBytes(file.member.task.source) : 0;
           events.push(file);
         }
         current = null;
@@ -548,26 +558,28 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   async function tarMember(root: ArchiveRoot, name: string, entry: tar.Entry): Promise<WalkFile> {
     const size = entry.header.size ?? 0;
     const absPath = memberPath(root.absPath, name);
+    let source: MemberTask['source'];
     if (size > ARCHIVE_LIMITS.inMemoryBytes) {
-      await drain(entry);
-      return problemFile(root, name, size, {
-        code: 'archive_limit',
-        message:
-          `a .tar member over ${ARCHIVE_LIMITS.inMemoryBytes} bytes is not read in place; extract it, or use ` +
-          `a zip export`,
+      // Too large to hold (a long video): hashed here as it passes, only its ends kept for the readers.
+      const ends = await collectEnds(entry, {
+        size,
+        headBytes: ARCHIVE_LIMITS.endsHeadBytes,
+        tailBytes: ARCHIVE_LIMITS.endsTailBytes,
+        signal: options.signal,
       });
-    }
-    const data = await collect(entry, size);
+      if (ends === null)
+        return problemFile(root, name, size, {
+          code: 'truncated_archive',
+          message: 'the archive ends inside this member',
+        });
+      source = { kind: 'ends', size, ...ends };
+    } else source = { kind: 'bytes', data: await collect(entry, size) };
     const sidecars = index.find(name);
     // Held only where a JSON may still come: a Takeout tree, or a run that has met sidecars.
     // Elsewhere (a tar of plain photos, an iCloud export) records flow as they are read.
     const pending = sidecars.print === '' && (index.size > 0 || /(^|\/)takeout\//i.test(name));
     if (pending) late.add(absPath);
-    const task: MemberTask = {
-      absPath,
-      source: { kind: 'bytes', data },
-      sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
-    };
+    const task: MemberTask = { absPath, source, sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp } };
     return memberFile(root, name, size, 0, sidecars.print, { task, problem: null, uncached: true, late: pending });
   }
 

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type * as fsp from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import type tar from 'tar-stream';
+import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
 import type { ZipEntry } from './zip-list.js';
 
 /**
@@ -21,6 +23,33 @@ export async function collect(entry: tar.Entry, size: number): Promise<Uint8Arra
   return filled === size ? data : data.subarray(0, Math.min(filled, size));
 }
 
+/**
+ * A member too large to hold, read as it passes: its SHA-256, its first `headBytes` and its
+ * last `tailBytes` (fresh ArrayBuffers, transferred to a worker). Null when the stream ends
+ * before `size` bytes, or when `signal` stops it first (Ctrl-C during a long video).
+ */
+export async function collectEnds(
+  entry: AsyncIterable<unknown>,
+  options: { size: number; headBytes: number; tailBytes: number; signal?: AbortSignal },
+): Promise<{ head: Uint8Array; tail: Uint8Array; id: string } | null> {
+  const size = options.size;
+  const head = new Uint8Array(new ArrayBuffer(Math.min(options.headBytes, size)));
+  const tailStart = Math.max(head.length, size - options.tailBytes);
+  const tail = new Uint8Array(new ArrayBuffer(size - tailStart));
+  const hash = createHash('sha256');
+  let position = 0;
+  for await (const part of entry) {
+    if (options.signal?.aborted) return null;
+    const chunk = (part as Buffer).subarray(0, Math.max(0, size - position));
+    hash.update(chunk);
+    if (position < head.length) head.set(chunk.subarray(0, head.length - position), position);
+    const end = position + chunk.length;
+    if (end > tailStart) tail.set(chunk.subarray(Math.max(0, tailStart - position)), Math.max(0, position - tailStart));
+    position = end;
+  }
+  return position === size ? { head, tail, id: `sha256:${hash.digest('hex')}` } : null;
+}
+
 export async function drain(entry: tar.Entry): Promise<void> {
   for await (const part of entry) void part;
 }
@@ -32,34 +61,42 @@ export async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry, l
 
 /** A member's bytes from a zip held in memory, inflated up to `limit`; null when it cannot be. */
 export function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): Buffer | null {
-  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted || entry.headerOffset + 30 > zip.length)
-    return null;
-  if (zip.readUInt32LE(entry.headerOffset) !== 0x04034b50) return null;
-  const start =
-    entry.headerOffset + 30 + zip.readUInt16LE(entry.headerOffset + 26) + zip.readUInt16LE(entry.headerOffset + 28);
-  if (start + entry.compressedSize > zip.length) return null;
-  const compressed = zip.subarray(start, start + entry.compressedSize);
-  try {
-    const data =
-      entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(limit, 1) });
-    return data.length === entry.size ? data : null;
-  } catch {
-    return null;
-  }
+  if (!readable(entry, limit)) return null;
+  const start = localDataStart(
+    zip.subarray(entry.headerOffset, entry.headerOffset + LOCAL_HEADER_BYTES),
+    entry.headerOffset,
+  );
+  if (start === null || start + entry.compressedSize > zip.length) return null;
+  return inflated(zip.subarray(start, start + entry.compressedSize), entry);
 }
 
 /** A member read and inflated on the main thread (bounded by `limit`); null when it cannot be. */
 export async function readMemberBytes(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<Buffer | null> {
-  if (entry.method !== 0 && entry.method !== 8) return null;
-  const header = Buffer.alloc(30);
-  await handle.read(header, 0, 30, entry.headerOffset);
-  if (header.readUInt32LE(0) !== 0x04034b50) return null;
-  const start = entry.headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  if (!readable(entry, limit)) return null;
+  const header = Buffer.alloc(LOCAL_HEADER_BYTES);
+  const { bytesRead: headerRead } = await handle.read(header, 0, header.length, entry.headerOffset);
+  const start = localDataStart(header.subarray(0, headerRead), entry.headerOffset);
+  if (start === null) return null;
   const compressed = Buffer.alloc(entry.compressedSize);
   const { bytesRead } = await handle.read(compressed, 0, compressed.length, start);
   if (bytesRead < compressed.length) return null;
+  return inflated(compressed, entry);
+}
+
+/** Whether a member is one the main thread may read: stored or deflated, not encrypted, declared within `limit`. */
+function readable(entry: ZipEntry, limit: number): boolean {
+  return (entry.method === 0 || entry.method === 8) && !entry.encrypted && entry.size <= limit;
+}
+
+/**
+ * A member's bytes, or null when they are damaged or not the size its headers declare (a
+ * sidecar that is not what the zip says is not read at all). Inflation stops one byte past
+ * the declared size, so a member that would grow further costs nothing.
+ */
+function inflated(compressed: Buffer, entry: ZipEntry): Buffer | null {
   try {
-    return entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: limit });
+    const data = entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: entry.size + 1 });
+    return data.length === entry.size ? data : null;
   } catch {
     return null;
   }

@@ -3,18 +3,17 @@ import * as fs from 'node:fs';
 import { once } from 'node:events';
 import * as zlib from 'node:zlib';
 import { CamrollError } from '../../errors.js';
-import { parseTakeout } from '../extract/takeout.js';
-import { parseXmp } from '../extract/xmp.js';
 import {
   describeReadError,
   failure,
+  givenSidecars,
   readAt,
   withId,
   type ExtractFn,
   type FileResult,
-  type SidecarFinder,
 } from '../read-file.js';
 import type { ByteSource, Extraction } from '../types.js';
+import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 
 export interface MemberReaderOptions {
@@ -30,8 +29,6 @@ export interface MemberReaderOptions {
   inMemoryBytes?: number;
 }
 
-const LOCAL_HEADER = 0x04034b50;
-
 /** A member that cannot be read: the code of its error line, and whether the answer may be cached. */
 class MemberProblem extends Error {
   constructor(
@@ -46,52 +43,35 @@ class MemberProblem extends Error {
 /**
  * Returns a function that reads one archive member the way read-file.ts reads a file: the
  * first chunk feeds the metadata readers and the SHA-256, the rest goes to the hash. A
- * stored member (or a `.tar` member) is read straight from the archive's file, once; a
- * deflated one is inflated in memory (bounded by its declared size, checked against the
- * limits first) or, past 64 MiB, streamed. Zip members are checked against their CRC-32.
+ * stored member is read straight from the archive's file, once; a deflated one is inflated
+ * in memory (bounded by its declared size, checked against the limits first) or, past
+ * 64 MiB, streamed. A member of a nested zip comes as its compressed bytes and takes the
+ * in-memory path. Zip members are checked against their CRC-32. A tar member comes as its
+ * bytes or, past 64 MiB, as its two ends and the id the main thread hashed.
  */
 export function createMemberReader(options: MemberReaderOptions): (task: MemberTask) => Promise<FileResult> {
   const chunk = Buffer.allocUnsafe(Math.max(options.chunkBytes ?? 1024 * 1024, options.headBytes));
   return async (task) => {
     const source = task.source;
     const declared = source.kind === 'bytes' ? source.data.length : source.size;
-    const sidecars: SidecarFinder = {
-      load: async () => ({
-        takeout: task.sidecars.takeout === null ? null : parseTakeout(task.sidecars.takeout),
-        xmp: task.sidecars.xmp === null ? null : parseXmp(task.sidecars.xmp),
-      }),
-    };
+    const sidecars = givenSidecars(task.sidecars);
     const extract = (bytes: ByteSource): Promise<Extraction> =>
       options.extract({ absPath: task.absPath, bytes, sidecars });
     try {
       if (source.kind === 'bytes')
-        return await fromBuffer(
-          task,
-          Buffer.from(source.data.buffer, source.data.byteOffset, source.data.length),
-          options.headBytes,
-          extract,
-          null,
-        );
+        return await fromBuffer(task, asBuffer(source.data), options.headBytes, extract, null);
+      if (source.kind === 'ends') return await fromEnds(task, source, options.headBytes, extract);
+      checkMember(source.method, source.size, source.kind === 'zip' ? source.compressedSize : source.data.length);
+      if (source.kind === 'compressed')
+        return await fromCompressed(task, asBuffer(source.data), source, options.headBytes, extract);
       const fd = fs.openSync(source.archive, 'r');
       try {
-        if (source.kind === 'range')
-          return await fromFile(task, fd, source.offset, source.size, chunk, options.headBytes, extract, null);
-        const problem = limitProblem(source.size, source.compressedSize);
-        if (problem !== null) throw new MemberProblem('archive_limit', problem);
-        const start = dataStart(fd, source.base + source.headerOffset);
-        if (source.method === 0) {
-          if (source.compressedSize !== source.size)
-            throw new MemberProblem('corrupt_file', 'a stored member whose sizes differ');
+        const start = dataStart(fd, source.headerOffset);
+        if (source.method === 0)
           return await fromFile(task, fd, start, source.size, chunk, options.headBytes, extract, source.crc32);
-        }
-        if (source.method !== 8)
-          throw new MemberProblem(
-            'unsupported_format',
-            `the member is compressed with method ${source.method}; camroll reads stored and deflated members`,
-          );
         if (source.size <= (options.inMemoryBytes ?? ARCHIVE_LIMITS.inMemoryBytes)) {
           const compressed = readExactly(fd, Buffer.allocUnsafe(source.compressedSize), start);
-          return await fromBuffer(task, inflate(compressed, source.size), options.headBytes, extract, source.crc32);
+          return await fromCompressed(task, compressed, source, options.headBytes, extract);
         }
         return await fromStream(
           task,
@@ -113,12 +93,41 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
   };
 }
 
+/** A zip member camroll does not inflate (a bomb, another method, a stored one whose sizes differ) throws. */
+function checkMember(method: number, size: number, compressedSize: number): void {
+  const problem = limitProblem(size, compressedSize);
+  if (problem !== null) throw new MemberProblem('archive_limit', problem);
+  if (method === 0 && compressedSize !== size)
+    throw new MemberProblem('corrupt_file', 'a stored member whose sizes differ');
+  if (method !== 0 && method !== 8)
+    throw new MemberProblem(
+      'unsupported_format',
+      `the member is compressed with method ${method}; camroll reads stored and deflated members`,
+    );
+}
+
+function asBuffer(data: Uint8Array): Buffer {
+  return Buffer.from(data.buffer, data.byteOffset, data.length);
+}
+
+/** A zip member's compressed bytes held whole: inflated in one call (bounded), then checked against its CRC-32. */
+function fromCompressed(
+  task: MemberTask,
+  compressed: Buffer,
+  member: { method: number; size: number; crc32: number },
+  headBytes: number,
+  extract: Extract,
+): Promise<FileResult> {
+  const data = member.method === 0 ? compressed : inflate(compressed, member.size);
+  return fromBuffer(task, data, headBytes, extract, member.crc32);
+}
+
 /** Where a zip member's data starts, from its local header. */
 function dataStart(fd: number, headerOffset: number): number {
-  const header = readExactly(fd, Buffer.alloc(30), headerOffset);
-  if (header.readUInt32LE(0) !== LOCAL_HEADER)
+  const start = localDataStart(readExactly(fd, Buffer.alloc(LOCAL_HEADER_BYTES), headerOffset), headerOffset);
+  if (start === null)
     throw new MemberProblem('corrupt_file', 'no local header where the central directory says the member starts');
-  return headerOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  return start;
 }
 
 /** Inflates a whole member; never grows past its declared size. */
@@ -167,7 +176,52 @@ async function fromBuffer(
   return done(task.absPath, data.length, id, extraction);
 }
 
-/** A member stored as plain bytes in the archive file: read once, as read-file.ts reads a file. */
+interface Ends {
+  head: Uint8Array;
+  tail: Uint8Array;
+  size: number;
+  id: string;
+}
+
+/**
+ * A large tar member the main thread hashed as it passed, of which only its ends are here.
+ * A reader asking for bytes between them gets none, and the member an archive_limit line
+ * (never metadata read from wrong bytes, nor metadata missing what those bytes held).
+ */
+async function fromEnds(task: MemberTask, member: Ends, headBytes: number, extract: Extract): Promise<FileResult> {
+  const head = asBuffer(member.head);
+  const tail = asBuffer(member.tail);
+  const tailStart = member.size - tail.length;
+  let refused: number | null = null;
+  let extraction: Extraction | null = null;
+  let problem: unknown = null;
+  try {
+    extraction = await extractOrFail(extract, {
+      size: member.size,
+      head: head.subarray(0, Math.min(headBytes, head.length)),
+      read: async (offset, length) => {
+        const end = Math.min(offset + length, member.size);
+        if (end <= head.length) return head.subarray(offset, end);
+        if (offset >= tailStart) return tail.subarray(offset - tailStart, end - tailStart);
+        refused = offset;
+        throw new Error(`byte ${offset} is not kept`);
+      },
+    });
+  } catch (error) {
+    problem = error;
+  }
+  if (refused !== null)
+    throw new MemberProblem(
+      'archive_limit',
+      `the metadata of this ${member.size}-byte member lies at byte ${refused}, outside the first ` +
+        `${head.length} and last ${tail.length} bytes camroll keeps of a .tar member over ` +
+        `${ARCHIVE_LIMITS.inMemoryBytes} bytes; extract it from the archive and scan the file, or use a zip export`,
+    );
+  if (extraction === null) throw problem;
+  return done(task.absPath, member.size, member.id, extraction);
+}
+
+/** A member stored as plain bytes in the zip file: read once, as read-file.ts reads a file. */
 async function fromFile(
   task: MemberTask,
   fd: number,
@@ -176,7 +230,7 @@ async function fromFile(
   chunk: Buffer,
   headBytes: number,
   extract: Extract,
-  crc: number | null,
+  crc: number,
 ): Promise<FileResult> {
   const first = readAt(fd, chunk.subarray(0, Math.min(chunk.length, size)), start);
   if (first.length < Math.min(chunk.length, size))
@@ -191,16 +245,16 @@ async function fromFile(
     },
   });
   const hash = createHash('sha256').update(first);
-  let sum = crc === null ? 0 : zlib.crc32(first);
+  let sum = zlib.crc32(first);
   for (let position = first.length; position < size; ) {
     const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - position), start + position);
     if (read === 0) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
     const part = chunk.subarray(0, read);
     hash.update(part);
-    if (crc !== null) sum = zlib.crc32(part, sum);
+    sum = zlib.crc32(part, sum);
     position += read;
   }
-  if (crc !== null && sum >>> 0 !== crc >>> 0)
+  if (sum >>> 0 !== crc >>> 0)
     throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
   return done(task.absPath, size, `sha256:${hash.digest('hex')}`, extraction);
 }

@@ -1,31 +1,41 @@
+import type { SidecarTexts } from '../read-file.js';
+
 /**
  * What a worker thread needs to read one archive member: where its bytes are, and the
  * text of the sidecars matched to it by name across every part of the export. Plain data:
- * it crosses to the thread by structured clone (a `bytes` buffer is transferred).
+ * it crosses to the thread by structured clone (the buffers it holds are transferred).
  */
 export type MemberSource =
-  /** A zip member: its local header at `headerOffset` (plus `base` for a zip stored inside another). */
+  /** A zip member: its local header at `headerOffset` in the archive file. */
   | {
       kind: 'zip';
       archive: string;
-      base: number;
       headerOffset: number;
       compressedSize: number;
       size: number;
       method: number;
       crc32: number;
     }
-  /** Plain bytes inside the archive file (a `.tar` member). */
-  | { kind: 'range'; archive: string; offset: number; size: number }
-  /** Bytes already read by the main thread (a `.tgz` member, a member of a deflated nested zip). */
-  | { kind: 'bytes'; data: Uint8Array };
+  /**
+   * A member of a zip the main thread holds in memory (a zip inside a zip): its compressed
+   * bytes as stored, inflated and checked on the thread exactly as a zip member read in memory.
+   */
+  | { kind: 'compressed'; data: Uint8Array; method: number; size: number; crc32: number }
+  /** Bytes already read by the main thread (a `.tar` or `.tgz` member). */
+  | { kind: 'bytes'; data: Uint8Array }
+  /**
+   * A tar member too large to hold (a long video): hashed by the main thread as the stream
+   * passed (`id`), with only its first bytes and its last (`tail`, ending at `size`) kept for
+   * the metadata readers.
+   */
+  | { kind: 'ends'; head: Uint8Array; tail: Uint8Array; size: number; id: string };
 
 export interface MemberTask {
   /** `archive!/member`: the record's absPath; its last part is the filename. */
   absPath: string;
   source: MemberSource;
   /** Texts of the matched sidecars (null when none). */
-  sidecars: { takeout: string | null; xmp: string | null };
+  sidecars: SidecarTexts;
 }
 
 /**
@@ -39,6 +49,13 @@ export const ARCHIVE_LIMITS = {
   ratioFloorBytes: 1024 * 1024, // 1 MiB: a small text or blank image may compress well
   /** Members inflated in memory at most this large; larger ones are streamed. */
   inMemoryBytes: 64 * 1024 * 1024,
+  /**
+   * What is kept of a larger tar member for the readers: an MP4 or MOV keeps its `moov` (its
+   * capture time, place, duration) at the start or the end, and a `moov` is a few MB even for
+   * an hour of video.
+   */
+  endsHeadBytes: 8 * 1024 * 1024,
+  endsTailBytes: 16 * 1024 * 1024,
   /** A zip inside a zip (iCloud's `iCloud Shared Albums.zip`) is read in memory up to this size; one level deep. */
   nestedZipBytes: 128 * 1024 * 1024,
 } as const;
@@ -55,4 +72,16 @@ export function limitProblem(size: number, compressedSize: number): string | nul
     );
   }
   return null;
+}
+
+/** The buffers a task's member source holds, moved to the thread rather than copied. */
+export function memberBuffers(source: MemberSource): ArrayBuffer[] {
+  if (source.kind === 'zip') return [];
+  if (source.kind === 'ends') return [source.head.buffer as ArrayBuffer, source.tail.buffer as ArrayBuffer];
+  return [source.data.buffer as ArrayBuffer];
+}
+
+/** Bytes a member's task holds in memory until a thread takes it. */
+export function heldBytes(source: MemberSource): number {
+  return memberBuffers(source).reduce((sum, buffer) => sum + buffer.byteLength, 0);
 }

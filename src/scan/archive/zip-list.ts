@@ -1,6 +1,7 @@
 import * as fsp from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import yauzl from 'yauzl';
+import { LOCAL_HEADER, LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
 
 /** One member as the central directory (or, for a cut download, its local header) describes it. */
 export interface ZipEntry {
@@ -70,7 +71,6 @@ export function isMissingDirectory(error: unknown): boolean {
 /** A file named .zip that holds no zip at all. */
 export class NotAZip extends Error {}
 
-const LOCAL_HEADER = 0x04034b50;
 const CENTRAL_HEADER = 0x02014b50;
 const DESCRIPTOR = 0x08074b50;
 const CHUNK = 1024 * 1024;
@@ -86,28 +86,28 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
   const handle = await fsp.open(absPath, 'r');
   try {
     const fileSize = (await handle.stat()).size;
-    const header = Buffer.alloc(30);
+    const header = Buffer.alloc(LOCAL_HEADER_BYTES);
     if (fileSize === 0) throw new CutArchive(null, 'the archive is empty: a download that never started');
     for (let offset = 0; ; ) {
       if (offset + 4 > fileSize)
         throw new CutArchive(null, 'the download stops between two members (no central directory)');
-      const { bytesRead } = await handle.read(header, 0, 30, offset);
+      const { bytesRead } = await handle.read(header, 0, header.length, offset);
       const signature = bytesRead >= 4 ? header.readUInt32LE(0) : 0;
       if (signature === CENTRAL_HEADER) return;
-      if (signature !== LOCAL_HEADER && offset === 0)
-        throw new NotAZip('the file is not a zip archive (no member header at its start)');
-      if (signature !== LOCAL_HEADER)
+      const dataStart = localDataStart(header.subarray(0, bytesRead), offset);
+      if (dataStart === null) {
+        if (signature === LOCAL_HEADER) throw new CutArchive(null, 'the download stops inside a member header');
+        if (offset === 0) throw new NotAZip('the file is not a zip archive (no member header at its start)');
         throw new CutArchive(null, `no member header at byte ${offset}: the archive is damaged or cut`);
-      if (bytesRead < 30) throw new CutArchive(null, 'the download stops inside a member header');
+      }
       const flags = header.readUInt16LE(6);
       const method = header.readUInt16LE(8);
       let crc32 = header.readUInt32LE(14);
       let compressedSize = header.readUInt32LE(18);
       let size = header.readUInt32LE(22);
       const nameLength = header.readUInt16LE(26);
-      const extraLength = header.readUInt16LE(28);
-      const rest = Buffer.alloc(nameLength + extraLength);
-      if ((await handle.read(rest, 0, rest.length, offset + 30)).bytesRead < rest.length) {
+      const rest = Buffer.alloc(dataStart - offset - LOCAL_HEADER_BYTES);
+      if ((await handle.read(rest, 0, rest.length, offset + LOCAL_HEADER_BYTES)).bytesRead < rest.length) {
         throw new CutArchive(null, 'the download stops inside a member header');
       }
       const extraFields = safeExtraFields(rest.subarray(nameLength));
@@ -117,7 +117,6 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
         size = Number(zip64.data.readBigUInt64LE(0));
         compressedSize = Number(zip64.data.readBigUInt64LE(8));
       }
-      const dataStart = offset + 30 + rest.length;
       const encrypted = (flags & 1) !== 0;
       let dataEnd: number;
       if ((flags & 8) !== 0 && !encrypted) {

@@ -27,7 +27,6 @@ const task = (entry: ZipEntry, archive = zip): MemberTask => ({
   source: {
     kind: 'zip',
     archive,
-    base: 0,
     headerOffset: entry.headerOffset,
     compressedSize: entry.compressedSize,
     size: entry.size,
