@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../errors.js';
 import { archiveKindOf } from '../scan/archive/kind.js';
 import { displayPath } from '../scan/display-path.js';
@@ -21,7 +21,8 @@ export interface WatchTotals extends SyncCounts {
 
 /** What a watch reports while it follows the folders (the CLI prints them). */
 export type FollowEvent =
-  | { type: 'watching'; folders: number; polling: boolean }
+  /** The roots watched: folders, exports (archives) and other files given by name. */
+  | { type: 'watching'; folders: number; exports: number; files: number; polling: boolean }
   | { type: 'watch_warning'; code: string; message: string }
   /** One batch of changes handled: the counts before and after it; `closed`: archives of it left closed. */
   | { type: 'watch_batch'; files: number; closed: number; before: SyncCounts; after: SyncCounts }
@@ -93,7 +94,7 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
     async follow(changes, onEvent) {
       const summary = createSyncTally();
       const totals = { changes: 0, unreadable: 0, archives_not_opened: 0 };
-      onEvent({ type: 'watching', folders: options.roots.length, polling });
+      onEvent({ type: 'watching', ...countRoots(options.roots), polling });
       const handle = async (event: WatchEvent): Promise<void> => {
         if (event.type === 'warning') {
           onEvent({ type: 'watch_warning', code: event.code, message: event.message });
@@ -133,6 +134,23 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
       await events.return?.(undefined);
     },
   };
+}
+
+/** The roots by kind, for the watching line (a root that cannot be listed counts as a folder). */
+function countRoots(roots: readonly string[]): { folders: number; exports: number; files: number } {
+  const counts = { folders: 0, exports: 0, files: 0 };
+  for (const root of roots) {
+    let file = false;
+    try {
+      file = statSync(root).isFile();
+    } catch {
+      // Gone since the pass began: the watcher warns about it.
+    }
+    if (!file) counts.folders += 1;
+    else if (archiveKindOf(root) !== null) counts.exports += 1;
+    else counts.files += 1;
+  }
+  return counts;
 }
 
 /**

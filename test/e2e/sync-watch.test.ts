@@ -134,14 +134,18 @@ describe('camroll sync --watch with exports (.zip read in place)', () => {
   });
   afterAll(async () => env?.close());
 
-  /** Starts `sync --watch` with `args` and waits until it watches; `stop()` sends Ctrl-C and parses the summary. */
-  async function watching(args: string[], email: string) {
+  /** Starts `sync --watch` with `args` and waits until it says it watches `what`; `stop()` sends Ctrl-C and parses the summary. */
+  async function watching(args: string[], email: string, what = '1 folder') {
     const child = spawnCamroll(['sync', ...args, '--email', email, '--watch', '--json'], {
       env: env.clientEnv(env.serve.baseUrl),
       cwd: dir,
     });
     const done = collect(child, 120_000);
-    await waitForLine(child, done, /^camroll: watching \d+ folders? for new or changed files/m);
+    await waitForLine(
+      child,
+      done,
+      new RegExp(`^camroll: watching ${what} for new or changed files; Ctrl-C stops$`, 'm'),
+    );
     return {
       line: (pattern: RegExp) => waitForLine(child, done, pattern),
       stop: async (): Promise<WatchSummary> => {
@@ -156,7 +160,7 @@ describe('camroll sync --watch with exports (.zip read in place)', () => {
   it('a zip given as the root and downloaded again, larger: read again, only its new members are sent', async () => {
     mkdirSync(join(dir, 'root'));
     writeFileSync(join(dir, 'root', 'takeout-001.zip'), storedZip(photos(2)));
-    const watch = await watching(['root/takeout-001.zip'], 'zip-root@example.com');
+    const watch = await watching(['root/takeout-001.zip'], 'zip-root@example.com', '1 export');
     // The new download lands beside it and replaces it at once, as a browser finishes one.
     writeFileSync(join(dir, 'root', 'takeout-001.zip.crdownload'), storedZip(photos(5)));
     renameSync(join(dir, 'root', 'takeout-001.zip.crdownload'), join(dir, 'root', 'takeout-001.zip'));

@@ -140,7 +140,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       case 'watching':
         return watchNote(
           noticeLine(
-            `watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`,
+            `watching ${describeRoots(event)} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`,
           ),
         );
       case 'watch_warning':
@@ -197,6 +197,16 @@ export function describeFinding(finding: DryRunFinding): string {
         'a real run would start it over and send every item'
       );
   }
+}
+
+/** `1 folder`, `2 exports`, `1 folder and 1 export`: what a watch watches (folders named even when there are none). */
+export function describeRoots(roots: { folders: number; exports: number; files: number }): string {
+  const parts = [
+    roots.folders > 0 || (roots.exports === 0 && roots.files === 0) ? plural(roots.folders, 'folder') : null,
+    roots.exports > 0 ? plural(roots.exports, 'export') : null,
+    roots.files > 0 ? plural(roots.files, 'file') : null,
+  ].filter((part): part is string => part !== null);
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }
 
 /** One line per batch: how many files, what the service answered, and the archives left closed (`closed`). */

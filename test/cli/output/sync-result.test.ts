@@ -8,7 +8,7 @@ import {
   unusableFilesHint,
   watchProblemsHint,
 } from '../../../src/cli/output/sync-result.js';
-import { describeBatch } from '../../../src/cli/output/sync-events.js';
+import { describeBatch, describeRoots } from '../../../src/cli/output/sync-events.js';
 import type { SyncResult } from '../../../src/sync/run.js';
 import { createSyncTally } from '../../../src/sync/summary.js';
 
@@ -59,6 +59,14 @@ describe('the sync summary says whether sync-complete was called, and why not', 
 });
 
 describe('watch lines', () => {
+  it('the watching line names what is watched: folders, exports, files', () => {
+    expect(describeRoots({ folders: 1, exports: 0, files: 0 })).toBe('1 folder');
+    expect(describeRoots({ folders: 0, exports: 2, files: 0 })).toBe('2 exports');
+    expect(describeRoots({ folders: 2, exports: 1, files: 0 })).toBe('2 folders and 1 export');
+    expect(describeRoots({ folders: 1, exports: 1, files: 3 })).toBe('1 folder, 1 export and 3 files');
+    expect(describeRoots({ folders: 0, exports: 0, files: 0 })).toBe('0 folders');
+  });
+
   it('one line per batch, from the counts before and after it', () => {
     const summary = createSyncTally();
     const before = structuredClone(summary.counts);
