@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../errors.js';
+import { archiveKindOf } from '../scan/archive/kind.js';
 import { displayPath } from '../scan/display-path.js';
 import { scanLibraryBatches } from '../scan/scan.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
@@ -14,14 +15,17 @@ export interface WatchTotals extends SyncCounts {
   changes: number;
   /** Files that could not be read while watching. */
   unreadable: number;
+  /** Archives that appeared or changed in a watched folder and were left closed (no `--archives`). */
+  archives_not_opened: number;
 }
 
 /** What a watch reports while it follows the folders (the CLI prints them). */
 export type FollowEvent =
-  | { type: 'watching'; folders: number; polling: boolean }
+  /** The roots watched: folders, exports (archives) and other files given by name. */
+  | { type: 'watching'; folders: number; exports: number; files: number; polling: boolean }
   | { type: 'watch_warning'; code: string; message: string }
-  /** One batch of changes handled: the counts before and after it. */
-  | { type: 'watch_batch'; files: number; before: SyncCounts; after: SyncCounts }
+  /** One batch of changes handled: the counts before and after it; `closed`: archives of it left closed. */
+  | { type: 'watch_batch'; files: number; closed: number; before: SyncCounts; after: SyncCounts }
   /** A pipeline event of a batch of changes (for `--report`; the pass's progress has ended). */
   | { type: 'watch_item'; event: PipelineEvent };
 
@@ -89,8 +93,8 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
     polling,
     async follow(changes, onEvent) {
       const summary = createSyncTally();
-      const totals = { changes: 0, unreadable: 0 };
-      onEvent({ type: 'watching', folders: options.roots.length, polling });
+      const totals = { changes: 0, unreadable: 0, archives_not_opened: 0 };
+      onEvent({ type: 'watching', ...countRoots(options.roots), polling });
       const handle = async (event: WatchEvent): Promise<void> => {
         if (event.type === 'warning') {
           onEvent({ type: 'watch_warning', code: event.code, message: event.message });
@@ -99,15 +103,19 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
         if (event.type !== 'changes') return;
         const before = { ...summary.counts, rejected: { ...summary.counts.rejected } };
         const onItem = (item: PipelineEvent): void => onEvent({ type: 'watch_item', event: item });
-        const sent = await changes.send((signal) => scanFiles(event.files, options.scan, signal, shown), {
+        const split = splitChanges(event.files, { roots: options.roots, archives: options.scan.archives === true });
+        const closed = split.closed.filter((file) => existsSync(file));
+        const sent = await changes.send((signal) => scanFiles(split.read, closed, options.scan, signal, shown), {
           summary,
           onEvent: onItem,
         });
         totals.changes += 1;
         totals.unreadable += sent.unreadable;
+        totals.archives_not_opened += closed.length;
         onEvent({
           type: 'watch_batch',
           files: event.files.length,
+          closed: closed.length,
           before,
           after: { ...summary.counts, rejected: { ...summary.counts.rejected } },
         });
@@ -128,22 +136,66 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
   };
 }
 
+/** The roots by kind, for the watching line (a root that cannot be listed counts as a folder). */
+function countRoots(roots: readonly string[]): { folders: number; exports: number; files: number } {
+  const counts = { folders: 0, exports: 0, files: 0 };
+  for (const root of roots) {
+    let file = false;
+    try {
+      file = statSync(root).isFile();
+    } catch {
+      // Gone since the pass began: the watcher warns about it.
+    }
+    if (!file) counts.folders += 1;
+    else if (archiveKindOf(root) !== null) counts.exports += 1;
+    else counts.files += 1;
+  }
+  return counts;
+}
+
 /**
- * The scan of one batch of changed files, as the pass saw them. A file that is gone by the
- * time it is read (moved on, deleted) is left out, not an error.
+ * Which files of a batch of changes are read, and which are archives left closed. An archive
+ * is read when it is a root (one named on the command line is always read) or with
+ * `--archives`, as a whole: its members then go through the journal, so a part downloaded
+ * again sends only what is new. Without the flag, one met in a watched folder is counted as
+ * skipped `archive`, as the pass's walk counts it.
+ */
+export function splitChanges(
+  files: readonly string[],
+  options: { roots: readonly string[]; archives: boolean },
+): { read: string[]; closed: string[] } {
+  const read: string[] = [];
+  const closed: string[] = [];
+  for (const file of files) {
+    if (archiveKindOf(file) === null || options.archives || options.roots.includes(file)) read.push(file);
+    else closed.push(file);
+  }
+  return { read, closed };
+}
+
+/**
+ * The scan of one batch of changed files, as the pass saw them: media files, and archives
+ * read in place (members by the same rules as in the pass); `closed` archives are only
+ * reported as skipped. A file that is gone by the time it is read (moved on, deleted) is
+ * left out, not an error.
  */
 async function* scanFiles(
   files: string[],
+  closed: string[],
   options: FollowScanOptions,
   signal: AbortSignal,
   shown: (absPath: string) => string,
 ): AsyncGenerator<SyncInput[]> {
+  if (closed.length > 0)
+    yield closed.map((file): SyncInput => ({ type: 'skipped', reason: 'archive', path: shown(file) }));
   const present = files.filter((file) => existsSync(file));
   if (present.length === 0) return;
-  const { cache, cacheDir, workers } = options;
+  const { exclude, cache, cacheDir, workers } = options;
   try {
     for await (const events of scanLibraryBatches({
       roots: present,
+      // Matched against an archive's member names, as in the pass (a file named here is read whatever its name).
+      exclude,
       signal,
       cache,
       cacheDir,

@@ -3,6 +3,7 @@ import { readdir, statSync, type Dirent, type Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'chokidar';
+import { archiveKindOf } from '../scan/archive/kind.js';
 import { MEDIA_EXTENSIONS } from '../scan/extract/formats.js';
 import { createExcludeMatcher } from '../scan/exclude.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName } from '../scan/junk.js';
@@ -27,7 +28,7 @@ export const POLL_INTERVAL_MS = 2 * 1000; // 2 s
 export type WatchEvent =
   /** Watches are set on every folder: anything that changes from now on is seen. */
   | { type: 'ready'; polling: boolean }
-  /** Media files (absolute paths) added or changed, settled, to read again. */
+  /** Media files and archives (absolute paths) added or changed, settled, to read again. */
   | { type: 'changes'; files: string[] }
   /** The watcher met a problem (a folder it cannot watch, the system's watch limit). */
   | { type: 'warning'; code: 'watch_error'; message: string };
@@ -61,7 +62,8 @@ function relativeToRoots(roots: readonly string[], absPath: string): string | nu
 
 /**
  * The walk's rules as one predicate: true for what the walk would leave out (a junk folder
- * anywhere on the path, a junk or non-media file name, a path `--exclude` matches).
+ * anywhere on the path, a junk file name, a name neither media, sidecar nor archive, a path
+ * `--exclude` matches).
  * `isFile` is undefined when the watcher does not know yet.
  */
 export function createWatchFilter(
@@ -84,7 +86,8 @@ export function createWatchFilter(
     if (isFile === false) return folderSkipReason(name) !== null;
     if (isFile === undefined) return fileSkipReason(name) !== null && folderSkipReason(name) !== null;
     if (fileSkipReason(name) !== null) return true;
-    return !MEDIA_EXTENSIONS.has(extensionOf(name)) && !isSidecarName(name);
+    // An archive is reported too: the follower reads it (`--archives`, or named) or counts it as skipped.
+    return !MEDIA_EXTENSIONS.has(extensionOf(name)) && !isSidecarName(name) && archiveKindOf(name) === null;
   };
 }
 
@@ -189,7 +192,8 @@ export function settleMissed(
 
 /**
  * Watches the roots until `signal` aborts and yields a `ready` event, then batches of
- * settled media files to read again. A changed sidecar (.json, .xmp) brings back the media
+ * settled media files and archives to read again (an archive's size must settle too: a part
+ * still downloading under its final name is not read). A changed sidecar (.json, .xmp) brings back the media
  * files of its folder, as the scan cache would. Deleted files are dropped from the batch
  * being gathered (the contract has no delete).
  */

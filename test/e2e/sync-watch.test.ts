@@ -1,10 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, ROOT, runCamroll, spawnCamroll, type RunResult } from './helpers/camroll.js';
-import { TEST_KEY, type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
+import { makeJpeg } from './helpers/exif-jpeg.js';
+import { storedZip } from './helpers/stored-zip.js';
+import { createSyncEnv, TEST_KEY, type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
 
 // At the São Paulo anchor event (5) of the demo catalog.
 const PHOTO = join(ROOT, 'fixtures', 'library', 'events', 'sao-paulo', 'IMG_5003.jpg');
@@ -101,5 +103,101 @@ describe('camroll sync --watch against camroll serve', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('[user_not_found]');
     expect(run.stderr).not.toContain('watching');
+  });
+});
+
+/** Photos for the exports below: each has a date and a place (the service accepts it), and bytes of its own. */
+const photos = (count: number, from = 0): Array<{ name: string; data: Buffer }> =>
+  Array.from({ length: count }, (_, i) => ({
+    name: `Takeout/Google Photos/Photos from 2024/IMG_${from + i}.jpg`,
+    data: makeJpeg({
+      takenAt: new Date(Date.UTC(2024, 0, 1 + from + i, 12)),
+      latitude: -35 + i / 100,
+      longitude: -130,
+      tag: `export-${from + i}`,
+    }),
+  }));
+
+interface WatchSummary {
+  outcome: string;
+  sent: number;
+  sync_complete: boolean;
+  watch: { changes: number; files: number; sent: number; skipped_already_sent: number; archives_not_opened: number };
+}
+
+describe('camroll sync --watch with exports (.zip read in place)', () => {
+  let env: SyncEnv;
+  let dir: string;
+  beforeAll(async () => {
+    env = await createSyncEnv();
+    dir = mkdtempSync(join(env.dir, 'exports-'));
+  });
+  afterAll(async () => env?.close());
+
+  /** Starts `sync --watch` with `args` and waits until it says it watches `what`; `stop()` sends Ctrl-C and parses the summary. */
+  async function watching(args: string[], email: string, what = '1 folder') {
+    const child = spawnCamroll(['sync', ...args, '--email', email, '--watch', '--json'], {
+      env: env.clientEnv(env.serve.baseUrl),
+      cwd: dir,
+    });
+    const done = collect(child, 120_000);
+    await waitForLine(
+      child,
+      done,
+      new RegExp(`^camroll: watching ${what} for new or changed files; Ctrl-C stops$`, 'm'),
+    );
+    return {
+      line: (pattern: RegExp) => waitForLine(child, done, pattern),
+      stop: async (): Promise<WatchSummary> => {
+        child.kill('SIGINT');
+        const result = await done;
+        expect(result.code, result.stderr).toBe(0);
+        return JSON.parse(result.stdout) as WatchSummary;
+      },
+    };
+  }
+
+  it('a zip given as the root and downloaded again, larger: read again, only its new members are sent', async () => {
+    mkdirSync(join(dir, 'root'));
+    writeFileSync(join(dir, 'root', 'takeout-001.zip'), storedZip(photos(2)));
+    const watch = await watching(['root/takeout-001.zip'], 'zip-root@example.com', '1 export');
+    // The new download lands beside it and replaces it at once, as a browser finishes one.
+    writeFileSync(join(dir, 'root', 'takeout-001.zip.crdownload'), storedZip(photos(5)));
+    renameSync(join(dir, 'root', 'takeout-001.zip.crdownload'), join(dir, 'root', 'takeout-001.zip'));
+    await watch.line(
+      /^camroll: watch: 1 new or changed file, sent 3 \(accepted 3, matched 0, rejected 0\), 2 already sent$/m,
+    );
+    const summary = await watch.stop();
+    expect(summary).toMatchObject({ outcome: 'ok', sent: 2, sync_complete: true });
+    expect(summary.watch).toMatchObject({ changes: 1, files: 5, sent: 3, skipped_already_sent: 2 });
+  });
+
+  it('with --archives, a zip that appears in a watched folder is read, and read again when it grows', async () => {
+    mkdirSync(join(dir, 'library', 'camera'), { recursive: true });
+    writeFileSync(join(dir, 'library', 'camera', 'IMG_1.jpg'), photos(1, 100)[0]!.data);
+    const watch = await watching(['library', '--archives'], 'zip-appears@example.com');
+    // In a new folder: one the watcher may list before it watches it.
+    mkdirSync(join(dir, 'library', 'downloads'));
+    writeFileSync(join(dir, 'library', 'downloads', 'takeout-001.zip'), storedZip(photos(3, 200)));
+    await watch.line(/^camroll: watch: 1 new or changed file, sent 3 \(accepted 3, matched 0, rejected 0\)$/m);
+    writeFileSync(join(dir, 'library', 'downloads', 'takeout-001.zip'), storedZip(photos(4, 200)));
+    await watch.line(
+      /^camroll: watch: 1 new or changed file, sent 1 \(accepted 1, matched 0, rejected 0\), 3 already sent$/m,
+    );
+    const summary = await watch.stop();
+    expect(summary).toMatchObject({ outcome: 'ok', sent: 1 });
+    expect(summary.watch).toMatchObject({ changes: 2, sent: 4, skipped_already_sent: 3, archives_not_opened: 0 });
+  });
+
+  it('without --archives, a zip that appears in a watched folder is counted as not opened, as in a pass', async () => {
+    mkdirSync(join(dir, 'closed', 'camera'), { recursive: true });
+    writeFileSync(join(dir, 'closed', 'camera', 'IMG_1.jpg'), photos(1, 300)[0]!.data);
+    const watch = await watching(['closed'], 'zip-closed@example.com');
+    writeFileSync(join(dir, 'closed', 'takeout-001.zip'), storedZip(photos(2, 400)));
+    await watch.line(
+      /^camroll: watch: 1 new or changed file, 1 archive not opened \(add --archives to read it in place\)$/m,
+    );
+    const summary = await watch.stop();
+    expect(summary.watch).toMatchObject({ changes: 1, files: 0, sent: 0, archives_not_opened: 1 });
   });
 });

@@ -23,7 +23,13 @@ const result = (outcome: SyncResult['outcome'], pending = 0): SyncResult => ({
 
 const dry = (outcome: DryRunResult['outcome']): DryRunResult => ({ ...counts, dry_run: true, outcome });
 
-const watched = (over: Partial<WatchTotals> = {}): WatchTotals => ({ ...counts, changes: 2, unreadable: 0, ...over });
+const watched = (over: Partial<WatchTotals> = {}): WatchTotals => ({
+  ...counts,
+  changes: 2,
+  unreadable: 0,
+  archives_not_opened: 0,
+  ...over,
+});
 
 const ended = (over: Partial<SyncEnded>): SyncEnded => ({
   result: result('ok'),

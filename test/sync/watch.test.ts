@@ -75,6 +75,14 @@ describe('createWatchFilter: the walk rules for watched paths', () => {
     ['/lib/travel/y.jpg', true, true],
     ['/lib/other/travel/y.jpg', true, false], // 'travel/**' has a slash: relative to the root
     ['/lib/clip.mov', true, true],
+    // Archives are reported: the follower reads them or counts them as not opened.
+    ['/lib/downloads/takeout-001.zip', true, false],
+    ['/lib/downloads/takeout-001.TGZ', true, false],
+    ['/lib/downloads/takeout-001.tar.gz', true, false],
+    ['/lib/downloads/export.tar', true, false],
+    ['/lib/downloads/takeout-001.zip.crdownload', true, true], // still downloading under another name
+    ['/lib/.thumbnails/takeout-001.zip', true, true],
+    ['/lib/travel/takeout-001.zip', true, true],
     ['/lib/2024', false, false],
     ['/lib/2024', undefined, false],
     ['/lib', false, false],
@@ -164,11 +172,16 @@ describe('watchLibrary', () => {
       writeFileSync(join(lib, 'sub', 'notes.txt'), 'x');
       writeFileSync(join(lib, 'sub', 'a.jpg'), 'a');
       writeFileSync(join(lib, 'b.heic'), 'b');
+      writeFileSync(join(lib, 'sub', 'takeout-001.zip'), 'z');
       const changed = (events: WatchEvent[]): string[] =>
         events.flatMap((e) => (e.type === 'changes' ? e.files : [])).filter((f) => !isProbe(f));
-      const seen = await take(events, (s) => changed(s).length >= 2);
+      const seen = await take(events, (s) => changed(s).length >= 3);
       const files = changed(seen);
-      expect(files.sort()).toEqual([join(lib, 'b.heic'), join(lib, 'sub', 'a.jpg')]);
+      expect(files.sort()).toEqual([
+        join(lib, 'b.heic'),
+        join(lib, 'sub', 'a.jpg'),
+        join(lib, 'sub', 'takeout-001.zip'),
+      ]);
       controller.abort();
       expect((await events.next()).done).toBe(true);
     },
@@ -227,22 +240,31 @@ describe('watchLibrary', () => {
     const fresh = join(lib, 'imported');
     mkdirSync(join(fresh, 'day-2', '.thumbnails'), { recursive: true });
     const past = new Date(Date.now() - 60_000);
-    for (const file of ['seen.jpg', 'missed.jpg', 'day-2/deeper.heic', 'day-2/.thumbnails/t.jpg', 'notes.txt']) {
+    const older = ['seen.jpg', 'missed.jpg', 'day-2/deeper.heic', 'day-2/takeout-001.tgz', 'day-2/.thumbnails/t.jpg'];
+    for (const file of [...older, 'notes.txt']) {
       writeFileSync(join(fresh, file), file);
       utimesSync(join(fresh, file), past, past);
     }
     writeFileSync(join(fresh, 'still-copying.jpg'), 'x'); // modified just now: taken once it has settled
+    writeFileSync(join(fresh, 'day-2', 'takeout-002.zip'), 'x'); // an export part, the same
     watcher.emit('addDir', fresh);
     watcher.emit('add', join(fresh, 'seen.jpg'));
 
     const reported: string[] = [];
-    while (reported.length < 4) {
+    while (reported.length < 6) {
       const next = await events.next();
       if (next.done) throw new Error('the watch ended early');
       if (next.value.type === 'changes') reported.push(...next.value.files);
     }
     expect(reported.sort()).toEqual(
-      ['day-2/deeper.heic', 'missed.jpg', 'seen.jpg', 'still-copying.jpg'].map((f) => join(fresh, f)),
+      [
+        'day-2/deeper.heic',
+        'day-2/takeout-001.tgz',
+        'day-2/takeout-002.zip',
+        'missed.jpg',
+        'seen.jpg',
+        'still-copying.jpg',
+      ].map((f) => join(fresh, f)),
     );
     // The missed subfolder is watched from now on; the junk one is not.
     expect(added).toEqual([join(fresh, 'day-2')]);

@@ -4,6 +4,7 @@ import { describeError } from '../exit.js';
 import { notice, noticeLine, warningLine } from './emit.js';
 import type { LogFile } from './log-file.js';
 import type { OutcomeFlags } from './sync-outcome.js';
+import { closedArchives } from './sync-result.js';
 import { createProgress, teeProgress, terminalProgress } from './sync-progress.js';
 import type { SyncReport } from './sync-report.js';
 import { createdUserNotice } from './user-notices.js';
@@ -140,13 +141,13 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       case 'watching':
         return watchNote(
           noticeLine(
-            `watching ${plural(event.folders, 'folder')} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`,
+            `watching ${describeRoots(event)} for new or changed files${event.polling ? ' (polling)' : ''}; Ctrl-C stops`,
           ),
         );
       case 'watch_warning':
         return watchNote(noticeLine(`warning: ${event.message} [${event.code}]`), true);
       case 'watch_batch':
-        return watchNote(noticeLine(describeBatch(event.files, event.before, event.after)));
+        return watchNote(noticeLine(describeBatch(event.files, event.before, event.after, event.closed)));
       case 'watch_item':
         return report?.onEvent(event.event);
       default:
@@ -199,8 +200,18 @@ export function describeFinding(finding: DryRunFinding): string {
   }
 }
 
-/** One line per batch: how many files, and what the service answered. */
-export function describeBatch(files: number, before: SyncCounts, after: SyncCounts): string {
+/** `1 folder`, `2 exports`, `1 folder and 1 export`: what a watch watches (folders named even when there are none). */
+export function describeRoots(roots: { folders: number; exports: number; files: number }): string {
+  const parts = [
+    roots.folders > 0 || (roots.exports === 0 && roots.files === 0) ? plural(roots.folders, 'folder') : null,
+    roots.exports > 0 ? plural(roots.exports, 'export') : null,
+    roots.files > 0 ? plural(roots.files, 'file') : null,
+  ].filter((part): part is string => part !== null);
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+/** One line per batch: how many files, what the service answered, and the archives left closed (`closed`). */
+export function describeBatch(files: number, before: SyncCounts, after: SyncCounts, closed = 0): string {
   const d = (
     key:
       | 'sent'
@@ -217,7 +228,8 @@ export function describeBatch(files: number, before: SyncCounts, after: SyncCoun
   const parts = [`watch: ${plural(files, 'new or changed file')}`];
   if (d('sent') > 0)
     parts.push(`sent ${d('sent')} (accepted ${d('accepted')}, matched ${d('matched')}, rejected ${rejected})`);
-  else if (pending === 0) parts.push('nothing new to send');
+  // A batch of archives left closed had nothing to send: it says why instead.
+  else if (pending === 0 && files > closed) parts.push('nothing new to send');
   if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
   if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
   if (d('unreadable') > 0) parts.push(`${d('unreadable')} unreadable`);
@@ -226,5 +238,5 @@ export function describeBatch(files: number, before: SyncCounts, after: SyncCoun
     parts.push(`${plural(d('failed_batches'), 'batch', 'batches')} failed, ${plural(pending, 'item')} pending`);
   // Cut off before an answer (the host went away, Ctrl-C): not sent, and not a failed batch.
   else if (pending > 0) parts.push(`not sent, ${plural(pending, 'item')} pending`);
-  return parts.join(', ');
+  return parts.join(', ') + closedArchives(closed);
 }

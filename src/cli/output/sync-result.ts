@@ -107,8 +107,14 @@ export function renderWatchTotals(totals: WatchTotals): string {
     `watch: ${plural(totals.changes, 'batch', 'batches')} of changes: ${plural(totals.files, 'file')}, sent ${totals.sent}, ` +
     `accepted ${totals.accepted}, matched ${totals.matched}, rejected ${totalRejected(totals)}, already sent ` +
     `${totals.skipped_already_sent}, ` +
-    `failed batches ${totals.failed_batches}${pending}`
+    `failed batches ${totals.failed_batches}${pending}${closedArchives(totals.archives_not_opened)}`
   );
+}
+
+/** `, 2 archives not opened (…)` after a watch line, or '' when every archive met was read. */
+export function closedArchives(count: number): string {
+  if (count === 0) return '';
+  return `, ${plural(count, 'archive')} not opened (add --archives to read ${count === 1 ? 'it' : 'them'} in place)`;
 }
 
 export interface ResultView {

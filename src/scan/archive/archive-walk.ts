@@ -55,6 +55,9 @@ const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 /** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
 const MAX_DETAILS_BYTES = 64 * 1024 * 1024;
 
+/** A 0-byte part, whatever its format (zip-list.ts says the same of a zip). */
+const EMPTY_DOWNLOAD = 'the archive is empty: a download that never started';
+
 /**
  * Zip entries kept from the first listing for the member pass, across the run: a directory
  * is read once, not twice (a re-scan of an unchanged export is mostly this listing). Past this
@@ -597,6 +600,12 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         const problem = failed.get(root.absPath);
         if (problem) {
           yield [problemFile(root, null, 0, problem)];
+          continue;
+        }
+        // tar-stream reads 0 bytes as an archive with no member; a real empty tar has its end
+        // blocks, so 0 bytes is a download that never started (as a 0-byte zip says).
+        if (root.kind !== 'zip' && stats.get(root.absPath)?.size === 0) {
+          yield [problemFile(root, null, 0, { code: 'truncated_archive', message: EMPTY_DOWNLOAD })];
           continue;
         }
         yield* root.kind === 'zip' ? zipBatches(root) : tarBatches(root);

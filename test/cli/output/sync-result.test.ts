@@ -8,7 +8,7 @@ import {
   unusableFilesHint,
   watchProblemsHint,
 } from '../../../src/cli/output/sync-result.js';
-import { describeBatch } from '../../../src/cli/output/sync-events.js';
+import { describeBatch, describeRoots } from '../../../src/cli/output/sync-events.js';
 import type { SyncResult } from '../../../src/sync/run.js';
 import { createSyncTally } from '../../../src/sync/summary.js';
 
@@ -59,6 +59,14 @@ describe('the sync summary says whether sync-complete was called, and why not', 
 });
 
 describe('watch lines', () => {
+  it('the watching line names what is watched: folders, exports, files', () => {
+    expect(describeRoots({ folders: 1, exports: 0, files: 0 })).toBe('1 folder');
+    expect(describeRoots({ folders: 0, exports: 2, files: 0 })).toBe('2 exports');
+    expect(describeRoots({ folders: 2, exports: 1, files: 0 })).toBe('2 folders and 1 export');
+    expect(describeRoots({ folders: 1, exports: 1, files: 3 })).toBe('1 folder, 1 export and 3 files');
+    expect(describeRoots({ folders: 0, exports: 0, files: 0 })).toBe('0 folders');
+  });
+
   it('one line per batch, from the counts before and after it', () => {
     const summary = createSyncTally();
     const before = structuredClone(summary.counts);
@@ -89,9 +97,23 @@ describe('watch lines', () => {
     summary.file('media');
     summary.batchAbandoned(1);
     expect(describeBatch(1, cut, summary.counts)).toBe('watch: 1 new or changed file, not sent, 1 item pending');
-    expect(renderWatchTotals({ ...summary.counts, changes: 3, unreadable: 0 })).toBe(
-      'watch: 3 batches of changes: 5 files, sent 1, accepted 1, matched 1, rejected 0, already sent 2, failed ' +
+    // Archives left closed (no --archives) say so, and a batch of only those has nothing to send.
+    const closed = structuredClone(summary.counts);
+    expect(describeBatch(1, closed, summary.counts, 1)).toBe(
+      'watch: 1 new or changed file, 1 archive not opened (add --archives to read it in place)',
+    );
+    summary.file('media');
+    summary.alreadySent();
+    expect(describeBatch(3, closed, summary.counts, 2)).toBe(
+      'watch: 3 new or changed files, nothing new to send, 1 already sent, 2 archives not opened (add --archives ' +
+        'to read them in place)',
+    );
+    expect(renderWatchTotals({ ...summary.counts, changes: 3, unreadable: 0, archives_not_opened: 0 })).toBe(
+      'watch: 3 batches of changes: 6 files, sent 1, accepted 1, matched 1, rejected 0, already sent 3, failed ' +
         'batches 1 (2 items pending)',
+    );
+    expect(renderWatchTotals({ ...summary.counts, changes: 3, unreadable: 0, archives_not_opened: 2 })).toMatch(
+      /, failed batches 1 \(2 items pending\), 2 archives not opened \(add --archives to read them in place\)$/,
     );
   });
 });
@@ -132,13 +154,20 @@ describe('one vocabulary: unreadable is what could not be read, damaged what was
     expect(failedBatchesHint({ failed_batches: 2, pending: 20 })).toBe(
       '2 batches failed after retries; their 20 items stay pending: run sync again',
     );
-    const totals = { ...createSyncTally().counts, changes: 1, unreadable: 1, failed_batches: 1, pending: 1 };
+    const totals = {
+      ...createSyncTally().counts,
+      changes: 1,
+      unreadable: 1,
+      failed_batches: 1,
+      pending: 1,
+      archives_not_opened: 0,
+    };
     expect(watchProblemsHint(totals)).toBe(
       'while watching, 1 batch failed, 1 item stays pending and 1 file could not be read: run sync again',
     );
-    expect(renderWatchTotals({ ...createSyncTally().counts, changes: 1, files: 1, unreadable: 0 })).toMatch(
-      /^watch: 1 batch of changes: 1 file, /,
-    );
+    expect(
+      renderWatchTotals({ ...createSyncTally().counts, changes: 1, files: 1, unreadable: 0, archives_not_opened: 0 }),
+    ).toMatch(/^watch: 1 batch of changes: 1 file, /);
   });
 
   it('a profile the run created is in the summary (so --quiet loses nothing)', () => {
