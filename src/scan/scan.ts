@@ -50,14 +50,23 @@ export interface ScanOptions {
   onListed?: (files: number, done: boolean) => void;
   /**
    * Progress in bytes, for a run of archives and files (a folder's bytes are not listed, so a
-   * run with folders has none): the bytes read so far and the total, from the zips' central
-   * directories (members' inflated sizes) and the tar streams' file sizes (compressed for
-   * .tgz, read as the stream goes). Called as records come, and once the total is known.
+   * run with folders has none): from the zips' central directories (members' inflated sizes)
+   * and the tar streams' file sizes (compressed for .tgz, followed as the stream is read).
+   * Called once the total is known, as records come, and every second while a tar stream is read.
    */
-  onBytes?: (done: number, total: number) => void;
+  onBytes?: (progress: ByteProgress) => void;
   /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
   extract?: ExtractFn;
   walkFs?: Partial<WalkFs>;
+}
+
+/** Bytes done of a run's total (ScanOptions.onBytes). */
+export interface ByteProgress {
+  done: number;
+  /** Never below `done`: what the listings could not foresee (a zip inside a zip) raises it. */
+  total: number;
+  /** Of `done`, the bytes of records served from the scan cache: done, but not read (no rate). */
+  cached: number;
 }
 
 /**
@@ -75,6 +84,8 @@ const TASK_FILES = 256;
 const TASK_BYTES = 32 * 1024 * 1024; // 32 MiB
 /** Bytes of members already read (a tar stream's) that one task holds until a thread takes it. */
 const HELD_TASK_BYTES = 8 * 1024 * 1024; // 8 MiB
+/** How often a tar stream's bytes are reported between records. */
+const TAR_PROGRESS_MS = 1000;
 
 /**
  * Scans folders and streams one `record` per media file (out of order: files are read
@@ -127,6 +138,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
   // Settled once the archive walk has listed the archives named as roots (null: none, or stopped).
   let settleArchives: (totals: ArchiveTotals | null) => void = () => undefined;
   const archiveTotals = new Promise<ArchiveTotals | null>((resolve) => (settleArchives = resolve));
+  let tarTicker: NodeJS.Timeout | undefined;
   const counting = onListed
     ? startCount(roots, options, countStop.signal, archiveTotals, (files, done) => {
         if (!countStop.signal.aborted) onListed(files, done);
@@ -153,9 +165,16 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     const totals = archiveWalk?.totals() ?? null;
     settleArchives(totals);
     const bytes =
-      options.onBytes && totals !== null && folders.length === 0
-        ? createByteProgress(totals.bytes + files.reduce((sum, file) => sum + file.size, 0), options.onBytes)
+      options.onBytes && archiveWalk !== null && totals !== null && folders.length === 0
+        ? createByteProgress(
+            totals.bytes + files.reduce((sum, file) => sum + file.size, 0),
+            archiveWalk.tarBytesRead,
+            options.onBytes,
+          )
         : null;
+    // A tar stream's large member is hashed as it passes, with no record for seconds: the bytes go on.
+    if (bytes && archives.some((archive) => archive.kind !== 'zip'))
+      tarTicker = setInterval(bytes.report, TAR_PROGRESS_MS).unref();
     // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
     const mixed = archiveWalk !== null && folders.length > 0;
     if (mixed) await indexFolderSidecars({ roots: folders, exclude: options.exclude, index, signal: stop.signal });
@@ -211,7 +230,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     const held: ScanRecord[] = [];
     for await (const events of records) {
       if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
-      bytes?.add(events, archiveWalk!.tarBytesRead());
+      bytes?.add(events);
       const walks = archiveWalk ? [archiveWalk, ...found] : found;
       yield walks.length > 0 ? withDetails(holdLate(events, walks, held), details) : events;
     }
@@ -219,6 +238,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
   } finally {
     stop.abort();
     settleArchives(null); // no-op once settled; the count must not wait on a scan that failed
+    clearInterval(tarTicker);
     options.signal?.removeEventListener('abort', onAbort);
     await counting;
     try {
@@ -234,20 +254,29 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
 
 /**
  * Bytes done for `onBytes`: a zip member's or a named file's record counts its size (cached
- * ones too: done is done), a tar stream counts how far its file has been read.
+ * ones too, apart: done is done, but nothing was read), a tar stream counts how far its file
+ * has been read.
  */
-function createByteProgress(total: number, onBytes: (done: number, total: number) => void) {
+function createByteProgress(total: number, tarBytesRead: () => number, onBytes: (progress: ByteProgress) => void) {
   let records = 0;
-  onBytes(0, total);
+  let cached = 0;
+  const report = (): void => {
+    const done = records + tarBytesRead();
+    onBytes({ done, total: Math.max(total, done), cached });
+  };
+  report();
   return {
-    add(events: ScanEvent[], tarBytes: number): void {
+    add(events: ScanEvent[]): void {
       for (const event of events) {
         if (event.type !== 'record') continue;
         const archive = event.record.archive;
-        if (archive === undefined || archiveKindOf(archive) === 'zip') records += event.record.size;
+        if (archive !== undefined && archiveKindOf(archive) !== 'zip') continue; // a tar stream: by its file
+        records += event.record.size;
+        if (event.record.cached) cached += event.record.size;
       }
-      onBytes(Math.min(records + tarBytes, total), total);
+      report();
     },
+    report,
   };
 }
 

@@ -1,6 +1,6 @@
 import { startAhead } from '../scan/head-start.js';
 import { recordDisplayPath } from '../scan/display-path.js';
-import { scanLibraryBatches } from '../scan/scan.js';
+import { scanLibraryBatches, type ByteProgress } from '../scan/scan.js';
 import { startFailure, type SyncEnded } from './ending.js';
 import type { DryRunFinding, DryRunLookups } from './dry-run-journal.js';
 import type { FollowEvent, FollowScanOptions, StartedWatch } from './follow.js';
@@ -34,7 +34,7 @@ export interface SyncProgress {
   /** Batches handed to the service and not yet answered (never above the concurrency). */
   inFlight: number;
   /** Bytes read of a total known from the start (a run of archives: see ScanOptions.onBytes); null otherwise. */
-  bytes: { done: number; total: number } | null;
+  bytes: ByteProgress | null;
 }
 
 /** What a session reports as it goes. */
@@ -43,7 +43,7 @@ export type SyncEvent =
   | PipelineEvent
   | { type: 'listed'; files: number; final: boolean }
   /** Bytes the scan has read, of a total known from the start (archives). */
-  | { type: 'read'; bytes: number; totalBytes: number }
+  | { type: 'read'; bytes: ByteProgress }
   /** A notice of the pass: resuming, a stale journal, the pass kind. */
   | { type: 'status'; message: string }
   /** POST /users created a new profile for `--email`. */
@@ -132,9 +132,9 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
     progress.totalFinal = final;
     emit({ type: 'listed', files, final });
   };
-  const read = (bytes: number, totalBytes: number): void => {
-    progress.bytes = { done: bytes, total: totalBytes };
-    emit({ type: 'read', bytes, totalBytes });
+  const read = (bytes: ByteProgress): void => {
+    progress.bytes = bytes;
+    emit({ type: 'read', bytes });
   };
   const scan = (signal: AbortSignal): AsyncIterable<SyncInput[]> =>
     scanRoots(options, signal, { onListed: listed, onBytes: read }, () => {
@@ -281,7 +281,7 @@ async function realPass(
 async function* scanRoots(
   options: SyncSessionOptions,
   signal: AbortSignal,
-  progress: { onListed: (files: number, final: boolean) => void; onBytes: (done: number, total: number) => void },
+  progress: { onListed: (files: number, final: boolean) => void; onBytes: (bytes: ByteProgress) => void },
   onDone: () => void,
 ): AsyncGenerator<SyncInput[]> {
   const { roots, cwd } = options;

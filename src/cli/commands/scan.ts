@@ -124,7 +124,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       onListed: (files, final) => progress?.setTotal(files, final),
       onWalkDone: (files) => progress?.setTotal(files, true),
       // Archives know their bytes up front: the ETA follows them from the start.
-      onBytes: (done, total) => progress?.setBytes(done, total),
+      onBytes: (bytes) => progress?.setBytes(bytes),
     })) {
       await handle(event);
     }

@@ -94,8 +94,8 @@ export interface FileProgress {
   tick(bytesRead: number): void;
   /** Media files listed so far; `final` (the default) once the listing is over. */
   setTotal(total: number, final?: boolean): void;
-  /** Bytes done of a total known from the start (see FileFigures.bytes). */
-  setBytes(done: number, total: number): void;
+  /** Bytes done of a total known from the start (see FileFigures.bytes); `cached` ones count as done, not in the rate. */
+  setBytes(bytes: { done: number; total: number; cached: number }): void;
   /** A notice or warning, printed whole above the bar. */
   log(line: string): void;
   stop(): void;
@@ -123,7 +123,7 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
   let bytes = 0;
   let listed: number | null = null;
   let totalFinal = false;
-  let work: { done: number; total: number } | null = null;
+  let work: { done: number; total: number; cached: number } | null = null;
   const shownTotal = createShownTotal();
 
   const figures = (): FileFigures => {
@@ -134,7 +134,7 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
       totalFinal,
       rate: done / seconds,
       mbps: bytes / 1e6 / seconds,
-      ...(work === null ? {} : { bytes: { ...work, rate: work.done / seconds } }),
+      ...(work === null ? {} : { bytes: byteFigures(work, seconds) }),
     };
   };
   const display = createLiveDisplay({
@@ -165,14 +165,29 @@ export function createFileProgress(options: FileProgressOptions): FileProgress {
       totalFinal = final;
       display.refresh();
     },
-    setBytes(value, total) {
-      work = { done: value, total };
+    setBytes(value) {
+      work = value;
       display.refresh();
     },
     log: (line) => display.log(line),
     stop() {
       display.stop();
     },
+  };
+}
+
+/**
+ * The byte figures of a job: its rate counts only bytes read, so a re-scan whose first
+ * parts come from the cache does not promise the rest at the cache's speed.
+ */
+export function byteFigures(
+  bytes: { done: number; total: number; cached: number },
+  elapsedSeconds: number,
+): NonNullable<FileFigures['bytes']> {
+  return {
+    done: bytes.done,
+    total: Math.max(bytes.total, bytes.done),
+    rate: Math.max(bytes.done - bytes.cached, 0) / Math.max(elapsedSeconds, 0.001),
   };
 }
 

@@ -1,7 +1,14 @@
 import { plural } from '../format/vocabulary.js';
 import type { Writable } from 'node:stream';
 import { createLiveDisplay } from './live-display.js';
-import { createShownTotal, filePlainText, fileRowText, followRowText, type FileFigures } from './progress.js';
+import {
+  byteFigures,
+  createShownTotal,
+  filePlainText,
+  fileRowText,
+  followRowText,
+  type FileFigures,
+} from './progress.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
 /** Live numbers the progress display shows. */
@@ -17,8 +24,8 @@ export interface ProgressSnapshot {
   totalFinal?: boolean;
   /** Batches handed to the service and not answered yet (at most `--concurrency`). */
   inFlight?: number;
-  /** Bytes the scan has read of a total known from the start (archives); the ETA follows them. */
-  bytes?: { done: number; total: number } | null;
+  /** Bytes the scan has read of a total known from the start (archives); the ETA follows them while it reads. */
+  bytes?: { done: number; total: number; cached: number } | null;
 }
 
 export interface ProgressView {
@@ -58,9 +65,11 @@ export function progressFigures(snapshot: ProgressSnapshot, elapsedSeconds: numb
   const done = c.sent + c.skipped_already_sent + c.duplicates + c.scan_errors + pending;
   const listed = snapshot.total ?? null;
   const seconds = Math.max(elapsedSeconds, 0.001);
-  const bytes = snapshot.bytes;
+  // While the scan reads, its bytes pace the run (sending keeps up with reading, or holds it
+  // back); once it is over, what is left is answers, counted in files against a final total.
+  const bytes = snapshot.scanDone ? null : snapshot.bytes;
   return {
-    ...(bytes ? { bytes: { ...bytes, rate: bytes.done / seconds } } : {}),
+    ...(bytes ? { bytes: byteFigures(bytes, seconds) } : {}),
     done,
     total: listed === null ? null : Math.max(listed, c.files, done),
     totalFinal: snapshot.totalFinal === true || snapshot.scanDone,

@@ -39,6 +39,8 @@ export interface ArchiveWalkOptions {
   index?: SidecarIndex;
   /** The run's iCloud photo details, shared the same way. */
   details?: PhotoDetails;
+  /** Zip entries kept from the first pass for the member pass, across the run (default HELD_ENTRIES). */
+  heldEntries?: number;
 }
 
 /** Events handed on in one batch at most (as the folder walk). */
@@ -83,6 +85,33 @@ export interface ArchiveTotals {
   final: boolean;
 }
 
+/** Why a member is left out on its name (a skipped folder reported once), what it is when kept, or null. */
+type Classify = (
+  member: string,
+  skippedFolders: Set<string>,
+) => { skip: SkipReason; at: string } | { keep: 'media' | 'sidecar' | 'details' | 'nested' } | null;
+
+/** Media members of a listing, for the progress total. */
+interface MediaTally {
+  files: number;
+  bytes: number;
+  /** A zip inside: its members are not counted, its bytes are. */
+  nested: boolean;
+}
+
+const emptyTally = (): MediaTally => ({ files: 0, bytes: 0, nested: false });
+
+function addToTally(tally: MediaTally, entry: ZipEntry, kind: ReturnType<Classify>): void {
+  if (kind === null || !('keep' in kind)) return;
+  if (kind.keep === 'nested') {
+    tally.nested = true;
+    tally.bytes += entry.size;
+  } else if (kind.keep === 'media') {
+    tally.files += 1;
+    tally.bytes += entry.size;
+  }
+}
+
 /**
  * The archives given in one run as walk events: zips first (their central directories list
  * every member up front), then tar streams. `prepare()` reads the sidecars of every zip into
@@ -96,6 +125,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   const excluded = createExcludeMatcher(options.exclude ?? []);
   const listings = new Map<string, Listing>();
   let heldEntries = 0;
+  /** Each zip's media as its first listing streamed past: the total of a zip whose listing is not kept. */
+  const streamed = new Map<string, MediaTally>();
   /** Bytes of the tar streams read so far: the file bytes of those done, and how far into the current one. */
   let tarBytesDone = 0;
   let tarInput: fs.ReadStream | null = null;
@@ -104,10 +135,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   const late = new Set<string>();
 
   /** Why a member is left out on its name, or null when it is kept; a skipped folder is reported once. */
-  const classify = (
-    member: string,
-    skippedFolders: Set<string>,
-  ): { skip: SkipReason; at: string } | { keep: 'media' | 'sidecar' | 'details' | 'nested' } | null => {
+  const classify: Classify = (member, skippedFolders) => {
     const parts = member.split('/');
     const base = parts.pop()!;
     let rel = '';
@@ -155,7 +183,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     listings.set(absPath, listing);
     const keep = (entry: ZipEntry): void => {
       if (listing.entries === null) return;
-      if (!listing.recovered && heldEntries >= HELD_ENTRIES) {
+      if (!listing.recovered && heldEntries >= (options.heldEntries ?? HELD_ENTRIES)) {
         heldEntries -= listing.entries.length;
         listing.entries = null;
         return;
@@ -200,22 +228,21 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       }
       if (failed.has(root.absPath)) continue;
       const entries = listings.get(root.absPath)?.entries;
-      if (!entries) {
-        result.final = false; // listed again in the member pass: counted as it goes
-        continue;
-      }
-      const skipped = new Set<string>();
-      for (const entry of entries) {
-        if (entry.folder) continue;
-        const kind = classify(entry.name, skipped);
-        if (kind === null || !('keep' in kind)) continue;
-        if (kind.keep === 'nested') result.final = false;
-        if (kind.keep !== 'media') continue;
-        result.files += 1;
-        result.bytes += entry.size;
-      }
+      // A listing not kept was tallied as it streamed (before every part's CSV was read).
+      const tally = entries ? tallyMedia(entries) : (streamed.get(root.absPath) ?? emptyTally());
+      result.files += tally.files;
+      result.bytes += tally.bytes;
+      if (tally.nested) result.final = false; // a zip inside a zip: its members are known once it is read
     }
     return result;
+  }
+
+  /** The media members of a listing by the member pass's rules; a nested zip counts its own bytes. */
+  function tallyMedia(entries: Iterable<ZipEntry>): MediaTally {
+    const tally = emptyTally();
+    const skipped = new Set<string>();
+    for (const entry of entries) if (!entry.folder) addToTally(tally, entry, classify(entry.name, skipped));
+    return tally;
   }
 
   /** Pass 1: every zip's sidecars into the index. */
@@ -232,12 +259,16 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       let handle: fsp.FileHandle | null = null;
       try {
         const skipped = new Set<string>();
+        const tally = emptyTally();
+        streamed.set(root.absPath, tally);
         for await (const entry of firstListing(root.absPath)) {
           // Ctrl-C stops the listing of a large (or cut) export at once.
           if (options.signal?.aborted) return;
-          if (entry.folder || entry.encrypted) continue;
+          if (entry.folder) continue;
           const kind = classify(entry.name, skipped);
-          if (kind === null || !('keep' in kind) || kind.keep === 'media' || kind.keep === 'nested') continue;
+          addToTally(tally, entry, kind);
+          if (entry.encrypted || kind === null || !('keep' in kind)) continue;
+          if (kind.keep === 'media' || kind.keep === 'nested') continue;
           const limit = kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES;
           if (entry.size > limit || entry.compressedSize > limit) continue;
           handle ??= await fsp.open(root.absPath, 'r');

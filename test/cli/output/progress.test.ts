@@ -76,15 +76,29 @@ describe('plain progress lines (stderr is not a terminal)', () => {
     stream.on('data', (d: Buffer) => (output += d.toString()));
     let now = 0;
     const progress = createFileProgress({ stream, isTTY: false, label: 'scan', intervalMs: 5, now: () => now });
-    progress.setBytes(0, 1_000_000_000);
+    progress.setBytes({ done: 0, total: 1_000_000_000, cached: 0 });
     now = 4000;
     // Ten photos of 10 MB, then one 400 MB video: by files the ETA would be far too short.
     for (let i = 0; i < 10; i++) progress.tick(10_000_000);
     progress.tick(400_000_000);
     progress.setTotal(11, false);
-    progress.setBytes(500_000_000, 1_000_000_000);
+    progress.setBytes({ done: 500_000_000, total: 1_000_000_000, cached: 0 });
     vi.advanceTimersByTime(5);
     expect(output).toContain('scan: 11/11+ files, 2.8 files/s, 125.0 MB/s, ETA 4s');
+    progress.stop();
+  });
+
+  it('counts bytes served from the cache as done but not in the rate, so a re-scan does not promise the rest at its speed', () => {
+    const stream = new PassThrough();
+    let output = '';
+    stream.on('data', (d: Buffer) => (output += d.toString()));
+    let now = 0;
+    const progress = createFileProgress({ stream, isTTY: false, label: 'scan', intervalMs: 5, now: () => now });
+    now = 4000;
+    // 400 MB from the cache at once, then 100 MB read in 4 s: 25 MB/s, 500 MB left.
+    progress.setBytes({ done: 500_000_000, total: 1_000_000_000, cached: 400_000_000 });
+    vi.advanceTimersByTime(5);
+    expect(output).toContain('ETA 20s');
     progress.stop();
   });
 

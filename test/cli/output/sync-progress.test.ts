@@ -59,12 +59,25 @@ describe('sync progress figures', () => {
         (c) => {
           c.sent = 30;
         },
-        { total: 30, totalFinal: false, bytes: { done: 200e6, total: 600e6 } },
+        { total: 30, totalFinal: false, bytes: { done: 200e6, total: 600e6, cached: 0 } },
       ),
       10,
     );
     // 200 MB in 10 s: 400 MB left is 20 s, whatever the files weigh.
     expect([fileCountText(f), etaText(f)]).toEqual(['30/30+ files', '20s']);
+  });
+
+  it('once the scan is over, the ETA counts answers in files: batches still in flight are not 0s', () => {
+    const f = progressFigures(
+      snapshotOf(
+        (c) => {
+          c.sent = 40;
+        },
+        { total: 60, totalFinal: true, scanDone: true, bytes: { done: 600e6, total: 600e6, cached: 0 } },
+      ),
+      10,
+    );
+    expect([fileCountText(f), etaText(f)]).toEqual(['40/60 files', '5s']);
   });
 
   it('at an interruption, pending is what the journal holds: items never sent are not pending', () => {

@@ -228,13 +228,74 @@ describe('scanLibrary over archives', () => {
       cacheDir: path.join(dir, 'cache'),
       extract: extractFile,
       cwd: ARCHIVES,
-      onBytes: (done, total) => seen.push([done, total]),
+      onBytes: ({ done, total }) => seen.push([done, total]),
     }))
       if (event.type === 'record' && event.record.archive?.endsWith('.zip')) zipMembers += event.record.size;
     const total = zipMembers + fs.statSync(tgz).size;
     expect(seen[0]).toEqual([0, total]); // before any member is read
     expect(seen.at(-1)).toEqual([total, total]);
     expect(seen.every(([done], i) => i === 0 || done >= seen[i - 1]![0])).toBe(true);
+  });
+
+  it('counts a zip inside a zip in the byte total, and never reports more done than total', async () => {
+    const seen: { done: number; total: number }[] = [];
+    let read = 0;
+    for await (const event of scanLibrary({
+      roots: [
+        path.join(ARCHIVES, 'iCloud Photos Part 1 of 2.zip'),
+        path.join(ARCHIVES, 'iCloud Photos Part 2 of 2.zip'),
+      ],
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: ARCHIVES,
+      onBytes: (bytes) => seen.push(bytes),
+    }))
+      if (event.type === 'record') read += event.record.size;
+    const nested = (await list(centralDirectory(path.join(ARCHIVES, 'iCloud Photos Part 2 of 2.zip')))).names;
+    expect(nested).toContain('iCloud Shared Albums.zip');
+    // Before any member: the media outside (3 photos) plus the nested zip's own bytes.
+    expect(seen[0]!.total).toBeGreaterThan(1414);
+    expect(seen.every((bytes) => bytes.done <= bytes.total)).toBe(true);
+    expect(seen.at(-1)!.done).toBe(read);
+  });
+
+  it('a re-scan reports the bytes served from the cache apart (done, but not read)', async () => {
+    const roots = [path.join(ARCHIVES, 'takeout-001.zip')];
+    const run = async (): Promise<{ done: number; total: number; cached: number }> => {
+      let last = { done: 0, total: 0, cached: 0 };
+      for await (const event of scanLibrary({
+        roots,
+        cacheDir: path.join(dir, 'cache'),
+        extract: extractFile,
+        cwd: ARCHIVES,
+        onBytes: (bytes) => (last = bytes),
+      }))
+        void event;
+      return last;
+    };
+    const first = await run();
+    expect(first.cached).toBe(0);
+    const second = await run();
+    expect(second).toEqual({ done: first.done, total: first.total, cached: first.done });
+  });
+
+  it('counts a zip whose listing is not kept (past the held entries) as its first pass streamed it', async () => {
+    const archives = ['takeout-001.zip', 'takeout-002.zip'].map((name) => archiveRootOf(path.join(ARCHIVES, name))!);
+    const kept = createArchiveWalk({ archives });
+    await kept.prepare();
+    const dropped = createArchiveWalk({ archives, heldEntries: 3 });
+    await dropped.prepare();
+    expect(kept.totals()).toMatchObject({ files: 14, final: true });
+    expect(dropped.totals()).toEqual(kept.totals());
+    // Listed again for the member pass: every member still comes.
+    const members = async (walk: typeof kept): Promise<string[]> => {
+      const names: string[] = [];
+      for await (const batch of walk.batches())
+        for (const event of batch) if (event.type === 'file') names.push(event.absPath);
+      return names.sort();
+    };
+    expect(await members(dropped)).toEqual(await members(kept));
   });
 
   it("gives no byte progress when a folder shares the run (a folder's bytes are not listed)", async () => {
