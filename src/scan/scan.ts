@@ -7,8 +7,8 @@ import { InterruptedError, UsageError } from '../errors.js';
 import type { ArchiveTotals, ArchiveWalk } from './archive/archive-walk.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
-import { indexFolderSidecars } from './archive/folder-sidecars.js';
-import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
+import { indexFolderSidecars, indexNamedSidecars } from './archive/folder-sidecars.js';
+import { createSidecarIndex, type MatchedSidecars, type SidecarIndex } from './archive/sidecar-index.js';
 import { archiveKindOf, archiveRootOf, type ArchiveRoot } from './archive/kind.js';
 import { heldBytes } from './archive/types.js';
 import { openScanCache, type ScanCache } from './cache.js';
@@ -55,6 +55,19 @@ export interface ScanOptions {
    * Called once the total is known, as records come, and every second while a tar stream is read.
    */
   onBytes?: (progress: ByteProgress) => void;
+  /**
+   * The run's sidecar tree, shared with later scans of the same run (`sync --watch` reads
+   * its changed files and parts with it): used in place of a fresh one, so a part read again
+   * meets the sidecars of the parts it is not read with; this scan's archives add theirs
+   * (a name added again replaces the text held).
+   */
+  tree?: SidecarTree;
+  /**
+   * The run's roots, when this scan reads again some of the run's files: a file named here
+   * is looked up in the tree under its path below the run's folder that holds it, as the
+   * run's walk listed it (default: this scan's roots).
+   */
+  treeRoots?: string[];
   /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
   extract?: ExtractFn;
   walkFs?: Partial<WalkFs>;
@@ -67,6 +80,17 @@ export interface ByteProgress {
   total: number;
   /** Of `done`, the bytes of records served from the scan cache: done, but not read (no rate). */
   cached: number;
+}
+
+/** The sidecars of every archive part (and folders beside them) of one run: one tree. */
+export interface SidecarTree {
+  index: SidecarIndex;
+  details: PhotoDetails;
+}
+
+/** An empty tree for a run whose later scans share it (ScanOptions.tree). */
+export function createSidecarTree(): SidecarTree {
+  return { index: createSidecarIndex(), details: createPhotoDetails() };
 }
 
 /**
@@ -149,8 +173,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     if (opened.warning) yield [opened.warning];
     const { files, folders, archives } = await splitRoots(roots);
     // Every archive's sidecars are known before any member is read: the parts are one tree.
-    const index = createSidecarIndex();
-    const details = createPhotoDetails();
+    const { index, details } = options.tree ?? createSidecarTree();
     const archiveWalk =
       archives.length > 0
         ? (await archiveReader()).createArchiveWalk({
@@ -178,6 +201,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
     const mixed = archiveWalk !== null && folders.length > 0;
     if (mixed) await indexFolderSidecars({ roots: folders, exclude: options.exclude, index, signal: stop.signal });
+    if (index.size > 0 && files.length > 0) await withNamedTreeSidecars(files, index, options.treeRoots ?? roots);
     const folderWalk = walkBatches({
       roots: folders,
       exclude: options.exclude,
@@ -393,16 +417,36 @@ async function* showMembers(
  */
 async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: SidecarIndex): AsyncGenerator<WalkEvent[]> {
   for await (const batch of walked) {
-    for (const event of batch) {
-      if (event.type !== 'file' || event.member) continue;
-      const matched = index.find(event.path);
-      if (matched.print === '') continue;
-      event.sidecarFingerprint = `${event.sidecarFingerprint}|${matched.print}`;
-      // Read by the folder reader, with these sidecars in place of its folder's.
-      event.treeTask = { absPath: event.absPath, sidecars: { takeout: matched.takeout, xmp: matched.xmp } };
-    }
+    for (const event of batch)
+      if (event.type === 'file' && !event.member) useTreeSidecars(event, index.find(event.path));
     yield batch;
   }
+}
+
+/**
+ * Files named as roots, when the run's tree holds sidecars (a watch's changed files beside
+ * archives): each is looked up under the key the run's walk gave it (its path below the run's
+ * folder that holds it; its name when it is a root itself), its own folder's sidecars first
+ * read into the tree as they are now.
+ */
+async function withNamedTreeSidecars(files: WalkFile[], index: SidecarIndex, runRoots: string[]): Promise<void> {
+  const keyed = files.map((file) => ({ file, absPath: file.absPath, key: treeKey(file.absPath, runRoots) }));
+  await indexNamedSidecars({ files: keyed, index });
+  for (const { file, key } of keyed) useTreeSidecars(file, index.find(key));
+}
+
+/** A file's key in the run's tree: its path below the run's folder that holds it, as the walk lists it. */
+export function treeKey(absPath: string, runRoots: readonly string[]): string {
+  const root = runRoots.find((outer) => isInside(outer, absPath));
+  return root === undefined ? path.basename(absPath) : path.relative(root, absPath).split(path.sep).join('/');
+}
+
+/** Reads a folder's file with the sidecars the tree matched to it (none: its folder's, as usual). */
+function useTreeSidecars(file: WalkFile, matched: MatchedSidecars): void {
+  if (matched.print === '') return;
+  file.sidecarFingerprint = `${file.sidecarFingerprint}|${matched.print}`;
+  // Read by the folder reader, with these sidecars in place of its folder's.
+  file.treeTask = { absPath: file.absPath, sidecars: { takeout: matched.takeout, xmp: matched.xmp } };
 }
 
 async function* concat<T>(...sources: AsyncIterable<T>[]): AsyncGenerator<T> {

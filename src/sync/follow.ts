@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../errors.js';
 import { archiveKindOf } from '../scan/archive/kind.js';
 import { displayPath } from '../scan/display-path.js';
-import { scanLibraryBatches } from '../scan/scan.js';
+import { scanLibraryBatches, type SidecarTree } from '../scan/scan.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
 import type { ChangeSender } from './run.js';
 import { createSyncTally, type SyncCounts } from './summary.js';
@@ -56,6 +56,8 @@ export interface StartWatchOptions {
   cwd: string;
   /** `--poll`; without it, polling is chosen for roots on network shares. */
   poll: boolean;
+  /** The run's sidecar tree (a run with archives): a batch reads its changed files and parts with it. */
+  tree?: SidecarTree;
   signal: AbortSignal;
   /** Test seam: settle and quiet delays (ms). */
   settleMs?: number;
@@ -105,7 +107,8 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
         const onItem = (item: PipelineEvent): void => onEvent({ type: 'watch_item', event: item });
         const split = splitChanges(event.files, { roots: options.roots, archives: options.scan.archives === true });
         const closed = split.closed.filter((file) => existsSync(file));
-        const sent = await changes.send((signal) => scanFiles(split.read, closed, options.scan, signal, shown), {
+        const read = { options: options.scan, tree: options.tree, roots: options.roots };
+        const sent = await changes.send((signal) => scanFiles(split.read, closed, read, signal, shown), {
           summary,
           onEvent: onItem,
         });
@@ -182,7 +185,7 @@ export function splitChanges(
 async function* scanFiles(
   files: string[],
   closed: string[],
-  options: FollowScanOptions,
+  run: { options: FollowScanOptions; tree: SidecarTree | undefined; roots: string[] },
   signal: AbortSignal,
   shown: (absPath: string) => string,
 ): AsyncGenerator<SyncInput[]> {
@@ -190,7 +193,7 @@ async function* scanFiles(
     yield closed.map((file): SyncInput => ({ type: 'skipped', reason: 'archive', path: shown(file) }));
   const present = files.filter((file) => existsSync(file));
   if (present.length === 0) return;
-  const { exclude, cache, cacheDir, workers } = options;
+  const { exclude, cache, cacheDir, workers } = run.options;
   try {
     for await (const events of scanLibraryBatches({
       roots: present,
@@ -200,6 +203,8 @@ async function* scanFiles(
       cache,
       cacheDir,
       ...(workers ? { workers } : {}),
+      // The pass's tree: a part read again meets the other parts' sidecars, a file beside them under the pass's key.
+      ...(run.tree ? { tree: run.tree, treeRoots: run.roots } : {}),
     })) {
       yield events.map(
         (event): SyncInput =>

@@ -1,6 +1,7 @@
 import { startAhead } from '../scan/head-start.js';
 import { recordDisplayPath } from '../scan/display-path.js';
-import { scanLibraryBatches, type ByteProgress } from '../scan/scan.js';
+import { archiveKindOf } from '../scan/archive/kind.js';
+import { createSidecarTree, scanLibraryBatches, type ByteProgress, type SidecarTree } from '../scan/scan.js';
 import { startFailure, type SyncEnded } from './ending.js';
 import type { DryRunFinding, DryRunLookups } from './dry-run-journal.js';
 import type { FollowEvent, FollowScanOptions, StartedWatch } from './follow.js';
@@ -136,8 +137,14 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
     progress.bytes = bytes;
     emit({ type: 'read', bytes });
   };
+  // One sidecar tree for the run's archives and the folders beside them, the watch's scans
+  // included: a part read again meets the sidecars of the others. A run of folders has none.
+  const tree =
+    options.scan.archives || options.roots.some((root) => archiveKindOf(root) !== null)
+      ? createSidecarTree()
+      : undefined;
   const scan = (signal: AbortSignal): AsyncIterable<SyncInput[]> =>
-    scanRoots(options, signal, { onListed: listed, onBytes: read }, () => {
+    scanRoots(options, signal, { tree, onListed: listed, onBytes: read }, () => {
       progress.scanDone = true;
     });
 
@@ -154,7 +161,7 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
     }
   };
   const signal = AbortSignal.any([options.signal, outage.signal]);
-  const common = { options, signal, summary, onPipeline, emit, scan };
+  const common = { options, signal, summary, onPipeline, emit, scan, tree };
   try {
     const mode = options.pass;
     // A dry run sends nothing, so nothing feeds the outage stop.
@@ -173,6 +180,8 @@ interface PassContext {
   onPipeline: (event: PipelineEvent) => void;
   emit: (event: SyncEvent) => void;
   scan: (signal: AbortSignal) => AsyncIterable<SyncInput[]>;
+  /** The run's sidecar tree (a run with archives), shared by the pass and the watch. */
+  tree: SidecarTree | undefined;
 }
 
 /** `--dry-run`: the user's journal found read-only, then the scan through the predicting pipeline. */
@@ -234,6 +243,7 @@ async function realPass(
         cwd: options.cwd,
         poll: watchOptions.poll,
         signal,
+        ...(pass.tree ? { tree: pass.tree } : {}),
       });
     }
     const follower = watch;
@@ -281,12 +291,17 @@ async function realPass(
 async function* scanRoots(
   options: SyncSessionOptions,
   signal: AbortSignal,
-  progress: { onListed: (files: number, final: boolean) => void; onBytes: (bytes: ByteProgress) => void },
+  progress: {
+    tree: SidecarTree | undefined;
+    onListed: (files: number, final: boolean) => void;
+    onBytes: (bytes: ByteProgress) => void;
+  },
   onDone: () => void,
 ): AsyncGenerator<SyncInput[]> {
   const { roots, cwd } = options;
   const { exclude, followSymlinks, archives, cache, cacheDir, workers } = options.scan;
-  const listing = { ...progress, onWalkDone: (files: number) => progress.onListed(files, true) };
+  const { tree, ...reports } = progress;
+  const listing = { ...reports, onWalkDone: (files: number) => progress.onListed(files, true) };
   const batches = scanLibraryBatches({
     roots,
     signal,
@@ -298,6 +313,7 @@ async function* scanRoots(
     cacheDir,
     ...listing,
     ...(workers ? { workers } : {}),
+    ...(tree ? { tree } : {}),
   });
   for await (const events of batches) {
     await options.pace?.();

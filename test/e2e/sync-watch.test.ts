@@ -118,6 +118,19 @@ const photos = (count: number, from = 0): Array<{ name: string; data: Buffer }> 
     }),
   }));
 
+/** A photo with neither capture time nor coordinates: what it gets comes from a Takeout JSON. */
+const bareJpeg = (tag: string): Buffer => makeJpeg({ takenAt: null, latitude: null, longitude: null, tag });
+const TRIP = 'Takeout/Google Photos/Trip';
+/** The Takeout JSON of `title`: taken on 2024-03-01 in Lisbon. */
+const takeoutJson = (title: string): Buffer =>
+  Buffer.from(
+    JSON.stringify({
+      title,
+      photoTakenTime: { timestamp: String(Date.UTC(2024, 2, 1, 12) / 1000) },
+      geoData: { latitude: 38.7223, longitude: -9.1393, altitude: 0, latitudeSpan: 0, longitudeSpan: 0 },
+    }),
+  );
+
 interface WatchSummary {
   outcome: string;
   sent: number;
@@ -148,6 +161,9 @@ describe('camroll sync --watch with exports (.zip read in place)', () => {
     );
     return {
       line: (pattern: RegExp) => waitForLine(child, done, pattern),
+      /** The next batch's line, whatever it says. */
+      batch: async (): Promise<string> =>
+        /^camroll: watch: .*$/m.exec(await waitForLine(child, done, /^camroll: watch: .*$/m))![0],
       stop: async (): Promise<WatchSummary> => {
         child.kill('SIGINT');
         const result = await done;
@@ -199,5 +215,56 @@ describe('camroll sync --watch with exports (.zip read in place)', () => {
     );
     const summary = await watch.stop();
     expect(summary.watch).toMatchObject({ changes: 1, files: 0, sent: 0, archives_not_opened: 1 });
+  });
+
+  it("a part read again, and a changed file beside the parts, keep the other parts' sidecars", async () => {
+    // Part 1 holds a photo, part 2 the Takeout JSONs of it and of a photo unpacked into a folder.
+    mkdirSync(join(dir, 'tree', 'unpacked', TRIP), { recursive: true });
+    const part1 = storedZip([{ name: `${TRIP}/IMG_1.jpg`, data: bareJpeg('tree-1') }]);
+    writeFileSync(join(dir, 'tree', 't1.zip'), part1);
+    writeFileSync(
+      join(dir, 'tree', 't2.zip'),
+      storedZip([
+        { name: `${TRIP}/IMG_1.jpg.json`, data: takeoutJson('IMG_1.jpg') },
+        { name: `${TRIP}/IMG_2.jpg.json`, data: takeoutJson('IMG_2.jpg') },
+      ]),
+    );
+    const unpacked = join(dir, 'tree', 'unpacked', TRIP, 'IMG_2.jpg');
+    writeFileSync(unpacked, bareJpeg('tree-2'));
+    const watch = await watching(
+      ['tree/t1.zip', 'tree/t2.zip', 'tree/unpacked', '--report', 'tree-report.jsonl'],
+      'tree@example.com',
+      '1 folder and 2 exports',
+    );
+    // Written again with the same bytes: read on its own, with the sidecars the pass read them with.
+    writeFileSync(join(dir, 'tree', 't1.zip'), part1);
+    expect(await watch.batch()).toBe('camroll: watch: 1 new or changed file, nothing new to send, 1 already sent');
+    writeFileSync(unpacked, bareJpeg('tree-2'));
+    expect(await watch.batch()).toBe('camroll: watch: 1 new or changed file, nothing new to send, 1 already sent');
+    const summary = await watch.stop();
+    expect(summary).toMatchObject({ outcome: 'ok', sent: 2 });
+    expect(summary.watch).toMatchObject({ changes: 2, sent: 0, skipped_already_sent: 2 });
+    // The report lists what was not accepted: nothing, neither in the pass nor after.
+    expect(readFileSync(join(dir, 'tree-report.jsonl'), 'utf8')).not.toMatch(/missing_coordinates/);
+  });
+
+  it("with --archives, parts arriving one at a time: a later part's photos meet an earlier part's sidecars", async () => {
+    mkdirSync(join(dir, 'arriving', 'camera'), { recursive: true });
+    writeFileSync(join(dir, 'arriving', 'camera', 'IMG_1.jpg'), photos(1, 500)[0]!.data);
+    const watch = await watching(['arriving', '--archives'], 'arriving@example.com');
+    writeFileSync(
+      join(dir, 'arriving', 'takeout-002.zip'),
+      storedZip([{ name: `${TRIP}/IMG_7.jpg.json`, data: takeoutJson('IMG_7.jpg') }]),
+    );
+    expect(await watch.batch()).toBe('camroll: watch: 1 new or changed file, nothing new to send');
+    writeFileSync(
+      join(dir, 'arriving', 'takeout-001.zip'),
+      storedZip([{ name: `${TRIP}/IMG_7.jpg`, data: bareJpeg('arriving-7') }]),
+    );
+    expect(await watch.batch()).toBe(
+      'camroll: watch: 1 new or changed file, sent 1 (accepted 1, matched 0, rejected 0)',
+    );
+    const summary = await watch.stop();
+    expect(summary.watch).toMatchObject({ changes: 2, sent: 1 });
   });
 });

@@ -2,7 +2,8 @@ import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createExcludeMatcher } from '../exclude.js';
 import { fileSkipReason, folderSkipReason, isSidecarName } from '../junk.js';
-import type { SidecarIndex } from './sidecar-index.js';
+import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
+import { folderKey, type SidecarIndex } from './sidecar-index.js';
 
 /** A sidecar larger than this is not one camroll reads (as sidecars.ts). */
 const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
@@ -47,6 +48,45 @@ export async function indexFolderSidecars(options: {
       }
     }
   }
+}
+
+/**
+ * Adds the sidecars beside files named on their own (a watch's changed files) to the run's
+ * tree under each file's key, the texts read now: the file's own folder wins over an
+ * archive's, as in the run's first scan, and a sidecar edited since is read as it is now.
+ * Reads only the sidecars that belong to the named files, each folder listed once.
+ */
+export async function indexNamedSidecars(options: {
+  files: { absPath: string; key: string }[];
+  index: SidecarIndex;
+}): Promise<void> {
+  const listings = new Map<string, Map<string, string>>();
+  for (const file of options.files) {
+    const folder = path.dirname(file.absPath);
+    let listing = listings.get(folder);
+    if (!listing) listings.set(folder, (listing = await listSidecars(folder)));
+    if (listing.size === 0) continue;
+    const { dir, base } = folderKey(file.key);
+    for (const candidates of [takeoutJsonCandidates(base), xmpCandidates(base)]) {
+      const name = pickCandidate(candidates, listing);
+      const text = name === null ? null : await readSidecar(path.join(folder, name));
+      if (text !== null) options.index.add(dir === '' ? name! : `${dir}/${name}`, text);
+    }
+  }
+}
+
+/** A folder's sidecar names by lower-case name (empty when it cannot be listed). */
+async function listSidecars(folder: string): Promise<Map<string, string>> {
+  const listing = new Map<string, string>();
+  try {
+    for await (const entry of await fsp.opendir(folder, { bufferSize: 256 })) {
+      if (entry.isFile() && isSidecarName(entry.name) && !fileSkipReason(entry.name))
+        listing.set(entry.name.toLowerCase(), entry.name);
+    }
+  } catch {
+    // The read reports what it cannot read.
+  }
+  return listing;
 }
 
 async function readSidecar(file: string): Promise<string | null> {

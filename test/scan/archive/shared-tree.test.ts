@@ -1,0 +1,113 @@
+import * as fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { extractFile } from '../../../src/scan/extract/index.js';
+import { createSidecarTree, scanLibrary, treeKey, type ScanOptions } from '../../../src/scan/scan.js';
+import type { ScanRecord } from '../../../src/scan/types.js';
+import { storedZip } from '../../e2e/helpers/stored-zip.js';
+
+// A JPEG with neither capture time nor coordinates: what it gets comes from a sidecar.
+const BARE = fs.readFileSync(fileURLToPath(new URL('../extract/files/bare.jpg', import.meta.url)));
+const TRIP = 'Takeout/Google Photos/Trip';
+
+/** A Takeout JSON placing a photo in Lisbon at `seconds`. */
+const takeoutJson = (title: string, seconds: number): Buffer =>
+  Buffer.from(
+    JSON.stringify({
+      title,
+      photoTakenTime: { timestamp: String(seconds) },
+      geoData: { latitude: 38.7223, longitude: -9.1393, altitude: 0, latitudeSpan: 0, longitudeSpan: 0 },
+    }),
+  );
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'camroll-tree-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function records(options: Omit<ScanOptions, 'cacheDir'>): Promise<Map<string, ScanRecord>> {
+  const found = new Map<string, ScanRecord>();
+  for await (const event of scanLibrary({
+    cache: false,
+    cacheDir: path.join(dir, 'cache'),
+    extract: extractFile,
+    ...options,
+  }))
+    if (event.type === 'record') found.set(path.basename(event.record.absPath), event.record);
+  return found;
+}
+
+describe("a later scan given the run's sidecar tree", () => {
+  it('applies a sidecar from an archive it does not read to a member and to a named file beside', async () => {
+    // Part 1 holds IMG_1.jpg; part 2 the JSONs of IMG_1.jpg and of IMG_2.jpg, which lies unpacked in a folder.
+    const part1 = path.join(dir, 't1.zip');
+    const part2 = path.join(dir, 't2.zip');
+    fs.writeFileSync(part1, storedZip([{ name: `${TRIP}/IMG_1.jpg`, data: BARE }]));
+    fs.writeFileSync(
+      part2,
+      storedZip([
+        { name: `${TRIP}/IMG_1.jpg.json`, data: takeoutJson('IMG_1.jpg', 1_650_000_000) },
+        { name: `${TRIP}/IMG_2.jpg.json`, data: takeoutJson('IMG_2.jpg', 1_650_000_600) },
+      ]),
+    );
+    const folder = path.join(dir, 'unpacked');
+    const photo = path.join(folder, TRIP, 'IMG_2.jpg');
+    fs.mkdirSync(path.dirname(photo), { recursive: true });
+    fs.writeFileSync(photo, BARE);
+    const runRoots = [folder, part1, part2];
+
+    // The run's first scan reads everything: the parts are one tree.
+    const tree = createSidecarTree();
+    const first = await records({ roots: runRoots, tree, cwd: dir });
+    for (const name of ['IMG_1.jpg', 'IMG_2.jpg']) {
+      expect(first.get(name)?.source?.taken_at, name).toBe('takeout');
+      expect(first.get(name)?.media?.latitude, name).toBeCloseTo(38.7223, 4);
+    }
+
+    // A later scan reads part 1 and the folder's file again, not part 2.
+    const again = await records({ roots: [part1, photo], tree, treeRoots: runRoots, cwd: dir });
+    const member = again.get('IMG_1.jpg');
+    expect(member?.archive).toBeDefined();
+    expect(member?.media?.taken_at).toBe(first.get('IMG_1.jpg')?.media?.taken_at);
+    expect(member?.source?.taken_at).toBe('takeout');
+    expect(member?.media?.longitude).toBeCloseTo(-9.1393, 4);
+    const named = again.get('IMG_2.jpg');
+    expect(named?.archive).toBeUndefined();
+    expect(named?.media?.taken_at).toBe(first.get('IMG_2.jpg')?.media?.taken_at);
+    expect(named?.source?.taken_at).toBe('takeout');
+    expect(named?.media?.latitude).toBeCloseTo(38.7223, 4);
+
+    // Without the tree, part 1 alone has no sidecar for its photo (what the tree is for).
+    const alone = await records({ roots: [part1, photo], cwd: dir });
+    expect(alone.get('IMG_1.jpg')?.media?.latitude ?? null).toBeNull();
+    expect(alone.get('IMG_2.jpg')?.media?.latitude ?? null).toBeNull();
+  });
+
+  it("keys a named file as the run's walk did: its path below the run's folder, or its name", () => {
+    const roots = ['/data/unpacked', '/data/t1.zip'];
+    expect(treeKey('/data/unpacked/Takeout/Google Photos/Trip/IMG_2.jpg', roots)).toBe(`${TRIP}/IMG_2.jpg`);
+    expect(treeKey('/data/loose/IMG_3.jpg', roots)).toBe('IMG_3.jpg');
+    expect(treeKey('/data/unpacked', roots)).toBe('unpacked');
+  });
+
+  it("a file's own folder's sidecar, edited since, wins over the tree's copy of an archive's", async () => {
+    const part = path.join(dir, 't2.zip');
+    fs.writeFileSync(
+      part,
+      storedZip([{ name: `${TRIP}/IMG_2.jpg.json`, data: takeoutJson('IMG_2.jpg', 1_650_000_600) }]),
+    );
+    const folder = path.join(dir, 'unpacked');
+    const photo = path.join(folder, TRIP, 'IMG_2.jpg');
+    fs.mkdirSync(path.dirname(photo), { recursive: true });
+    fs.writeFileSync(photo, BARE);
+    const tree = createSidecarTree();
+    await records({ roots: [folder, part], tree, cwd: dir });
+    // A JSON of its own appears beside it: the later scan reads it, not the archive's.
+    fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_2.jpg', 1_700_000_000));
+    const again = await records({ roots: [photo], tree, treeRoots: [folder, part], cwd: dir });
+    expect(again.get('IMG_2.jpg')?.media?.taken_at).toMatch(/^2023-11-14T22:13:20/);
+  });
+});
