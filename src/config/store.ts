@@ -16,7 +16,10 @@ import { validateBaseUrl, validateProfileName, type StoredConfig, type StoredPro
 export const DEFAULT_PROFILE = 'default';
 
 export interface ConfigStoreOptions extends ConfigLocation {
-  /** The command's reader of the same file (`ctx.config`): reads go through it, and a write makes it read again. */
+  /**
+   * The command's reader of the same file (`commandConfig(ctx)`, src/cli/command-config.ts): reads go
+   * through it, and a write makes it read again.
+   */
   reader?: ConfigReader;
 }
 
