@@ -19,7 +19,7 @@ import {
 import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import type { AppPaths } from '../paths.js';
 import { commandConfig } from './command-config.js';
-import { formatSeconds } from './format/seconds.js';
+import { formatSeconds } from '../util/seconds.js';
 import type { CliContext } from './context.js';
 import type { ConnectionFlags } from './connection-options.js';
 
@@ -228,8 +228,12 @@ export function describeWait(notice: WaitNotice): string {
 
 /** One line for stderr as a retry is sent (its wait is over). */
 export function describeRetry(notice: RetryNotice): string {
-  const seconds = (notice.delayMs / 1000).toFixed(notice.delayMs < 10_000 ? 1 : 0);
-  return `${notice.error.message} [${notice.error.code}]; retrying after ${seconds} s (attempt ${notice.attempt + 1})`;
+  // A tenth under 10 s (`1.0 s`), whole seconds from there (a Retry-After of `30 s`).
+  const delay =
+    notice.delayMs < 10_000
+      ? formatSeconds(notice.delayMs)
+      : formatSeconds(Math.round(notice.delayMs / 1000) * 1000, { short: true });
+  return `${notice.error.message} [${notice.error.code}]; retrying after ${delay} (attempt ${notice.attempt + 1})`;
 }
 
 function asUsage<T>(check: () => T): T {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ErrorEnvelope } from '../contract/index.js';
 import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
+import { formatSeconds } from '../util/seconds.js';
 import { parseRetryAfter } from './retry.js';
 
 /** What the error builders need to know about a response. */
@@ -138,7 +139,7 @@ export function networkErrorFrom(
  * routines:ssl3_get_record:wrong version number:../deps/openssl/…`) is noise on a terminal.
  */
 function plainWords(code: string, message: string, timeoutMs: number | undefined): string {
-  const seconds = timeoutMs === undefined ? null : `${Math.round(timeoutMs / 100) / 10} s`;
+  const seconds = timeoutMs === undefined ? null : formatSeconds(timeoutMs, { short: true });
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return seconds === null ? 'no answer in time' : `no answer within ${seconds}`;
   if (code === 'UND_ERR_BODY_TIMEOUT')
     return seconds === null ? 'the answer stalled' : `the answer stalled for ${seconds}`;

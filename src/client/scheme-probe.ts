@@ -10,8 +10,9 @@ export { describeMismatch, mismatchHint, otherSchemeUrl, type SchemeMismatch } f
  * connection closed (Node), bytes that are not HTTP, or a 400 page (nginx). Each of those has
  * other causes too, so after one of them the port is asked once, with the other scheme's
  * first bytes, before the failure is named a mismatch (and, for https://, once more whether it
- * completes a TLS handshake: a TLS port may answer a plain request too). A client asks once
- * (createSchemeProbe): the port's answer does not change between its retries.
+ * completes a TLS handshake: a TLS port may answer a plain request too). A client keeps the
+ * answer of the first probe that reached the port (createSchemeProbe): it does not change
+ * between its retries.
  */
 
 /** Failures of an https:// request after which the server may speak plain HTTP. */
@@ -41,7 +42,27 @@ export async function detectSchemeMismatch(
   timeoutMs: number = PROBE_TIMEOUT_MS,
   signal?: AbortSignal,
 ): Promise<SchemeMismatch | null> {
-  if (!mayBeSchemeMismatch(url, code) || signal?.aborted) return null;
+  return (await probeScheme(url, code, timeoutMs, signal)).mismatch;
+}
+
+/**
+ * What a probe found, and whether the port was reached: it took the probe's connection and
+ * answered, refused the handshake or closed it. A port that could not be connected to (a
+ * server restarting), a probe that timed out or one cut short says nothing lasting.
+ */
+interface ProbeFinding {
+  mismatch: SchemeMismatch | null;
+  reached: boolean;
+}
+
+/** One probe of the port, as detectSchemeMismatch, saying whether the port was reached. */
+async function probeScheme(
+  url: URL,
+  code: string,
+  timeoutMs: number = PROBE_TIMEOUT_MS,
+  signal?: AbortSignal,
+): Promise<ProbeFinding> {
+  if (!mayBeSchemeMismatch(url, code) || signal?.aborted) return { mismatch: null, reached: false };
   const wait = Math.min(timeoutMs, PROBE_TIMEOUT_MS);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -50,34 +71,49 @@ export async function detectSchemeMismatch(
     // plain HTTP is a plain server only if it also refuses a TLS handshake. Naming a TLS port
     // plain would send the user to http://, the key in clear text, after a TLS failure of
     // another kind (an alert, a proxy in the way).
-    if (!(await speaksPlainHttp(host, port, wait, signal))) return null;
-    return (await speaksTls(host, port, wait, signal)) ? null : 'server_speaks_plain_http';
+    const plain = await speaksPlainHttp(host, port, wait, signal);
+    if (!plain.answer) return { mismatch: null, reached: plain.reached };
+    const tls = await speaksTls(host, port, wait, signal);
+    if (tls.answer) return { mismatch: null, reached: true };
+    // The port spoke plain HTTP just now: a handshake it did not complete is not TLS.
+    return { mismatch: 'server_speaks_plain_http', reached: tls.reached };
   }
-  return (await speaksTls(host, port, wait, signal)) ? 'server_speaks_tls' : null;
+  const tls = await speaksTls(host, port, wait, signal);
+  return { mismatch: tls.answer ? 'server_speaks_tls' : null, reached: tls.reached };
 }
 
 /** Asks whether a failure of a request means the wrong scheme: the mismatch, or null when the failure stands. */
 export type SchemeProbe = (url: URL, code: string, signal?: AbortSignal) => Promise<SchemeMismatch | null>;
 
 /**
- * A probe for one client (one base URL, so one host and port) that asks the port at most once
- * and gives that answer for every later failure. Without it an outage that closes connections
- * costs a probe, up to 5 s, per retry. A probe cut short by the caller's signal says nothing
- * about the port, so the next failure asks again.
+ * A probe for one client (one base URL, so one host and port) that keeps the port's answer
+ * once a probe reached it, and gives it for every later failure: without it an outage that
+ * closes connections costs a probe, up to 5 s, per retry. A probe that could not connect, timed
+ * out or was cut short by the caller's signal says nothing about the port (a server restarting
+ * may speak TLS once it is back), so the next failure asks again. Failures at once share one probe.
  */
 export function createSchemeProbe(options: { timeoutMs?: number } = {}): SchemeProbe {
-  let answer: Promise<SchemeMismatch | null> | null = null;
+  let known: { mismatch: SchemeMismatch | null } | null = null;
+  let asking: Promise<SchemeMismatch | null> | null = null;
   return (url, code, signal) => {
     if (!mayBeSchemeMismatch(url, code) || signal?.aborted) return Promise.resolve(null);
-    if (answer === null) {
-      const asked = detectSchemeMismatch(url, code, options.timeoutMs, signal);
-      answer = asked;
-      void asked.then(() => {
-        if (signal?.aborted && answer === asked) answer = null;
+    if (known !== null) return Promise.resolve(known.mismatch);
+    if (asking === null) {
+      const asked = probeScheme(url, code, options.timeoutMs, signal).then((found) => {
+        if (found.reached && !signal?.aborted) known = { mismatch: found.mismatch };
+        if (asking === asked) asking = null;
+        return found.mismatch;
       });
+      asking = asked;
     }
-    return answer;
+    return asking;
   };
+}
+
+/** A probe's answer, and whether the port was reached (see ProbeFinding). */
+interface PortAnswer {
+  answer: boolean;
+  reached: boolean;
 }
 
 /** Whether the port answers a plain HTTP request with an HTTP status line. */
@@ -86,15 +122,20 @@ function speaksPlainHttp(
   port: number,
   timeoutMs: number,
   signal: AbortSignal | undefined,
-): Promise<boolean> {
+): Promise<PortAnswer> {
   const hostHeader = isIP(host) === 6 ? `[${host}]` : host;
   return firstBytes(netConnect({ host, port }), timeoutMs, signal, (socket) => {
     socket.write(`HEAD / HTTP/1.1\r\nHost: ${hostHeader}:${port}\r\nConnection: close\r\n\r\n`);
-  }).then((bytes) => bytes?.toString('latin1').startsWith('HTTP/') === true);
+  }).then(({ bytes, reached }) => ({ answer: bytes?.toString('latin1').startsWith('HTTP/') === true, reached }));
 }
 
 /** Whether the port completes a TLS handshake (any certificate: only the protocol is asked). */
-function speaksTls(host: string, port: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+function speaksTls(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<PortAnswer> {
   return new Promise((resolve) => {
     const socket = tlsConnect({
       host,
@@ -102,50 +143,60 @@ function speaksTls(host: string, port: number, timeoutMs: number, signal: AbortS
       rejectUnauthorized: false,
       ...(isIP(host) === 0 ? { servername: host } : {}),
     });
-    const done = (answer: boolean): void => {
+    let connected = false;
+    const done = (answer: boolean, reached: boolean): void => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', stop);
       socket.destroy();
-      resolve(answer);
+      resolve({ answer, reached });
     };
     // Ctrl-C ends the probe at once: the question no longer matters.
-    const stop = (): void => done(false);
+    const stop = (): void => done(false, false);
     signal?.addEventListener('abort', stop, { once: true });
-    const timer = setTimeout(() => done(false), timeoutMs);
-    socket.once('secureConnect', () => done(true));
+    const timer = setTimeout(() => done(false, false), timeoutMs);
+    socket.once('connect', () => {
+      connected = true;
+    });
+    socket.once('secureConnect', () => done(true, true));
     // A TLS alert from the server (it wants a client certificate, say) is TLS all the same.
-    socket.once('error', (error: NodeJS.ErrnoException) => done(/^ERR_SSL_.*ALERT/.test(error.code ?? '')));
-    socket.once('close', () => done(false));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(/^ERR_SSL_.*ALERT/.test(error.code ?? ''), connected));
+    socket.once('close', () => done(false, connected));
   });
 }
 
 /**
  * The first bytes a socket receives after `start` (run once it connects), or null on an error,
- * a close, the timeout or an abort.
+ * a close, the timeout or an abort; `reached` when the port took the connection and answered
+ * or closed it (not on a connect error, the timeout with nothing received, or an abort).
  */
 function firstBytes(
   socket: Socket,
   timeoutMs: number,
   signal: AbortSignal | undefined,
   start: (socket: Socket) => void,
-): Promise<Buffer | null> {
+): Promise<{ bytes: Buffer | null; reached: boolean }> {
   return new Promise((resolve) => {
     let received = Buffer.alloc(0);
-    const done = (answer: Buffer | null): void => {
+    let connected = false;
+    const done = (bytes: Buffer | null, reached: boolean): void => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', stop);
       socket.destroy();
-      resolve(answer);
+      resolve({ bytes, reached });
     };
-    const stop = (): void => done(null);
+    const got = (): Buffer | null => (received.length > 0 ? received : null);
+    const stop = (): void => done(null, false);
     signal?.addEventListener('abort', stop, { once: true });
-    const timer = setTimeout(() => done(received.length > 0 ? received : null), timeoutMs);
-    socket.once('connect', () => start(socket));
+    const timer = setTimeout(() => done(got(), received.length > 0), timeoutMs);
+    socket.once('connect', () => {
+      connected = true;
+      start(socket);
+    });
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
-      if (received.length >= 5) done(received);
+      if (received.length >= 5) done(received, true);
     });
-    socket.once('error', () => done(null));
-    socket.once('close', () => done(received.length > 0 ? received : null));
+    socket.once('error', () => done(null, connected));
+    socket.once('close', () => done(got(), connected));
   });
 }

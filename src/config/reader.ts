@@ -69,8 +69,9 @@ export function readStoredConfig(path: string): StoredConfig {
 
 /**
  * A reader of the configuration file; nothing is read until `read()`, and the file is read and
- * checked once: a command makes one reader (`ctx.config`) and every part of it that needs a
- * setting asks that one. A file that cannot be read fails every read with the same error.
+ * checked once: a command makes one reader (`commandConfig(ctx)`, src/cli/command-config.ts)
+ * and every part of it that needs a setting asks that one. A file that cannot be read fails
+ * every read with the same error.
  */
 export function createConfigReader(options: ConfigLocation): ConfigReader {
   const path = configFilePath(options.cwd);

@@ -5,6 +5,7 @@ import { describeFsError } from '../util/fs-error.js';
 import {
   configFilePath,
   createConfigReader,
+  readStoredConfig,
   unreadableConfig,
   type ConfigLocation,
   type ConfigReader,
@@ -15,7 +16,10 @@ import { validateBaseUrl, validateProfileName, type StoredConfig, type StoredPro
 export const DEFAULT_PROFILE = 'default';
 
 export interface ConfigStoreOptions extends ConfigLocation {
-  /** The command's reader of the same file (`ctx.config`): reads go through it, and a write makes it read again. */
+  /**
+   * The command's reader of the same file (`commandConfig(ctx)`, src/cli/command-config.ts): reads go
+   * through it, and a write makes it read again.
+   */
   reader?: ConfigReader;
 }
 
@@ -39,8 +43,8 @@ export interface ConfigStore extends ConfigReader {
 
 /**
  * Opens (lazily) the configuration file. Nothing is written until a setter runs. Reads are
- * the reader's (src/config/reader.ts), once until a write; conf writes, atomically and with
- * the file's mode.
+ * the reader's (src/config/reader.ts), once until a write; a write starts from the file read
+ * again (read-modify-write spans only the write); conf writes, atomically and with the file's mode.
  */
 export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const cwd = options.cwd;
@@ -86,8 +90,10 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   };
 
   const update = (change: (config: StoredConfig) => void): void => {
-    // A copy: the value read is shared with every other reader of this command.
-    const config = structuredClone(read());
+    // From the file as it is now, not the command's reading: `set-key` waits at its prompt, and
+    // what another camroll wrote meanwhile must survive. A value of its own, too: the reader's
+    // is shared with every other part of the command.
+    const config = readStoredConfig(file);
     change(config);
     write(config);
   };

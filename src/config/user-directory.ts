@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { openVersionedDatabase, type Migration } from '../util/sqlite.js';
+import { LocalStateError } from '../errors.js';
+import { openVersionedDatabase, type Migration, type VersionedDatabaseOptions } from '../util/sqlite.js';
 import { normalizeEmail } from './schema.js';
 
 /** How an entry came to be known. */
@@ -53,7 +54,11 @@ export interface UserDirectory extends UserDirectoryReader {
   remember(input: RememberInput): DirectoryEntry;
   /** The entry of an e-mail at a target, or null; marks it seen (a sync that uses it). */
   lookup(target: string, email: string): DirectoryEntry | null;
-  /** Adds many entries in one transaction (an import); returns how many were new or changed. */
+  /**
+   * Adds many entries (an import), committed every IMPORT_CHUNK_ROWS, so another camroll's
+   * lookup never waits for more than one chunk; returns how many were new or changed. An import
+   * cut short keeps the chunks it committed (running it again adds the rest).
+   */
   rememberAll(entries: Iterable<RememberInput>): { added: number; updated: number; unchanged: number };
   /** Removes an e-mail at one target (or at every target); returns how many entries went. */
   forget(email: string, target?: string): number;
@@ -104,7 +109,60 @@ const toEntry = (row: Row): DirectoryEntry => ({
 });
 
 const WHAT = 'the user directory';
+
+/**
+ * Rows an import commits at a time. In the directory's rollback journal a reader waits while
+ * a writer commits (or spills its cache, which the writer does not do): one transaction for a
+ * whole import of a million rows kept every `--email` lookup out past its busy timeout.
+ */
+export const IMPORT_CHUNK_ROWS = 10_000;
 const CODES = { unreadable: 'directory_unreadable', tooNew: 'directory_too_new' } as const;
+
+/** Whether an error (or its cause) is SQLite's "database is locked": another process holds the write lock. */
+function isBusy(error: unknown): boolean {
+  for (let e = error; e !== null && e !== undefined; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === 'SQLITE_BUSY') return true;
+  }
+  return false;
+}
+
+/**
+ * What a failed open or statement is said as: a directory another camroll kept locked past the
+ * busy timeout is busy, not damaged or unreadable, and a later try works (`locked`, as a
+ * journal a sync holds). Other errors are left as they are.
+ */
+function busyAsLocked(path: string, error: unknown): unknown {
+  if (!isBusy(error)) return error;
+  return new LocalStateError('locked', `another camroll is writing ${WHAT} (${path}); try again`, {
+    cause: error,
+    details: { path },
+  });
+}
+
+/** Runs an open or a statement, a busy directory said as such. */
+function whileNotBusy<T>(path: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw busyAsLocked(path, error);
+  }
+}
+
+/** Opens the directory's file, a busy one said as such. */
+function openDirectoryFile(options: Omit<VersionedDatabaseOptions, 'what' | 'migrations' | 'codes'>) {
+  return whileNotBusy(options.path, () =>
+    openVersionedDatabase({ ...options, what: WHAT, migrations: DIRECTORY_MIGRATIONS, codes: CODES }),
+  );
+}
+
+/** Streams a query's rows, as whileNotBusy (the rows are read as they are asked for). */
+function* rowsWhileNotBusy<T>(path: string, rows: IterableIterator<T>): Generator<T> {
+  try {
+    yield* rows;
+  } catch (error) {
+    throw busyAsLocked(path, error);
+  }
+}
 
 /** The read statements, shared by the reader and the full directory. */
 function readerOf(db: Database.Database, path: string): UserDirectoryReader {
@@ -114,16 +172,17 @@ function readerOf(db: Database.Database, path: string): UserDirectoryReader {
   const all = db.prepare<[], Row>('SELECT * FROM users ORDER BY target, email');
   return {
     path,
-    get: (target, email) => {
-      const row = select.get(target, normalizeEmail(email));
-      return row === undefined ? null : toEntry(row);
-    },
-    find: (email) => byEmail.all(normalizeEmail(email)).map(toEntry),
+    get: (target, email) =>
+      whileNotBusy(path, () => {
+        const row = select.get(target, normalizeEmail(email));
+        return row === undefined ? null : toEntry(row);
+      }),
+    find: (email) => whileNotBusy(path, () => byEmail.all(normalizeEmail(email)).map(toEntry)),
     *emailsAt(target) {
-      for (const row of atTarget.iterate(target)) yield row.email;
+      for (const row of rowsWhileNotBusy(path, atTarget.iterate(target))) yield row.email;
     },
     *list() {
-      for (const row of all.iterate()) yield toEntry(row);
+      for (const row of rowsWhileNotBusy(path, all.iterate())) yield toEntry(row);
     },
     close: () => db.close(),
   };
@@ -145,16 +204,21 @@ function emptyReader(path: string): UserDirectoryReader {
  * Opens the user directory to read only: no file, folder, WAL switch or schema is created, and
  * a directory that does not exist (or was never given a schema) reads as empty.
  */
-export function readUserDirectory(options: { path: string }): UserDirectoryReader {
+export function readUserDirectory(options: { path: string; busyTimeoutMs?: number }): UserDirectoryReader {
   if (!existsSync(options.path)) return emptyReader(options.path);
-  const db = openVersionedDatabase({
+  const db = openDirectoryFile({
     path: options.path,
-    what: WHAT,
-    migrations: DIRECTORY_MIGRATIONS,
-    codes: CODES,
     readonly: true,
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
-  if ((db.pragma('user_version', { simple: true }) as number) === 0) {
+  let version: number;
+  try {
+    version = whileNotBusy(options.path, () => db.pragma('user_version', { simple: true }) as number);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  if (version === 0) {
     db.close();
     return emptyReader(options.path);
   }
@@ -164,15 +228,15 @@ export function readUserDirectory(options: { path: string }): UserDirectoryReade
 /** Opens (creating when needed) the user directory, a SQLite file of mode 0600. */
 export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirectory {
   const now = (): string => (options.now ?? (() => new Date()))().toISOString();
-  const db = openVersionedDatabase({
+  const db = openDirectoryFile({
     path: options.path,
-    what: WHAT,
-    migrations: DIRECTORY_MIGRATIONS,
-    codes: CODES,
     // A rollback journal: a reader (an `--email` lookup) opens the file read-only and leaves no
     // -wal and -shm files beside it, and the file is never switched between modes.
     journalMode: 'delete',
   });
+  // A writer that spills its page cache takes the exclusive lock before it commits, and readers
+  // wait until it does: an import's chunk is small enough to stay in memory instead.
+  db.pragma('cache_spill = false');
 
   const select = db.prepare<[string, string], Row>('SELECT * FROM users WHERE target = ? AND email = ?');
   const insert = db.prepare<[string, string, string, string, string, string]>(
@@ -203,12 +267,23 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
     return [changed ? 'updated' : 'unchanged', { ...toEntry(existing), userId: input.userId, lastSeen: at, source }];
   };
 
-  const rememberAll = db.transaction((entries: Iterable<RememberInput>) => {
+  type Counts = { added: number; updated: number; unchanged: number };
+  /** Up to IMPORT_CHUNK_ROWS entries in one transaction; false once the entries are used up. */
+  const rememberChunk = db.transaction((entries: Iterator<RememberInput>, at: string, counts: Counts): boolean => {
+    for (let n = 0; n < IMPORT_CHUNK_ROWS; n += 1) {
+      const next = entries.next();
+      if (next.done === true) return false;
+      counts[upsert(next.value, at)[0]] += 1;
+    }
+    return true;
+  });
+  const rememberAll = (entries: Iterable<RememberInput>): Counts => {
     const counts = { added: 0, updated: 0, unchanged: 0 };
     const at = now();
-    for (const entry of entries) counts[upsert(entry, at)[0]] += 1;
+    const iterator = entries[Symbol.iterator]();
+    while (rememberChunk(iterator, at, counts));
     return counts;
-  });
+  };
 
   const legacy = options.legacy?.() ?? {};
   const legacyEntries = Object.entries(legacy).flatMap(([target, emails]) =>

@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { transportFailureCode } from '../client/http-errors.js';
 import { API_KEY_HEADER } from '../contract/index.js';
+import { formatSeconds } from '../util/seconds.js';
 
 /** What a raw request gave: the facts the API client hides (content type, Date, timing). */
 export type ProbeResult =
@@ -71,7 +72,7 @@ export async function probe(
     const message = /SSL routines|openssl/i.test(raw)
       ? `the TLS handshake failed (${code})`
       : code === 'UND_ERR_HEADERS_TIMEOUT'
-        ? `no answer within ${Math.round(options.timeoutMs / 100) / 10} s`
+        ? `no answer within ${formatSeconds(options.timeoutMs, { short: true })}`
         : raw;
     return { kind: 'no_answer', code, message, ms: options.now() - started };
   }

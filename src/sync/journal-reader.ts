@@ -1,8 +1,8 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openVersionedDatabase } from '../util/sqlite.js';
-import { JOURNAL_MIGRATIONS, journalFileName, type JournalKey } from './journal.js';
+import { findJournalByMeta, JOURNAL_MIGRATIONS, journalFileName, type JournalKey } from './journal.js';
 
 /** What a real run would do with an item, from the journal: skip it, or send it and why. */
 export type ItemPlan = 'answered' | 'changed' | 'pending' | 'new';
@@ -18,7 +18,8 @@ export interface JournalReader {
 
 /**
  * Finds a user's journal: by its exact key when the partner id is known (from /health), or
- * else by the base URL and user id kept inside each journal (a dry run without the host).
+ * else, and for a journal an earlier release kept under the id in capitals, by the base URL,
+ * partner and user id kept inside each journal (the id compared ignoring case).
  */
 export function findJournal(
   dir: string,
@@ -26,50 +27,20 @@ export function findJournal(
 ): string | null {
   if (key.partnerId !== null) {
     const path = join(dir, journalFileName({ ...key, partnerId: key.partnerId }));
-    return existsSync(path) ? path : null;
+    if (existsSync(path)) return path;
   }
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => name.endsWith('.sqlite'));
-  } catch {
-    return null;
-  }
-  const baseUrl = key.baseUrl.replace(/\/+$/, '');
-  for (const name of names) {
-    let db: Database.Database;
-    try {
-      // A newer camroll's journal is still told by its meta: when it is this user's, the
-      // reader refuses it by name (upgrade camroll) rather than the dry run counting without it.
-      db = openReadOnly(join(dir, name), { acceptNewer: true });
-    } catch {
-      continue; // Not a journal (damaged, or not a database): not the one.
-    }
-    try {
-      const meta = Object.fromEntries(
-        db
-          .prepare<[], { key: string; value: string }>('SELECT key, value FROM meta')
-          .all()
-          .map((r) => [r.key, r.value]),
-      );
-      if (meta.user_id === key.userId && (meta.base_url ?? '').replace(/\/+$/, '') === baseUrl) return join(dir, name);
-    } catch {
-      // Not a journal this camroll can read: not the one.
-    } finally {
-      db.close();
-    }
-  }
-  return null;
+  return findJournalByMeta(dir, key);
 }
 
 /** A journal through the versioned open, read-only: no lock, no schema change, the file must exist. */
-function openReadOnly(path: string, options: { acceptNewer?: boolean } = {}): Database.Database {
+function openReadOnly(path: string): Database.Database {
   return openVersionedDatabase({
     path,
     what: 'the sync journal',
     migrations: JOURNAL_MIGRATIONS,
     codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
     readonly: true,
-    ...(options.acceptNewer === true ? { acceptNewer: true } : { probe: 'SELECT 1 FROM outcomes LIMIT 1' }),
+    probe: 'SELECT 1 FROM outcomes LIMIT 1',
   });
 }
 

@@ -1,6 +1,6 @@
 import { createHash, hash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { RejectionReason } from '../contract/index.js';
 import { LocalStateError } from '../errors.js';
@@ -180,9 +180,10 @@ export function openJournal(options: OpenJournalOptions): Journal {
   }
   const now = (): string => (options.now ?? (() => new Date()))().toISOString();
   // One sync per journal at a time: a second would mark the first one's pass interrupted.
-  const lock = acquireLock(`${path}.lock`, "this user's sync journal for this target (another camroll sync)");
+  const lock = acquireLock(`${path}.lock`, JOURNAL_LOCK_WHAT);
   let db: Database.Database;
   try {
+    if (!existsSync(path)) adoptOtherSpelling(options.dir, options.key, path);
     db = openVersionedDatabase({
       path,
       what: 'the sync journal',
@@ -199,6 +200,111 @@ export function openJournal(options: OpenJournalOptions): Journal {
   // sync from paying for it again and again.
   db.pragma('wal_autocheckpoint = 10000');
   return createJournal(db, path, now, lock);
+}
+
+const JOURNAL_LOCK_WHAT = "this user's sync journal for this target (another camroll sync)";
+
+/** A journal's key as kept inside it; `partnerId` null matches any partner. */
+export interface JournalMetaQuery {
+  baseUrl: string;
+  partnerId: string | null;
+  userId: string;
+}
+
+/**
+ * Finds a journal in `dir` by the key kept in its `meta`, the user id compared ignoring case (a
+ * UUID in capitals is the same user: earlier releases kept it as typed). `skip` names a file
+ * not to return. Files that are not journals are passed over.
+ */
+export function findJournalByMeta(dir: string, query: JournalMetaQuery, skip?: string): string | null {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith('.sqlite') && name !== skip);
+  } catch {
+    return null;
+  }
+  const baseUrl = query.baseUrl.replace(/\/+$/, '');
+  const userId = query.userId.toLowerCase();
+  for (const name of names) {
+    let db: Database.Database;
+    try {
+      // A newer camroll's journal is still told by its meta: when it is this user's, opening
+      // it for use refuses it by name (upgrade camroll) rather than passing it over.
+      db = openVersionedDatabase({
+        path: join(dir, name),
+        what: 'the sync journal',
+        migrations: JOURNAL_MIGRATIONS,
+        codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+        readonly: true,
+        acceptNewer: true,
+      });
+    } catch {
+      continue; // Not a journal (damaged, or not a database): not the one.
+    }
+    try {
+      const meta = new Map(
+        db
+          .prepare<[], { key: string; value: string }>('SELECT key, value FROM meta')
+          .all()
+          .map((r) => [r.key, r.value]),
+      );
+      if (
+        (meta.get('user_id') ?? '').toLowerCase() === userId &&
+        (meta.get('base_url') ?? '').replace(/\/+$/, '') === baseUrl &&
+        (query.partnerId === null || meta.get('partner_id') === query.partnerId)
+      ) {
+        return join(dir, name);
+      }
+    } catch {
+      // Not a journal this camroll can read: not the one.
+    } finally {
+      db.close();
+    }
+  }
+  return null;
+}
+
+/**
+ * Earlier releases named a journal after the user id as typed (`--user` in capitals gave
+ * another file than the lower-case id the service issues). When this key has no journal yet
+ * but one kept under another spelling of the same id exists, it becomes this key's journal:
+ * under its own lock, its `meta.user_id` is rewritten, its WAL checkpointed into the file, and
+ * the file renamed with whatever is left beside it (so a sync resumes, nothing is resent).
+ * Renamed WAL first, main file last: a crash in between leaves the old name, found again next time.
+ */
+function adoptOtherSpelling(dir: string, key: JournalKey, path: string): void {
+  const other = findJournalByMeta(dir, key, basename(path));
+  if (other === null) return;
+  const lock = acquireLock(`${other}.lock`, JOURNAL_LOCK_WHAT);
+  try {
+    if (!existsSync(other)) return; // Another camroll adopted it meanwhile.
+    const db = openVersionedDatabase({
+      path: other,
+      what: 'the sync journal',
+      migrations: JOURNAL_MIGRATIONS,
+      codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+    });
+    try {
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'user_id'").run(key.userId);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      db.close();
+    }
+    for (const suffix of ['-wal', '-shm', '']) {
+      try {
+        renameSync(`${other}${suffix}`, `${path}${suffix}`);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' && suffix !== '') continue;
+        throw new LocalStateError(
+          'journal_error',
+          `cannot rename the sync journal ${other} to ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`,
+          { cause: error },
+        );
+      }
+    }
+  } finally {
+    lock.release();
+  }
 }
 
 /** A new journal records the key it belongs to (a dry run finds it by these). */

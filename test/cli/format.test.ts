@@ -6,7 +6,6 @@ import { parseEmail, parseLimit, parseUserId } from '../../src/cli/connection-ar
 import { passOf, SyncFlags } from '../../src/cli/sync-flags.js';
 import { countPerYear, renderBarChart } from '../../src/cli/format/bar-chart.js';
 import { renderEventsTable } from '../../src/cli/format/events.js';
-import { formatSeconds } from '../../src/cli/format/seconds.js';
 import { eventYear, renderStats } from '../../src/cli/format/stats.js';
 import { renderTable, truncate } from '../../src/cli/format/table.js';
 import { UsageError } from '../../src/errors.js';
@@ -196,16 +195,5 @@ describe('argument checks', () => {
       partner_user_id: 'p1',
       address: { city: 'Lyon', postal_code: '69001' },
     });
-  });
-});
-
-describe('formatSeconds', () => {
-  it('shows a tenth of a second; short drops a tenth of zero', () => {
-    expect(formatSeconds(12_345)).toBe('12.3 s');
-    expect(formatSeconds(1_000)).toBe('1.0 s');
-    expect(formatSeconds(49)).toBe('0.0 s');
-    expect(formatSeconds(1_000, { short: true })).toBe('1 s');
-    expect(formatSeconds(500, { short: true })).toBe('0.5 s');
-    expect(formatSeconds(30_000, { short: true })).toBe('30 s');
   });
 });

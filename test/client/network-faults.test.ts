@@ -259,6 +259,40 @@ describe('the wrong scheme', () => {
     expect(probes).toBe(2);
   });
 
+  it('a port that could not be reached is no answer: once a TLS server listens there, the next failure says so', async () => {
+    // A port nothing listens on (a server restarting): taken, then let go.
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const probe = createSchemeProbe();
+    const url = new URL(`http://127.0.0.1:${port}/v1/ping`);
+    expect(await probe(url, 'ECONNRESET')).toBeNull();
+    // The server is back, on its TLS port.
+    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => tlsServer.listen(port, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    expect(await probe(url, 'UND_ERR_SOCKET')).toBe('server_speaks_tls');
+  });
+
+  it('a probe that timed out is no answer: the next failure asks the port again', async () => {
+    let answering = false;
+    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
+    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    // Silent at first (takes the connection, never answers), then a TLS server.
+    const front = await listen(
+      createNetServer((socket) => {
+        if (answering) tlsServer.emit('connection', socket);
+      }),
+    );
+    const probe = createSchemeProbe({ timeoutMs: 200 });
+    const url = new URL(`http://127.0.0.1:${front.port}/v1/ping`);
+    expect(await probe(url, 'UND_ERR_SOCKET')).toBeNull();
+    answering = true;
+    expect(await probe(url, 'UND_ERR_SOCKET')).toBe('server_speaks_tls');
+    expect(front.connections()).toBe(2);
+  });
+
   it('a probe cut short by Ctrl-C is no answer: the next failure asks the port again', async () => {
     const controller = new AbortController();
     let probes = 0;

@@ -133,6 +133,29 @@ describe('config store', () => {
     expect(reader.read().profiles.second?.api_key).toBe('sk_test_0123456789abcdef');
     expect(mode(reader.path)).toBe(0o600);
   });
+
+  it('a write starts from the file as it is now: what another camroll wrote since the first read survives', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-config-'));
+    dirs.push(dir);
+    const key = 'sk_test_lostupdate0123456789';
+    const reader = createConfigReader({ cwd: dir });
+    const store = createConfigStore({ cwd: dir, reader });
+    store.setBaseUrl('a', 'https://a.example.com/v1');
+    // What `config set-key` reads before it waits at its prompt.
+    expect(store.getProfile('a')).toEqual({ base_url: 'https://a.example.com/v1' });
+    // Meanwhile another camroll adds a profile.
+    createConfigStore({ cwd: dir }).setBaseUrl('b', 'http://127.0.0.2:9/v1');
+    // Plain reads keep the command's one reading.
+    expect(store.getProfile('b')).toBeNull();
+    store.setApiKey('a', key);
+    const written = JSON.parse(readFileSync(reader.path, 'utf8')) as { profiles: Record<string, unknown> };
+    expect(written.profiles).toEqual({
+      a: { base_url: 'https://a.example.com/v1', api_key: key },
+      b: { base_url: 'http://127.0.0.2:9/v1' },
+    });
+    expect(store.listProfiles().map((p) => p.name)).toEqual(['a', 'b']);
+    expect(mode(reader.path)).toBe(0o600);
+  });
 });
 
 describe('resolveSettings', () => {

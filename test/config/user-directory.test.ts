@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nearEmails, openUserDirectory, readUserDirectory, type UserDirectory } from '../../src/config/index.js';
+import { IMPORT_CHUNK_ROWS } from '../../src/config/user-directory.js';
 import { editDistance } from '../../src/config/near-emails.js';
 
 const dirs: string[] = [];
@@ -78,6 +79,55 @@ describe('the user directory', () => {
     // What was already known keeps how it became known; a changed id is the import's.
     expect(directory.lookup(PROD, 'known@example.com')?.source).toBe('created');
     expect(directory.lookup(PROD, 'moved@example.com')).toMatchObject({ userId: ID_B, source: 'import' });
+  });
+
+  it('an import commits in chunks: a lookup by another camroll in the middle of one reads what is committed', () => {
+    const { directory } = open();
+    const email = (n: number): string => `u${n}@example.com`;
+    const total = IMPORT_CHUNK_ROWS * 3 + 1;
+    const during = IMPORT_CHUNK_ROWS * 3 - 1;
+    let seen: unknown[] | null = null;
+    function* rows() {
+      for (let n = 0; n < total; n += 1) {
+        if (n === during) {
+          // Another process's `--email` lookup, while this import writes its third chunk; a
+          // lookup kept waiting would fail with `locked` after the (short) busy timeout.
+          const reader = readUserDirectory({ path: directory.path, busyTimeoutMs: 200 });
+          try {
+            seen = [
+              reader.get(PROD, email(0))?.userId,
+              reader.get(PROD, email(IMPORT_CHUNK_ROWS * 2 - 1))?.userId,
+              reader.get(PROD, email(IMPORT_CHUNK_ROWS * 2)),
+            ];
+          } finally {
+            reader.close();
+          }
+        }
+        yield { target: PROD, email: email(n), userId: ID_A, source: 'import' as const };
+      }
+    }
+    expect(directory.rememberAll(rows())).toEqual({ added: total, updated: 0, unchanged: 0 });
+    // The first two chunks were committed; the third was still being written.
+    expect(seen).toEqual([ID_A, ID_A, null]);
+    expect(directory.get(PROD, email(total - 1))?.userId).toBe(ID_A);
+  });
+
+  it('a directory another camroll keeps locked is said as busy, not as unreadable', () => {
+    const { directory } = open();
+    directory.remember({ target: PROD, email: 'a@example.com', userId: ID_A, source: 'created' });
+    const holder = new Database(directory.path);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      expect(() => readUserDirectory({ path: directory.path, busyTimeoutMs: 50 })).toThrow(
+        expect.objectContaining({
+          code: 'locked',
+          message: `another camroll is writing the user directory (${directory.path}); try again`,
+        }),
+      );
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
   });
 
   it('takes over the ids an older camroll kept in config.json, once', () => {

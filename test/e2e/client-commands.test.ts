@@ -1,11 +1,13 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { BIN, collect, ROOT, runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
 import { startServe, type ServeHandle } from './helpers/serve.js';
 
 const KEY = 'sk_local_e2e_client_commands_secret_9f3a';
+const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 const outputs: RunResult[] = [];
 const homes: string[] = [];
 let serve: ServeHandle;
@@ -181,6 +183,40 @@ describe('camroll config', () => {
     expectExit(fromEnv, 0);
     const none = await camroll(['config', 'set-key', '--profile', 'y'], plain, '');
     expectExit(none, 2);
+  });
+
+  const TITLE = 'set-key waiting at its prompt keeps a profile another camroll added meanwhile';
+  it.skipIf(!hasScript)(hasScript ? TITLE : `${TITLE} (skipped: needs util-linux script)`, async () => {
+    const plain = home();
+    expectExit(await camroll(['config', 'set-url', serve.baseUrl, '--profile', 'a'], plain), 0);
+    const command = [process.execPath, BIN, 'config', 'set-key', '--profile', 'a'].map((a) => `'${a}'`).join(' ');
+    const child = spawn('script', ['-qec', `exec ${command}`, '/dev/null'], {
+      env: { ...plain, TERM: 'xterm' },
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const done = collect(child, 60_000);
+    // The prompt shows once the command has read the configuration and waits for the key.
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      const look = (chunk: string): void => {
+        seen += chunk;
+        if (seen.includes('API key for profile a:')) resolve();
+      };
+      child.stdout?.on('data', look);
+      child.stderr?.on('data', look);
+      child.on('close', () => reject(new Error(`set-key ended before its prompt: ${seen}`)));
+    });
+    expectExit(await camroll(['config', 'set-url', 'http://127.0.0.2:9/v1', '--profile', 'b'], plain), 0);
+    child.stdin?.write(`${KEY}\r`);
+    const setKey = await done;
+    outputs.push(setKey);
+    expect(setKey.code, setKey.stdout + setKey.stderr).toBe(0);
+    const list = await camroll(['config', 'list', '--json'], plain);
+    const names = (JSON.parse(list.stdout) as Array<{ name: string }>).map((p) => p.name);
+    expect(names).toEqual(['a', 'b']);
+    const path = (await camroll(['config', 'path'], plain)).stdout.trim();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 });
 

@@ -1,7 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { journalFileName } from '../../src/sync/journal.js';
 import { ROOT, runCamroll } from './helpers/camroll.js';
 import { startFaultProxy } from './helpers/fault-proxy.js';
 import type { LibraryFacts } from './helpers/library.js';
@@ -105,6 +107,27 @@ describe('camroll sync against camroll serve', () => {
     });
     expect(upper.code, upper.stderr).toBe(0);
     expect(JSON.parse(upper.stdout)).toMatchObject({ user_id: summary.user_id, sent: 0, skipped_already_sent: 120 });
+
+    // A journal the previous release kept under the id in capitals (file name and meta as typed)
+    // is taken over by the next run with that spelling: found by the dry run, nothing resent.
+    const journals = join(env.clientEnv('').XDG_DATA_HOME!, 'camroll', 'journals');
+    const [name] = readdirSync(journals).filter((n) => n.endsWith('.sqlite'));
+    const typed = summary.user_id.toUpperCase();
+    const db = new Database(join(journals, name!));
+    const meta = Object.fromEntries(db.prepare<[], [string, string]>('SELECT key, value FROM meta').raw().all());
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'user_id'").run(typed);
+    db.close();
+    const earlier = journalFileName({ baseUrl: meta.base_url!, partnerId: meta.partner_id!, userId: typed });
+    renameSync(join(journals, name!), join(journals, earlier));
+    const upperDry = await runCamroll(['sync', lib, '--user', typed, '--dry-run', '--json'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
+    expect(upperDry.code, upperDry.stderr).toBe(0);
+    expect((JSON.parse(upperDry.stdout) as { plan: unknown }).plan).toMatchObject({ new: 0, already_answered: 120 });
+    const taken = await runCamroll(['sync', lib, '--user', typed, '--json'], { env: env.clientEnv(env.serve.baseUrl) });
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(JSON.parse(taken.stdout)).toMatchObject({ user_id: summary.user_id, sent: 0, skipped_already_sent: 120 });
+    expect(readdirSync(journals).filter((n) => n.endsWith('.sqlite'))).toEqual([name]);
 
     // The key never appears in output, the report or any file under the temp home.
     for (const text of [

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -239,6 +239,58 @@ describe('journal', () => {
     }
     // Read-only: no lock was taken, so a real sync can open it meanwhile.
     openJournal({ dir, key }).close();
+  });
+
+  it('takes over a journal an earlier release kept under the user id in capitals: resumed, nothing resent', () => {
+    const lower = { ...key, userId: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11' };
+    const typed = { ...lower, userId: lower.userId.toUpperCase() };
+    // What the earlier release wrote for `--user` in capitals: the file named and keyed by the id as typed.
+    const earlier = openJournal({ dir, key: typed });
+    const pass = earlier.beginPass('full');
+    earlier.completeBatch(earlier.beginBatch(pass, [item('a'), item('b')]), {
+      accepted: [item('a'), item('b')],
+      rejected: [],
+    });
+    earlier.beginBatch(pass, [item('p')]); // interrupted: p stays pending
+    earlier.close();
+    const earlierPath = join(dir, journalFileName(typed));
+    const path = join(dir, journalFileName(lower));
+
+    // A dry run finds it, with the host's partner or without.
+    expect(findJournal(dir, lower)).toBe(earlierPath);
+    expect(findJournal(dir, { ...lower, partnerId: null })).toBe(earlierPath);
+    expect(findJournal(dir, { ...lower, partnerId: 'other' })).toBeNull();
+    const reader = openJournalReader(earlierPath);
+    expect(reader.plan('a', item('a').fingerprint)).toBe('answered');
+    reader.close();
+
+    const j = openJournal({ dir, key: lower });
+    try {
+      expect(j.path).toBe(path);
+      expect(j.recovery).toEqual({ interruptedPasses: 1, interruptedBatches: 1, pendingItems: 1 });
+      expect(j.isKnown(item('a'))).toBe(true);
+      expect(j.isKnown(item('b'))).toBe(true);
+      expect(j.counts()).toEqual({ accepted: 2, rejected: 0, pending: 1 });
+    } finally {
+      j.close();
+    }
+    expect(readdirSync(dir).sort()).toEqual([journalFileName(lower)]);
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'user_id'").pluck().get()).toBe(lower.userId);
+    db.close();
+    expect(findJournal(dir, lower)).toBe(path);
+    expect(findJournal(dir, { ...lower, partnerId: null })).toBe(path);
+  });
+
+  it('leaves a journal kept under another spelling alone while its sync holds it', () => {
+    const lower = { ...key, userId: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11' };
+    const held = openJournal({ dir, key: { ...lower, userId: lower.userId.toUpperCase() } });
+    try {
+      expect(() => openJournal({ dir, key: lower })).toThrow(expect.objectContaining({ code: 'locked' }));
+    } finally {
+      held.close();
+    }
+    expect(existsSync(join(dir, journalFileName(lower)))).toBe(false);
   });
 
   it('a dry run refuses a journal written by a newer camroll, naming the file', () => {

@@ -1,9 +1,2 @@
-/**
- * A duration in seconds, to a tenth, as every summary and notice shows one: `12.3 s`. `short`
- * drops a tenth of zero (`30 s`), for a limit the user gave in whole seconds (`--timeout`).
- */
-export function formatSeconds(ms: number, options: { short?: boolean } = {}): string {
-  const tenths = Math.round(ms / 100);
-  const text = options.short === true && tenths % 10 === 0 ? String(tenths / 10) : (tenths / 10).toFixed(1);
-  return `${text} s`;
-}
+/** The seconds formatter lives in src/util/seconds.ts (client and doctor word durations alike); kept for importers here. */
+export { formatSeconds } from '../../util/seconds.js';

@@ -1,6 +1,6 @@
 import { isUnreadError } from '../../rules/unread.js';
 import type { ScanSummary } from '../../scan/summary.js';
-import { formatSeconds } from '../format/seconds.js';
+import { formatSeconds } from '../../util/seconds.js';
 import { plural, reasonTotal } from '../format/vocabulary.js';
 
 /** `a 3, b 1` from counts, largest first; '' when empty. */

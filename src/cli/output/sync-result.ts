@@ -2,7 +2,7 @@ import { isLocalService } from '../../rules/base-url.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 import type { DryRunResult, SyncResult, WatchTotals } from '../../sync/session.js';
 import { renderEventsTable } from '../format/events.js';
-import { formatSeconds } from '../format/seconds.js';
+import { formatSeconds } from '../../util/seconds.js';
 import { eventYear, renderStats } from '../format/stats.js';
 import { plural, reasonTotal, unusableFiles } from '../format/vocabulary.js';
 
