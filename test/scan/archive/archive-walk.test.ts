@@ -169,7 +169,7 @@ describe('scanLibrary over archives', () => {
   });
 
   it("reads each zip's central directory once per run: the progress count and both passes share it", async () => {
-    const opened = vi.spyOn(yauzl, 'openPromise');
+    const opened = vi.spyOn(yauzl, 'fromRandomAccessReaderPromise');
     try {
       const totals: [number, boolean][] = [];
       let records = 0;
@@ -185,7 +185,7 @@ describe('scanLibrary over archives', () => {
         if (event.type === 'record') records += 1;
       expect(records).toBe(14);
       expect(totals.at(-1)).toEqual([14, true]);
-      expect(opened.mock.calls.map(([file]) => file).sort()).toEqual(roots);
+      expect(opened).toHaveBeenCalledTimes(roots.length); // one listing per zip
     } finally {
       opened.mockRestore();
     }
