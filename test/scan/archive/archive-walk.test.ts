@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import yauzl from 'yauzl';
+import { storedZip } from '../../e2e/helpers/stored-zip.js';
 import Database from 'better-sqlite3';
 import { createArchiveWalk } from '../../../src/scan/archive/archive-walk.js';
 import { archiveKindOf, archiveRootOf, memberPath, splitMemberPath } from '../../../src/scan/archive/kind.js';
@@ -89,6 +90,20 @@ describe('zip listing', () => {
       names: ['travel/patagonia.jpg', 'travel/india-thar.jpg'],
       cut: { member: 'travel/nz-lake-taupo.jpg' },
     });
+  });
+
+  it('lists a central directory larger than one read-ahead block (1 MiB), every entry once, in order', async () => {
+    // 12,000 entries of ~130 bytes: about 1.6 MB of directory, read across two blocks.
+    const names = Array.from(
+      { length: 12_000 },
+      (_, i) => `Takeout/Google Photos/Photos from 2023/${'x'.repeat(40)}-${i}.jpg`,
+    );
+    const file = path.join(dir, 'large-directory.zip');
+    fs.writeFileSync(file, storedZip(names.map((name) => ({ name, data: Buffer.from(name) }))));
+    const listed: ZipEntry[] = [];
+    for await (const entry of centralDirectory(file)) listed.push(entry);
+    expect(listed.map((entry) => entry.name)).toEqual(names);
+    expect(listed.at(-1)!.size).toBe(Buffer.byteLength(names.at(-1)!));
   });
 
   it('walking the local headers of a whole zip lists what its central directory lists', async () => {
