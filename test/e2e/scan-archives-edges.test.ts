@@ -1,10 +1,10 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, ROOT, runCamroll, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { collect, ROOT, runCamroll, spawnCamroll, tempHome, waitForStderr, type RunResult } from './helpers/camroll.js';
 import { startFaultProxy, type FaultProxy } from './helpers/fault-proxy.js';
 import { generateLibrary } from './helpers/library.js';
 import { createSyncEnv, type SyncEnv } from './helpers/sync-env.js';
@@ -41,22 +41,6 @@ const facts = (line: Line): unknown => ({ media: line.media, source: line.source
 
 /** The bytes of the 22-byte end-of-central-directory record alone: a valid zip with no members. */
 const EMPTY_ZIP = Buffer.concat([Buffer.from('PK\x05\x06', 'latin1'), Buffer.alloc(18)]);
-
-/** Resolves with stderr so far once it matches; rejects if the process ends first. */
-function waitForStderr(child: ChildProcess, done: Promise<RunResult>, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const onData = (chunk: Buffer | string): void => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) {
-        child.stderr!.off('data', onData);
-        resolve(seen);
-      }
-    };
-    child.stderr!.on('data', onData);
-    void done.then((r) => reject(new Error(`camroll ended (${r.code}) before ${pattern}: ${r.stderr}`)));
-  });
-}
 
 describe('camroll scan of export edge cases', () => {
   let home: ReturnType<typeof tempHome>;

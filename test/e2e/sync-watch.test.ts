@@ -1,31 +1,14 @@
-import type { ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, ROOT, runCamroll, spawnCamroll, type RunResult } from './helpers/camroll.js';
+import { collect, ROOT, runCamroll, spawnCamroll, waitForStderr, type RunResult } from './helpers/camroll.js';
 import { makeJpeg } from './helpers/exif-jpeg.js';
 import { storedZip } from './helpers/stored-zip.js';
 import { createSyncEnv, TEST_KEY, type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
 
 // At the São Paulo anchor event (5) of the demo catalog.
 const PHOTO = join(ROOT, 'fixtures', 'library', 'events', 'sao-paulo', 'IMG_5003.jpg');
-
-/** Resolves with stderr so far once a line matches; rejects if the process ends first. */
-function waitForLine(child: ChildProcess, done: Promise<RunResult>, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const onData = (chunk: Buffer | string): void => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) {
-        child.stderr!.off('data', onData);
-        resolve(seen);
-      }
-    };
-    child.stderr!.on('data', onData);
-    void done.then((r) => reject(new Error(`camroll ended (${r.code}) before ${pattern}: ${r.stderr}`)));
-  });
-}
 
 describe('camroll sync --watch against camroll serve', () => {
   let env: SyncEnv;
@@ -37,7 +20,7 @@ describe('camroll sync --watch against camroll serve', () => {
       env: env.clientEnv(env.serve.baseUrl),
     });
     const done = collect(child, 120_000);
-    await waitForLine(
+    await waitForStderr(
       child,
       done,
       /^camroll: watching 1 folder for new or changed files(?: \(polling\))?; Ctrl-C stops$/m,
@@ -49,7 +32,7 @@ describe('camroll sync --watch against camroll serve', () => {
     writeFileSync(join(lib, 'notes.txt'), 'not media');
     mkdirSync(join(lib, 'arrived'));
     copyFileSync(PHOTO, join(lib, 'arrived', 'IMG_5003.jpg'));
-    await waitForLine(
+    await waitForStderr(
       child,
       done,
       /^camroll: watch: 1 new or changed file, sent 1 \(accepted 1, matched 1, rejected 0\)$/m,
@@ -57,7 +40,7 @@ describe('camroll sync --watch against camroll serve', () => {
 
     // The same bytes written again: answered already, nothing is sent again.
     writeFileSync(join(lib, 'arrived', 'IMG_5003.jpg'), readFileSync(PHOTO));
-    await waitForLine(child, done, /^camroll: watch: 1 new or changed file, nothing new to send, 1 already sent$/m);
+    await waitForStderr(child, done, /^camroll: watch: 1 new or changed file, nothing new to send, 1 already sent$/m);
 
     child.kill('SIGINT');
     const result = await done;
@@ -154,16 +137,16 @@ describe('camroll sync --watch with exports (.zip read in place)', () => {
       cwd: dir,
     });
     const done = collect(child, 120_000);
-    await waitForLine(
+    await waitForStderr(
       child,
       done,
       new RegExp(`^camroll: watching ${what} for new or changed files; Ctrl-C stops$`, 'm'),
     );
     return {
-      line: (pattern: RegExp) => waitForLine(child, done, pattern),
+      line: (pattern: RegExp) => waitForStderr(child, done, pattern),
       /** The next batch's line, whatever it says. */
       batch: async (): Promise<string> =>
-        /^camroll: watch: .*$/m.exec(await waitForLine(child, done, /^camroll: watch: .*$/m))![0],
+        /^camroll: watch: .*$/m.exec(await waitForStderr(child, done, /^camroll: watch: .*$/m))![0],
       stop: async (): Promise<WatchSummary> => {
         child.kill('SIGINT');
         const result = await done;

@@ -76,3 +76,19 @@ export function collect(child: ChildProcess, timeoutMs = 120_000): Promise<RunRe
 export function runCamroll(args: string[], options: SpawnOptions & { timeoutMs?: number }): Promise<RunResult> {
   return collect(spawnCamroll(args, options), options.timeoutMs);
 }
+
+/** Resolves with the process's stderr so far once it matches `pattern`; rejects if the process ends first. */
+export function waitForStderr(child: ChildProcess, done: Promise<RunResult>, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer | string): void => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) {
+        child.stderr!.off('data', onData);
+        resolve(seen);
+      }
+    };
+    child.stderr!.on('data', onData);
+    void done.then((r) => reject(new Error(`camroll ended (${r.code}) before ${pattern}: ${r.stderr}`)));
+  });
+}
