@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, ROOT, runCamroll, spawnCamroll, waitForStderr, type RunResult } from './helpers/camroll.js';
+import { collect, ROOT, runCamroll, spawnCamroll, waitForStderr } from './helpers/camroll.js';
 import { makeJpeg } from './helpers/exif-jpeg.js';
 import { storedZip } from './helpers/stored-zip.js';
 import { createSyncEnv, TEST_KEY, type SyncEnv, useSyncLibrary } from './helpers/sync-env.js';
