@@ -9,7 +9,7 @@ import { applyLateSidecars } from './archive/late-sidecars.js';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
 import { indexFolderSidecars, indexNamedSidecars } from './archive/folder-sidecars.js';
 import { createSidecarIndex, type MatchedSidecars, type SidecarIndex } from './archive/sidecar-index.js';
-import { archiveKindOf, archiveRootOf, type ArchiveRoot } from './archive/kind.js';
+import { archiveKindOf, archiveRootOf, rootKindOf, type ArchiveRoot } from './archive/kind.js';
 import { heldBytes } from './archive/types.js';
 import { openScanCache, type ScanCache } from './cache.js';
 import { countMediaFiles } from './count.js';
@@ -343,8 +343,9 @@ async function startCount(
     let open = options.archives === true;
     const folders: string[] = [];
     for (const root of roots) {
-      if (!(await fs.promises.stat(root)).isFile()) folders.push(root);
-      else if (archiveKindOf(root) === null) files += 1;
+      const kind = rootKindOf(root, await fs.promises.stat(root));
+      if (kind === 'folder') folders.push(root);
+      else if (kind === 'file') files += 1;
     }
     const report = (): void => onListed(files + fromArchives + inFolders, false);
     const counted = archives.then((totals) => {
@@ -378,13 +379,13 @@ async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders
   const archives: ArchiveRoot[] = [];
   for (const root of roots) {
     const stats = await fs.promises.stat(root);
-    if (!stats.isFile()) {
+    const kind = rootKindOf(root, stats);
+    if (kind === 'folder') {
       folders.push(root);
       continue;
     }
-    const archive = archiveRootOf(root);
-    if (archive) {
-      archives.push(archive);
+    if (kind === 'archive') {
+      archives.push(archiveRootOf(root)!);
       continue;
     }
     files.push({

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../errors.js';
-import { archiveKindOf } from '../scan/archive/kind.js';
+import { archiveKindOf, rootKindOf } from '../scan/archive/kind.js';
 import { displayPath } from '../scan/display-path.js';
 import { scanLibraryBatches, type SidecarTree } from '../scan/scan.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
@@ -149,8 +149,9 @@ function countRoots(roots: readonly string[]): { folders: number; exports: numbe
     } catch {
       // Gone since the pass began: the watcher warns about it.
     }
-    if (!file) counts.folders += 1;
-    else if (archiveKindOf(root) !== null) counts.exports += 1;
+    const kind = rootKindOf(root, { isFile: () => file });
+    if (kind === 'folder') counts.folders += 1;
+    else if (kind === 'archive') counts.exports += 1;
     else counts.files += 1;
   }
   return counts;

@@ -10,6 +10,15 @@ export function archiveKindOf(name: string): ArchiveKind | null {
   return null;
 }
 
+/** What a scan root is: a folder (walked), an archive (read in place) or any other file (read as it is). */
+export type RootKind = 'folder' | 'archive' | 'file';
+
+/** The kind of a root by its stats and name: the one rule the scan, its count and `sync --watch` share. */
+export function rootKindOf(root: string, stats: { isFile(): boolean }): RootKind {
+  if (!stats.isFile()) return 'folder';
+  return archiveKindOf(root) === null ? 'file' : 'archive';
+}
+
 /**
  * Between an archive's path and a member's name in the paths a scan shows (`--jsonl`,
  * reports): `takeout-001.zip!/Takeout/Google Photos/IMG_1.jpg`, as Java's `jar:` URLs

@@ -7,7 +7,13 @@ import yauzl from 'yauzl';
 import { storedZip } from '../../e2e/helpers/stored-zip.js';
 import Database from 'better-sqlite3';
 import { createArchiveWalk } from '../../../src/scan/archive/archive-walk.js';
-import { archiveKindOf, archiveRootOf, memberPath, splitMemberPath } from '../../../src/scan/archive/kind.js';
+import {
+  archiveKindOf,
+  archiveRootOf,
+  memberPath,
+  rootKindOf,
+  splitMemberPath,
+} from '../../../src/scan/archive/kind.js';
 import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
 import { limitProblem } from '../../../src/scan/archive/types.js';
 import { centralDirectory, CutArchive, localHeaders, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
@@ -45,6 +51,15 @@ describe('archive names and paths', () => {
     ['photo.jpg', null],
   ])('%s is a %s archive', (name, kind) => {
     expect(archiveKindOf(name)).toBe(kind);
+  });
+
+  it('tells a root by its stats and name: a folder named .zip is a folder, a file named .zip an archive', () => {
+    const file = { isFile: () => true };
+    const folder = { isFile: () => false };
+    expect(rootKindOf('/d/takeout-001.zip', folder)).toBe('folder');
+    expect(rootKindOf('/d/takeout-001.zip', file)).toBe('archive');
+    expect(rootKindOf('/d/Export.TGZ', file)).toBe('archive');
+    expect(rootKindOf('/d/IMG_1.jpg', file)).toBe('file');
   });
 
   it('splits a member path at the archive, keeping the member name as stored', () => {
