@@ -135,10 +135,13 @@ export interface Journal {
   close(): void;
 }
 
-/** The journal file name for a key: a hash, so no URL or id leaks into a file name. */
+/**
+ * The journal file name for a key: a hash, so no URL or id leaks into a file name. The user id
+ * is taken in lower case (a UUID in capitals is the same user), as everywhere a journal is keyed.
+ */
 export function journalFileName(key: JournalKey): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify([key.baseUrl.replace(/\/+$/, ''), key.partnerId, key.userId]))
+    .update(JSON.stringify([key.baseUrl.replace(/\/+$/, ''), key.partnerId, key.userId.toLowerCase()]))
     .digest('hex');
   return `${digest.slice(0, 32)}.sqlite`;
 }
@@ -164,9 +167,14 @@ export interface OpenJournalOptions {
   now?: () => Date;
 }
 
-/** Opens (creating if needed) the journal for a key and recovers from an unclean end. */
+/**
+ * Opens (creating if needed) the journal for a key and recovers from an unclean end. The user
+ * id is used in lower case whatever the caller passes (remembered and service-issued ids come
+ * as they are): so a journal is only ever taken over from capitals to lower case, never back.
+ */
 export function openJournal(options: OpenJournalOptions): Journal {
-  const path = join(options.dir, journalFileName(options.key));
+  const key: JournalKey = { ...options.key, userId: options.key.userId.toLowerCase() };
+  const path = join(options.dir, journalFileName(key));
   try {
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   } catch (error) {
@@ -183,13 +191,13 @@ export function openJournal(options: OpenJournalOptions): Journal {
   const lock = acquireLock(`${path}.lock`, JOURNAL_LOCK_WHAT);
   let db: Database.Database;
   try {
-    if (!existsSync(path)) adoptOtherSpelling(options.dir, options.key, path);
+    if (!existsSync(path)) adoptOtherSpelling(options.dir, key, path);
     db = openVersionedDatabase({
       path,
       what: 'the sync journal',
       migrations: JOURNAL_MIGRATIONS,
       codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
-      seed: (created) => writeKey(created, options.key),
+      seed: (created) => writeKey(created, key),
     });
   } catch (error) {
     lock.release();
@@ -285,7 +293,7 @@ function adoptOtherSpelling(dir: string, key: JournalKey, path: string): void {
       codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
     });
     try {
-      db.prepare("UPDATE meta SET value = ? WHERE key = 'user_id'").run(key.userId);
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'user_id'").run(key.userId.toLowerCase());
       db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
       db.close();
@@ -307,12 +315,12 @@ function adoptOtherSpelling(dir: string, key: JournalKey, path: string): void {
   }
 }
 
-/** A new journal records the key it belongs to (a dry run finds it by these). */
+/** A new journal records the key it belongs to (a dry run finds it by these); the user id in lower case. */
 function writeKey(db: Database.Database, key: JournalKey): void {
   const insert = db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)');
   insert.run('base_url', key.baseUrl);
   insert.run('partner_id', key.partnerId);
-  insert.run('user_id', key.userId);
+  insert.run('user_id', key.userId.toLowerCase());
 }
 
 function createJournal(db: Database.Database, path: string, now: () => string, lock: ProcessLock): Journal {

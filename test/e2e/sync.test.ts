@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { journalFileName } from '../../src/sync/journal.js';
+import { earlierJournalFileName } from '../helpers/journal.js';
 import { ROOT, runCamroll } from './helpers/camroll.js';
 import { startFaultProxy } from './helpers/fault-proxy.js';
 import type { LibraryFacts } from './helpers/library.js';
@@ -117,7 +117,7 @@ describe('camroll sync against camroll serve', () => {
     const meta = Object.fromEntries(db.prepare<[], [string, string]>('SELECT key, value FROM meta').raw().all());
     db.prepare("UPDATE meta SET value = ? WHERE key = 'user_id'").run(typed);
     db.close();
-    const earlier = journalFileName({ baseUrl: meta.base_url!, partnerId: meta.partner_id!, userId: typed });
+    const earlier = earlierJournalFileName({ baseUrl: meta.base_url!, partnerId: meta.partner_id!, userId: typed });
     renameSync(join(journals, name!), join(journals, earlier));
     const upperDry = await runCamroll(['sync', lib, '--user', typed, '--dry-run', '--json'], {
       env: env.clientEnv(env.serve.baseUrl),

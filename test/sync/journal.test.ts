@@ -11,6 +11,8 @@ import {
   openJournal,
   type JournalKey,
 } from '../../src/sync/journal.js';
+import { acquireLock } from '../../src/util/process-lock.js';
+import { keepAsEarlierRelease } from '../helpers/journal.js';
 
 const key: JournalKey = { baseUrl: 'http://127.0.0.1:1/v1', partnerId: 'local', userId: 'u1' };
 const item = (id: string, lat = 1): { id: string; fingerprint: Buffer } => ({
@@ -245,7 +247,7 @@ describe('journal', () => {
     const lower = { ...key, userId: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11' };
     const typed = { ...lower, userId: lower.userId.toUpperCase() };
     // What the earlier release wrote for `--user` in capitals: the file named and keyed by the id as typed.
-    const earlier = openJournal({ dir, key: typed });
+    const earlier = openJournal({ dir, key: lower });
     const pass = earlier.beginPass('full');
     earlier.completeBatch(earlier.beginBatch(pass, [item('a'), item('b')]), {
       accepted: [item('a'), item('b')],
@@ -253,7 +255,7 @@ describe('journal', () => {
     });
     earlier.beginBatch(pass, [item('p')]); // interrupted: p stays pending
     earlier.close();
-    const earlierPath = join(dir, journalFileName(typed));
+    const earlierPath = keepAsEarlierRelease(dir, lower, typed.userId);
     const path = join(dir, journalFileName(lower));
 
     // A dry run finds it, with the host's partner or without.
@@ -284,13 +286,42 @@ describe('journal', () => {
 
   it('leaves a journal kept under another spelling alone while its sync holds it', () => {
     const lower = { ...key, userId: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11' };
-    const held = openJournal({ dir, key: { ...lower, userId: lower.userId.toUpperCase() } });
+    openJournal({ dir, key: lower }).close();
+    const earlierPath = keepAsEarlierRelease(dir, lower, lower.userId.toUpperCase());
+    // An earlier release syncing on it holds its lock, as a sync does.
+    const held = acquireLock(`${earlierPath}.lock`, 'the journal');
     try {
       expect(() => openJournal({ dir, key: lower })).toThrow(expect.objectContaining({ code: 'locked' }));
     } finally {
-      held.close();
+      held.release();
     }
     expect(existsSync(join(dir, journalFileName(lower)))).toBe(false);
+  });
+
+  it('keys the journal by the user id in lower case, however the caller spells it', () => {
+    const lower = { ...key, userId: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11' };
+    const upper = { ...lower, userId: lower.userId.toUpperCase() };
+    const path = join(dir, journalFileName(lower));
+    // Created under the id in capitals: the lower-case file, and the lower-case id in its meta.
+    const created = openJournal({ dir, key: upper });
+    expect(created.path).toBe(path);
+    const pass = created.beginPass('full');
+    created.completeBatch(created.beginBatch(pass, [item('a')]), { accepted: [item('a')], rejected: [] });
+    created.finishPass(pass, 'complete');
+    created.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'user_id'").pluck().get()).toBe(lower.userId);
+    db.close();
+    // Opened again under either spelling: the same file, kept where it is (never taken over to capitals).
+    for (const spelling of [upper, lower, upper]) {
+      const j = openJournal({ dir, key: spelling });
+      expect(j.path).toBe(path);
+      expect(j.isKnown(item('a'))).toBe(true);
+      j.close();
+      expect(readdirSync(dir).filter((n) => n.endsWith('.sqlite'))).toEqual([journalFileName(lower)]);
+    }
+    expect(findJournal(dir, upper)).toBe(path);
+    expect(findJournal(dir, { ...upper, partnerId: null })).toBe(path);
   });
 
   it('a dry run refuses a journal written by a newer camroll, naming the file', () => {
