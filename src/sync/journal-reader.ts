@@ -19,7 +19,8 @@ export interface JournalReader {
 /**
  * Finds a user's journal: by its exact key when the partner id is known (from /health), or
  * else, and for a journal an earlier release kept under the id in capitals, by the base URL,
- * partner and user id kept inside each journal (the id compared ignoring case).
+ * partner and user id kept inside each journal (the id compared ignoring case). Either way the
+ * file a real run would open comes first, so a stale copy in capitals beside it is never read.
  */
 export function findJournal(
   dir: string,

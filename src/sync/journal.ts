@@ -222,7 +222,10 @@ export interface JournalMetaQuery {
 /**
  * Finds a journal in `dir` by the key kept in its `meta`, the user id compared ignoring case (a
  * UUID in capitals is the same user: earlier releases kept it as typed). `skip` names a file
- * not to return. Files that are not journals are passed over.
+ * not to return. Files that are not journals are passed over. When several match (an earlier
+ * release ran again after a takeover, or a backup was restored), the file a sync would open
+ * wins (its name is its key's), then one keeping the id in lower case, then one in capitals:
+ * never whichever name happens to sort first.
  */
 export function findJournalByMeta(dir: string, query: JournalMetaQuery, skip?: string): string | null {
   let names: string[];
@@ -233,6 +236,7 @@ export function findJournalByMeta(dir: string, query: JournalMetaQuery, skip?: s
   }
   const baseUrl = query.baseUrl.replace(/\/+$/, '');
   const userId = query.userId.toLowerCase();
+  let found: { path: string; rank: number } | null = null;
   for (const name of names) {
     let db: Database.Database;
     try {
@@ -256,20 +260,24 @@ export function findJournalByMeta(dir: string, query: JournalMetaQuery, skip?: s
           .all()
           .map((r) => [r.key, r.value]),
       );
+      const partnerId = meta.get('partner_id');
       if (
         (meta.get('user_id') ?? '').toLowerCase() === userId &&
         (meta.get('base_url') ?? '').replace(/\/+$/, '') === baseUrl &&
-        (query.partnerId === null || meta.get('partner_id') === query.partnerId)
+        (query.partnerId === null || partnerId === query.partnerId)
       ) {
-        return join(dir, name);
+        const own = partnerId !== undefined && name === journalFileName({ baseUrl, partnerId, userId });
+        const rank = own ? 0 : meta.get('user_id') === userId ? 1 : 2;
+        if (found === null || rank < found.rank) found = { path: join(dir, name), rank };
       }
     } catch {
       // Not a journal this camroll can read: not the one.
     } finally {
       db.close();
     }
+    if (found?.rank === 0) break;
   }
-  return null;
+  return found?.path ?? null;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findJournal, openJournalReader } from '../../src/sync/journal-reader.js';
@@ -12,7 +12,7 @@ import {
   type JournalKey,
 } from '../../src/sync/journal.js';
 import { acquireLock } from '../../src/util/process-lock.js';
-import { keepAsEarlierRelease } from '../helpers/journal.js';
+import { earlierJournalFileName, keepAsEarlierRelease } from '../helpers/journal.js';
 
 const key: JournalKey = { baseUrl: 'http://127.0.0.1:1/v1', partnerId: 'local', userId: 'u1' };
 const item = (id: string, lat = 1): { id: string; fingerprint: Buffer } => ({
@@ -282,6 +282,97 @@ describe('journal', () => {
     db.close();
     expect(findJournal(dir, lower)).toBe(path);
     expect(findJournal(dir, { ...lower, partnerId: null })).toBe(path);
+  });
+
+  it('uses its own journal, never a stale copy in capitals beside it: a dry run, with or without the host, and a sync', () => {
+    // Ids whose copy in capitals sorts before their own file and after it: found by order, a
+    // dry run would read the stale one for some of them.
+    const ids = ['0', '1', '2', '3', '4', '5'].map((d) => `7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a1${d}`);
+    const staleFirst = ids.map((id) => {
+      const lower = { ...key, userId: id };
+      return earlierJournalFileName({ ...lower, userId: id.toUpperCase() }) < journalFileName(lower);
+    });
+    expect(staleFirst).toContain(true);
+    expect(staleFirst).toContain(false);
+    for (const id of ids) {
+      const at = join(dir, id);
+      const lower = { ...key, userId: id };
+      // The stale copy (an earlier release ran again after the takeover): only 'a' answered.
+      const stale = openJournal({ dir: at, key: lower });
+      const p1 = stale.beginPass('full');
+      stale.completeBatch(stale.beginBatch(p1, [item('a')]), { accepted: [item('a')], rejected: [] });
+      stale.finishPass(p1, 'complete');
+      stale.close();
+      const stalePath = keepAsEarlierRelease(at, lower, id.toUpperCase());
+      // The journal the sync uses, made apart so that making it takes nothing over: 'a', 'b' and 'c' answered.
+      const own = openJournal({ dir: join(at, 'apart'), key: lower });
+      const p2 = own.beginPass('full');
+      const all = [item('a'), item('b'), item('c')];
+      own.completeBatch(own.beginBatch(p2, all), { accepted: all, rejected: [] });
+      own.finishPass(p2, 'complete');
+      own.close();
+      const path = join(at, journalFileName(lower));
+      renameSync(join(at, 'apart', journalFileName(lower)), path);
+
+      for (const query of [lower, { ...lower, partnerId: null }]) {
+        expect(findJournal(at, query)).toBe(path);
+        const reader = openJournalReader(findJournal(at, query) as string);
+        expect(['a', 'b', 'c'].map((i) => reader.plan(i, item(i).fingerprint))).toEqual([
+          'answered',
+          'answered',
+          'answered',
+        ]);
+        reader.close();
+      }
+      const j = openJournal({ dir: at, key: lower });
+      try {
+        expect(j.path).toBe(path);
+        expect(j.counts()).toEqual({ accepted: 3, rejected: 0, pending: 0 });
+      } finally {
+        j.close();
+      }
+      // The stale copy is left as it was, not taken over.
+      const db = new Database(stalePath, { readonly: true });
+      expect(db.prepare("SELECT value FROM meta WHERE key = 'user_id'").pluck().get()).toBe(id.toUpperCase());
+      expect(db.prepare('SELECT COUNT(*) FROM outcomes').pluck().get()).toBe(1);
+      db.close();
+    }
+  });
+
+  it('without its own file, prefers a journal keeping the id in lower case to one in capitals', () => {
+    const order: boolean[] = [];
+    for (const d of ['0', '1', '2', '3', '4', '5']) {
+      const lower = { ...key, userId: `7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a1${d}` };
+      const at = join(dir, d);
+      // Each made apart (so that nothing is taken over), then moved in under a name not the sync's.
+      const made = (apart: string, answered: string[]): string => {
+        const j = openJournal({ dir: join(at, apart), key: lower });
+        const pass = j.beginPass('full');
+        const items = answered.map((i) => item(i));
+        j.completeBatch(j.beginBatch(pass, items), { accepted: items, rejected: [] });
+        j.close();
+        return join(at, apart, journalFileName(lower));
+      };
+      // Kept in lower case (a takeover that could not rename the file): 'a' and 'b' answered.
+      const exact = join(at, earlierJournalFileName({ ...lower, userId: lower.userId.replace('d', 'D') }));
+      renameSync(made('exact', ['a', 'b']), exact);
+      // An earlier release's journal in capitals: only 'a'.
+      made('upper', ['a']);
+      const upper = keepAsEarlierRelease(join(at, 'upper'), lower, lower.userId.toUpperCase());
+      const upperIn = join(at, basename(upper));
+      renameSync(upper, upperIn);
+      order.push(basename(upperIn) < basename(exact));
+      expect(findJournal(at, { ...lower, partnerId: null })).toBe(exact);
+      expect(findJournal(at, lower)).toBe(exact);
+      // A sync takes over that one, and leaves the one in capitals alone.
+      const j = openJournal({ dir: at, key: lower });
+      expect(j.counts().accepted).toBe(2);
+      j.close();
+      expect(existsSync(upperIn)).toBe(true);
+    }
+    // Found whichever name sorts first.
+    expect(order).toContain(true);
+    expect(order).toContain(false);
   });
 
   it('leaves a journal kept under another spelling alone while its sync holds it', () => {
