@@ -1,5 +1,5 @@
 import { createHash, hash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { RejectionReason } from '../contract/index.js';
@@ -165,6 +165,8 @@ export interface OpenJournalOptions {
   key: JournalKey;
   /** Clock seam for tests. */
   now?: () => Date;
+  /** Test seam: runs right before a takeover renames the old file (a crash there must lose nothing). */
+  beforeTakeoverRename?: () => void;
 }
 
 /**
@@ -188,12 +190,20 @@ export function openJournal(options: OpenJournalOptions): Journal {
   }
   const now = (): string => (options.now ?? (() => new Date()))().toISOString();
   // One sync per journal at a time: a second would mark the first one's pass interrupted.
-  const lock = acquireLock(`${path}.lock`, JOURNAL_LOCK_WHAT);
+  let lock = acquireLock(`${path}.lock`, JOURNAL_LOCK_WHAT);
+  let at = path;
   let db: Database.Database;
   try {
-    if (!existsSync(path)) adoptOtherSpelling(options.dir, key, path);
+    if (!existsSync(path)) {
+      const kept = adoptOtherSpelling(options.dir, key, path, options.beforeTakeoverRename);
+      if (kept !== null) {
+        // Not taken over this time: this run works on the old file, holding both locks.
+        at = kept.path;
+        lock = bothLocks(kept.lock, lock);
+      }
+    }
     db = openVersionedDatabase({
-      path,
+      path: at,
       what: 'the sync journal',
       migrations: JOURNAL_MIGRATIONS,
       codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
@@ -207,7 +217,20 @@ export function openJournal(options: OpenJournalOptions): Journal {
   // (which syncs the file) every ~40 MiB of WAL rather than every ~4 MiB keeps a large first
   // sync from paying for it again and again.
   db.pragma('wal_autocheckpoint = 10000');
-  return createJournal(db, path, now, lock);
+  return createJournal(db, at, now, lock);
+}
+
+/** Two held locks released as one, the first taken last. */
+function bothLocks(inner: ProcessLock, outer: ProcessLock): ProcessLock {
+  return {
+    release: () => {
+      try {
+        inner.release();
+      } finally {
+        outer.release();
+      }
+    },
+  };
 }
 
 const JOURNAL_LOCK_WHAT = "this user's sync journal for this target (another camroll sync)";
@@ -283,43 +306,80 @@ export function findJournalByMeta(dir: string, query: JournalMetaQuery, skip?: s
 /**
  * Earlier releases named a journal after the user id as typed (`--user` in capitals gave
  * another file than the lower-case id the service issues). When this key has no journal yet
- * but one kept under another spelling of the same id exists, it becomes this key's journal:
- * under its own lock, its `meta.user_id` is rewritten, its WAL checkpointed into the file, and
- * the file renamed with whatever is left beside it (so a sync resumes, nothing is resent).
- * Renamed WAL first, main file last: a crash in between leaves the old name, found again next time.
+ * but one kept under another spelling of the same id exists, it becomes this key's journal
+ * (so a sync resumes, nothing is resent): under its own lock, its `meta.user_id` is rewritten,
+ * its WAL emptied into the file and the file taken out of WAL mode, so that the file alone is
+ * the whole journal; then that one file is renamed, in one step. A crash at any point leaves
+ * the old file complete under the old name, found again next time.
+ *
+ * The WAL can be emptied and left only when no other connection has the file open (a dry run
+ * reading it, another camroll looking for its own journal). Then nothing is renamed, and the
+ * old file is returned with its lock still held: this run works on it where it is, and a
+ * later run takes it over. null: taken over, or nothing to take over.
  */
-function adoptOtherSpelling(dir: string, key: JournalKey, path: string): void {
+function adoptOtherSpelling(
+  dir: string,
+  key: JournalKey,
+  path: string,
+  beforeRename?: () => void,
+): { path: string; lock: ProcessLock } | null {
   const other = findJournalByMeta(dir, key, basename(path));
-  if (other === null) return;
+  if (other === null) return null;
   const lock = acquireLock(`${other}.lock`, JOURNAL_LOCK_WHAT);
+  let kept = false;
   try {
-    if (!existsSync(other)) return; // Another camroll adopted it meanwhile.
+    if (!existsSync(other)) return null; // Another camroll adopted it meanwhile.
     const db = openVersionedDatabase({
       path: other,
       what: 'the sync journal',
       migrations: JOURNAL_MIGRATIONS,
       codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
     });
+    let alone: boolean;
     try {
       db.prepare("UPDATE meta SET value = ? WHERE key = 'user_id'").run(key.userId.toLowerCase());
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      alone = leaveWal(db);
     } finally {
       db.close();
     }
-    for (const suffix of ['-wal', '-shm', '']) {
-      try {
-        renameSync(`${other}${suffix}`, `${path}${suffix}`);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT' && suffix !== '') continue;
-        throw new LocalStateError(
-          'journal_error',
-          `cannot rename the sync journal ${other} to ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`,
-          { cause: error },
-        );
-      }
+    if (!alone) {
+      kept = true;
+      return { path: other, lock };
     }
+    beforeRename?.();
+    try {
+      // Left by a crash of a journal that never got its main file: ours to clear (its lock is held).
+      for (const suffix of ['-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+      renameSync(other, path);
+    } catch (error) {
+      throw new LocalStateError(
+        'journal_error',
+        `cannot rename the sync journal ${other} to ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`,
+        { cause: error },
+      );
+    }
+    return null;
   } finally {
-    lock.release();
+    if (!kept) lock.release();
+  }
+}
+
+/**
+ * Empties a journal's WAL into its file and takes it out of WAL mode, so that nothing is left
+ * beside the file; false when another connection has it open. A reader would make the
+ * checkpoint wait, and the mode switch fails anyway while any connection is open, so it does
+ * not wait: the takeover is tried again at the next run.
+ */
+function leaveWal(db: Database.Database): boolean {
+  db.pragma('busy_timeout = 0');
+  const [row] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  if (row === undefined || row.busy !== 0 || row.log !== row.checkpointed) return false;
+  try {
+    return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
+  } catch (error) {
+    const code = String((error as { code?: unknown }).code ?? '');
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return false;
+    throw error;
   }
 }
 

@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -387,6 +396,131 @@ describe('journal', () => {
       held.release();
     }
     expect(existsSync(join(dir, journalFileName(lower)))).toBe(false);
+  });
+
+  /**
+   * What an earlier release killed mid-sync leaves: its journal under the id in capitals with
+   * most of it still in the WAL (it checkpoints every ~40 MiB). Made apart and copied in, file
+   * and WAL, while the writing connection is open (as a kill -9 leaves them). Returns its path.
+   */
+  const killedEarlierRelease = (lower: JournalKey, answered: string[]): string => {
+    const apart = join(dir, 'apart');
+    const j = openJournal({ dir: apart, key: lower });
+    const pass = j.beginPass('full');
+    const items = answered.map((i) => item(i));
+    j.completeBatch(j.beginBatch(pass, items), { accepted: items, rejected: [] });
+    const from = join(apart, journalFileName(lower));
+    const meta = new Database(from);
+    meta.prepare("UPDATE meta SET value = ? WHERE key = 'user_id'").run(lower.userId.toUpperCase());
+    meta.close();
+    const to = join(dir, earlierJournalFileName({ ...lower, userId: lower.userId.toUpperCase() }));
+    expect(statSync(`${from}-wal`).size).toBeGreaterThan(0);
+    copyFileSync(from, to);
+    copyFileSync(`${from}-wal`, `${to}-wal`);
+    j.close();
+    rmSync(apart, { recursive: true });
+    return to;
+  };
+  const beside = (): string[] => readdirSync(dir).filter((n) => n.endsWith('-wal') || n.endsWith('-shm'));
+  const answeredIn = (path: string): number => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return db.prepare<[], number>('SELECT COUNT(*) FROM outcomes').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('takes over a journal whose WAL holds the answers: one file renamed, nothing left beside either name', () => {
+    const lower = { ...key, userId: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11' };
+    const ids = Array.from({ length: 300 }, (_, i) => `id-${i}`);
+    const earlier = killedEarlierRelease(lower, ids);
+    const path = join(dir, journalFileName(lower));
+    // A WAL left at the new name by a crash (of another journal for this name that never got
+    // its main file): valid frames, which must not be read into the file taken over.
+    const apart = join(dir, 'stray');
+    const stray = openJournal({ dir: apart, key: lower });
+    const pass = stray.beginPass('full');
+    stray.completeBatch(stray.beginBatch(pass, [item('stray')]), { accepted: [item('stray')], rejected: [] });
+    copyFileSync(join(apart, `${journalFileName(lower)}-wal`), `${path}-wal`);
+    stray.close();
+    rmSync(apart, { recursive: true });
+    const j = openJournal({ dir, key: lower });
+    try {
+      expect(j.path).toBe(path);
+      expect(j.counts().accepted).toBe(300);
+      expect(j.isKnown(item('stray'))).toBe(false);
+      expect(existsSync(earlier)).toBe(false);
+    } finally {
+      j.close();
+    }
+    expect(beside()).toEqual([]);
+    expect(readdirSync(dir)).toEqual([journalFileName(lower)]);
+    expect(answeredIn(path)).toBe(300);
+  });
+
+  it('takes nothing over while a reader has the old journal open: works on it where it is, loses nothing', () => {
+    const lower = { ...key, userId: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11' };
+    const earlier = killedEarlierRelease(lower, ['a', 'b', 'c']);
+    const path = join(dir, journalFileName(lower));
+    // A dry run reading it between two items, then one in the middle of a read.
+    const dry = openJournalReader(earlier);
+    const reading = new Database(earlier, { readonly: true });
+    for (const inRead of [false, true]) {
+      if (inRead) {
+        reading.exec('BEGIN');
+        reading.prepare('SELECT COUNT(*) FROM outcomes').get();
+      }
+      const j = openJournal({ dir, key: lower });
+      try {
+        expect(j.path).toBe(earlier);
+        expect(j.counts()).toEqual({ accepted: inRead ? 4 : 3, rejected: 0, pending: 0 });
+        // Still held by this run, under either name.
+        expect(() => openJournal({ dir, key: lower })).toThrow(expect.objectContaining({ code: 'locked' }));
+        const pass = j.beginPass('incremental');
+        j.completeBatch(j.beginBatch(pass, [item(`d${inRead}`)]), { accepted: [item(`d${inRead}`)], rejected: [] });
+        j.finishPass(pass, 'complete');
+      } finally {
+        j.close();
+      }
+      expect(existsSync(path)).toBe(false);
+      expect(dry.plan('a', item('a').fingerprint)).toBe('answered');
+    }
+    reading.exec('COMMIT');
+    reading.close();
+    dry.close();
+    expect(readdirSync(dir).filter((n) => n.endsWith('.lock'))).toEqual([]);
+    // The reader gone, the next run takes it over whole.
+    const j = openJournal({ dir, key: lower });
+    expect(j.path).toBe(path);
+    expect(j.counts().accepted).toBe(5);
+    j.close();
+    expect(readdirSync(dir)).toEqual([journalFileName(lower)]);
+  });
+
+  it('a crash right before the rename leaves the old journal whole on its own, found and taken over next time', () => {
+    const lower = { ...key, userId: '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11' };
+    const ids = Array.from({ length: 300 }, (_, i) => `id-${i}`);
+    const earlier = killedEarlierRelease(lower, ids);
+    const crash = new Error('killed');
+    expect(() =>
+      openJournal({
+        dir,
+        key: lower,
+        beforeTakeoverRename: () => {
+          throw crash;
+        },
+      }),
+    ).toThrow(crash);
+    // The old file alone, its WAL emptied into it: every answer is in the one file.
+    expect(readdirSync(dir)).toEqual([basename(earlier)]);
+    expect(answeredIn(earlier)).toBe(300);
+    expect(findJournal(dir, { ...lower, partnerId: null })).toBe(earlier);
+    expect(findJournal(dir, lower)).toBe(earlier);
+    const j = openJournal({ dir, key: lower });
+    expect(j.path).toBe(join(dir, journalFileName(lower)));
+    expect(j.counts().accepted).toBe(300);
+    j.close();
   });
 
   it('keys the journal by the user id in lower case, however the caller spells it', () => {
