@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -178,6 +178,67 @@ describe('camroll sync against camroll serve', () => {
       });
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('with a stale journal in capitals beside its own, a sync and a dry run without the host use its own', async () => {
+    const proxy = await startFaultProxy({ target: env.serve.baseUrl });
+    const target = { env: env.clientEnv(proxy.baseUrl) };
+    let closed = false;
+    try {
+      const first = await runCamroll(['sync', lib, '--email', 'stale@example.com', '--json', '--no-events'], target);
+      expect(first.code, first.stderr).toBe(0);
+      const userId = (JSON.parse(first.stdout) as Summary).user_id;
+      const journals = join(env.clientEnv('').XDG_DATA_HOME!, 'camroll', 'journals');
+      const own = readdirSync(journals)
+        .filter((n) => n.endsWith('.sqlite'))
+        .find((n) => {
+          const db = new Database(join(journals, n), { readonly: true });
+          const meta = Object.fromEntries(db.prepare<[], [string, string]>('SELECT key, value FROM meta').raw().all());
+          db.close();
+          return meta.user_id === userId && meta.base_url === proxy.baseUrl;
+        });
+      expect(own).toBeDefined();
+      // An earlier camroll ran again after the takeover (its own name), and a backup was restored
+      // under a name that sorts first: both keep the id in capitals and only 10 answers.
+      const db = new Database(join(journals, own!), { readonly: true });
+      const meta = Object.fromEntries(db.prepare<[], [string, string]>('SELECT key, value FROM meta').raw().all());
+      db.close();
+      const typed = userId.toUpperCase();
+      const earlier = earlierJournalFileName({ baseUrl: meta.base_url!, partnerId: meta.partner_id!, userId: typed });
+      const stale = [earlier, `${'0'.repeat(32)}.sqlite`].map((n) => join(journals, n));
+      for (const path of stale) {
+        copyFileSync(join(journals, own!), path);
+        const copy = new Database(path);
+        copy.prepare("UPDATE meta SET value = ? WHERE key = 'user_id'").run(typed);
+        copy.exec('DELETE FROM outcomes WHERE id NOT IN (SELECT id FROM outcomes ORDER BY id LIMIT 10)');
+        copy.close();
+      }
+      const staleBytes = stale.map((path) => readFileSync(path));
+
+      const again = await runCamroll(['sync', lib, '--user', typed, '--json', '--no-events'], target);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ user_id: userId, sent: 0, skipped_already_sent: 120 });
+
+      await proxy.close();
+      closed = true;
+      for (const identity of [
+        ['--user', typed],
+        ['--email', 'stale@example.com'],
+      ]) {
+        const dry = await runCamroll(['sync', lib, ...identity, '--dry-run', '--json', '--no-events'], target);
+        expect(dry.code, dry.stderr).toBe(0);
+        expect((JSON.parse(dry.stdout) as { plan: unknown }).plan).toEqual({
+          new: 0,
+          changed: 0,
+          pending: 0,
+          already_answered: 120,
+        });
+      }
+      // The stale copies were left as they were: never taken over, never written.
+      expect(stale.map((path) => readFileSync(path))).toEqual(staleBytes);
+    } finally {
+      if (!closed) await proxy.close();
     }
   });
 
