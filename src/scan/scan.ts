@@ -86,11 +86,18 @@ export interface ByteProgress {
 export interface SidecarTree {
   index: SidecarIndex;
   details: PhotoDetails;
+  /**
+   * Whether the run's plain files (not archive members) are read with the tree: decided by
+   * the run's first scan (archives given as roots), so a later scan reads an unchanged file
+   * with the sidecars the first one did (null until then). Archives found with `--archives`
+   * only do not count: they open mid-walk, after most folder files were read.
+   */
+  plainFiles: boolean | null;
 }
 
 /** An empty tree for a run whose later scans share it (ScanOptions.tree). */
 export function createSidecarTree(): SidecarTree {
-  return { index: createSidecarIndex(), details: createPhotoDetails() };
+  return { index: createSidecarIndex(), details: createPhotoDetails(), plainFiles: null };
 }
 
 /**
@@ -173,7 +180,9 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     if (opened.warning) yield [opened.warning];
     const { files, folders, archives } = await splitRoots(roots);
     // Every archive's sidecars are known before any member is read: the parts are one tree.
-    const { index, details } = options.tree ?? createSidecarTree();
+    const tree = options.tree ?? createSidecarTree();
+    tree.plainFiles ??= archives.length > 0;
+    const { index, details } = tree;
     const archiveWalk =
       archives.length > 0
         ? (await archiveReader()).createArchiveWalk({
@@ -201,7 +210,8 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
     const mixed = archiveWalk !== null && folders.length > 0;
     if (mixed) await indexFolderSidecars({ roots: folders, exclude: options.exclude, index, signal: stop.signal });
-    if (index.size > 0 && files.length > 0) await withNamedTreeSidecars(files, index, options.treeRoots ?? roots);
+    if (tree.plainFiles && index.size > 0 && files.length > 0)
+      await withNamedTreeSidecars(files, index, options.treeRoots ?? roots);
     const folderWalk = walkBatches({
       roots: folders,
       exclude: options.exclude,

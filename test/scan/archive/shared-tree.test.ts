@@ -111,3 +111,31 @@ describe("a later scan given the run's sidecar tree", () => {
     expect(again.get('IMG_2.jpg')?.media?.taken_at).toMatch(/^2023-11-14T22:13:20/);
   });
 });
+
+describe('a later scan reads an unchanged file as the first scan did', () => {
+  /** A folder holding part 1 unpacked (IMG_1.jpg) and part 2 still zipped, with the photo's JSON. */
+  function exportWithZipInside(): { folder: string; photo: string } {
+    const folder = path.join(dir, 'takeout');
+    const photo = path.join(folder, TRIP, 'IMG_1.jpg');
+    fs.mkdirSync(path.dirname(photo), { recursive: true });
+    fs.writeFileSync(photo, BARE);
+    fs.writeFileSync(
+      path.join(folder, 'takeout-002.zip'),
+      storedZip([{ name: `${TRIP}/IMG_1.jpg.json`, data: takeoutJson('IMG_1.jpg', 1_650_000_000) }]),
+    );
+    return { folder, photo };
+  }
+
+  it('with --archives and folder roots only, a folder file gets no sidecar from a found archive, later either', async () => {
+    const { folder, photo } = exportWithZipInside();
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder], archives: true, tree, cwd: dir });
+    expect(first.get('IMG_1.jpg')?.media?.taken_at ?? null).toBeNull();
+    expect(tree.index.size).toBeGreaterThan(0); // the found part's JSON is in the tree
+
+    const again = await records({ roots: [photo], tree, treeRoots: [folder], cwd: dir });
+    expect(again.get('IMG_1.jpg')?.media?.id).toBe(first.get('IMG_1.jpg')?.media?.id);
+    expect(again.get('IMG_1.jpg')?.media?.taken_at ?? null).toBeNull();
+    expect(again.get('IMG_1.jpg')?.media?.latitude ?? null).toBeNull();
+  });
+});
