@@ -40,7 +40,7 @@ export async function indexFolderSidecars(options: {
             if (!folderSkipReason(entry.name)) stack.push({ abs: path.join(folder.abs, entry.name), rel });
           } else if (entry.isFile() && isSidecarName(entry.name) && !fileSkipReason(entry.name)) {
             const text = await readSidecar(path.join(folder.abs, entry.name));
-            if (text !== null) options.index.add(rel, text);
+            if (text !== null) options.index.add(rel, text, folder.abs);
           }
         }
       } catch {
@@ -70,7 +70,7 @@ export async function indexNamedSidecars(options: {
     for (const candidates of [takeoutJsonCandidates(base), xmpCandidates(base)]) {
       const name = pickCandidate(candidates, listing);
       const text = name === null ? null : await readSidecar(path.join(folder, name));
-      if (text !== null) options.index.add(dir === '' ? name! : `${dir}/${name}`, text);
+      if (text !== null) options.index.add(dir === '' ? name! : `${dir}/${name}`, text, folder);
     }
   }
 }

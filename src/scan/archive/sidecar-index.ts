@@ -16,7 +16,14 @@ export interface MatchedSidecars {
  * Only sidecar texts are held (a Takeout JSON is about 1 KB).
  */
 export interface SidecarIndex {
-  add(member: string, text: string): void;
+  /**
+   * Holds a sidecar under its member path. `folder` is the folder on disk it was read from
+   * (a folder given beside archives); without it, it is an archive's. An archive's never
+   * replaces a folder's of the same name (a part read again must not undo what the folder
+   * gave its members); a folder's replaces any; between archives the last read wins (a part
+   * downloaded again replaces its own earlier copy).
+   */
+  add(member: string, text: string, folder?: string): void;
   find(member: string): MatchedSidecars;
   readonly size: number;
 }
@@ -25,6 +32,12 @@ interface Held {
   name: string;
   text: string;
   digest: string;
+}
+
+/** One name's sidecars: a folder's copy shadows an archive's. */
+interface Slot {
+  folder?: Held & { from: string };
+  archive?: Held;
 }
 
 /** A member's folder inside its archive, as the sidecar tree keys it (`./` and leading `/` dropped). */
@@ -36,7 +49,7 @@ export function folderKey(member: string): { dir: string; base: string } {
 
 /** Creates an empty index. */
 export function createSidecarIndex(): SidecarIndex {
-  const folders = new Map<string, Map<string, Held>>();
+  const folders = new Map<string, Map<string, Slot>>();
   // Lower-case name -> name per folder: the listing sidecar-names.ts matches against.
   const listings = new Map<string, Map<string, string>>();
   let size = 0;
@@ -44,32 +57,37 @@ export function createSidecarIndex(): SidecarIndex {
     get size() {
       return size;
     },
-    add(member, text) {
+    add(member, text, folder) {
       const { dir, base } = folderKey(member);
       let held = folders.get(dir);
       if (!held) {
         folders.set(dir, (held = new Map()));
         listings.set(dir, new Map());
       }
-      if (!held.has(base.toLowerCase())) size += 1;
-      listings.get(dir)!.set(base.toLowerCase(), base);
-      held.set(base.toLowerCase(), {
-        name: base,
-        text,
-        digest: createHash('sha1').update(text).digest('base64url').slice(0, 12),
-      });
+      const lower = base.toLowerCase();
+      let slot = held.get(lower);
+      if (!slot) {
+        held.set(lower, (slot = {}));
+        size += 1;
+      }
+      const entry = { name: base, text, digest: createHash('sha1').update(text).digest('base64url').slice(0, 12) };
+      if (folder !== undefined) slot.folder = { ...entry, from: folder };
+      else slot.archive = entry;
+      listings.get(dir)!.set(lower, (slot.folder ?? entry).name);
     },
     find(member) {
       const { dir, base } = folderKey(member);
       const held = folders.get(dir);
       if (!held) return { takeout: null, xmp: null, print: '' };
       const names = listings.get(dir)!;
-      const jsonName = pickCandidate(takeoutJsonCandidates(base), names);
-      const xmpName = pickCandidate(xmpCandidates(base), names);
-      const json = jsonName === null ? null : held.get(jsonName.toLowerCase())!;
-      const xmp = xmpName === null ? null : held.get(xmpName.toLowerCase())!;
+      const pick = (name: string | null): Held | null => {
+        const slot = name === null ? undefined : held.get(name.toLowerCase());
+        return slot?.folder ?? slot?.archive ?? null;
+      };
+      const json = pick(pickCandidate(takeoutJsonCandidates(base), names));
+      const xmp = pick(pickCandidate(xmpCandidates(base), names));
       const print = [json, xmp]
-        .filter((entry): entry is Held => entry !== null && entry !== undefined)
+        .filter((entry): entry is Held => entry !== null)
         .map((entry) => `${entry.name}:${entry.digest}`)
         .join('|');
       return { takeout: json?.text ?? null, xmp: xmp?.text ?? null, print };

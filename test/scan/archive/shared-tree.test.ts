@@ -12,13 +12,13 @@ import { storedZip } from '../../e2e/helpers/stored-zip.js';
 const BARE = fs.readFileSync(fileURLToPath(new URL('../extract/files/bare.jpg', import.meta.url)));
 const TRIP = 'Takeout/Google Photos/Trip';
 
-/** A Takeout JSON placing a photo in Lisbon at `seconds`. */
-const takeoutJson = (title: string, seconds: number): Buffer =>
+/** A Takeout JSON placing a photo in Lisbon (or at `latitude`) at `seconds`. */
+const takeoutJson = (title: string, seconds: number, latitude = 38.7223): Buffer =>
   Buffer.from(
     JSON.stringify({
       title,
       photoTakenTime: { timestamp: String(seconds) },
-      geoData: { latitude: 38.7223, longitude: -9.1393, altitude: 0, latitudeSpan: 0, longitudeSpan: 0 },
+      geoData: { latitude, longitude: -9.1393, altitude: 0, latitudeSpan: 0, longitudeSpan: 0 },
     }),
   );
 
@@ -137,5 +137,27 @@ describe('a later scan reads an unchanged file as the first scan did', () => {
     expect(again.get('IMG_1.jpg')?.media?.id).toBe(first.get('IMG_1.jpg')?.media?.id);
     expect(again.get('IMG_1.jpg')?.media?.taken_at ?? null).toBeNull();
     expect(again.get('IMG_1.jpg')?.media?.latitude ?? null).toBeNull();
+  });
+
+  it("an archive read again does not replace a folder's sidecar of the same name", async () => {
+    const folder = path.join(dir, 'unpacked');
+    fs.mkdirSync(path.join(folder, TRIP), { recursive: true });
+    fs.writeFileSync(path.join(folder, TRIP, 'IMG_2.jpg.json'), takeoutJson('IMG_2.jpg', 1_700_000_000, 40));
+    const part = path.join(dir, 't1.zip');
+    fs.writeFileSync(
+      part,
+      storedZip([
+        { name: `${TRIP}/IMG_2.jpg`, data: BARE },
+        { name: `${TRIP}/IMG_2.jpg.json`, data: takeoutJson('IMG_2.jpg', 1_650_000_000) },
+      ]),
+    );
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder, part], tree, cwd: dir });
+    expect(first.get('IMG_2.jpg')?.media?.latitude).toBe(40);
+
+    // The part downloaded again, the same bytes: its member reads as in the first scan.
+    const again = await records({ roots: [part], tree, treeRoots: [folder, part], cwd: dir });
+    expect(again.get('IMG_2.jpg')?.media?.taken_at).toBe(first.get('IMG_2.jpg')?.media?.taken_at);
+    expect(again.get('IMG_2.jpg')?.media?.latitude).toBe(40);
   });
 });
