@@ -424,12 +424,14 @@ async function* showMembers(
 
 /**
  * A folder's files, when archives share the run: each is read with the sidecars the run's
- * tree matches to its path (its own folder's, or an archive part's), and the cache keys on them.
+ * tree matches to its path (its own folder's first, by the folder reader's rules; else an
+ * archive part's or another folder's), and the cache keys on them.
  */
 async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: SidecarIndex): AsyncGenerator<WalkEvent[]> {
   for await (const batch of walked) {
     for (const event of batch)
-      if (event.type === 'file' && !event.member) useTreeSidecars(event, index.find(event.path));
+      if (event.type === 'file' && !event.member)
+        useTreeSidecars(event, index.find(event.path, path.dirname(event.absPath)));
     yield batch;
   }
 }
@@ -443,7 +445,7 @@ async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: Side
 async function withNamedTreeSidecars(files: WalkFile[], index: SidecarIndex, runRoots: string[]): Promise<void> {
   const keyed = files.map((file) => ({ file, absPath: file.absPath, key: treeKey(file.absPath, runRoots) }));
   await indexNamedSidecars({ files: keyed, index });
-  for (const { file, key } of keyed) useTreeSidecars(file, index.find(key));
+  for (const { file, key } of keyed) useTreeSidecars(file, index.find(key, path.dirname(file.absPath)));
 }
 
 /** A file's key in the run's tree: its path below the run's folder that holds it, as the walk lists it. */

@@ -24,7 +24,12 @@ export interface SidecarIndex {
    * downloaded again replaces its own earlier copy).
    */
   add(member: string, text: string, folder?: string): void;
-  find(member: string): MatchedSidecars;
+  /**
+   * The sidecars matched to a member by the name rules. `ownFolder`, for a file on disk: its
+   * folder's own sidecars are chosen from first (as the folder reader would), each kind
+   * (Takeout JSON, XMP) from the rest of the tree only when its folder has none of it.
+   */
+  find(member: string, ownFolder?: string): MatchedSidecars;
   readonly size: number;
 }
 
@@ -52,6 +57,8 @@ export function createSidecarIndex(): SidecarIndex {
   const folders = new Map<string, Map<string, Slot>>();
   // Lower-case name -> name per folder: the listing sidecar-names.ts matches against.
   const listings = new Map<string, Map<string, string>>();
+  // The same, per folder on disk a folder's sidecars were read from: a file's own folder first.
+  const ownListings = new Map<string, Map<string, Map<string, string>>>();
   let size = 0;
   return {
     get size() {
@@ -71,21 +78,32 @@ export function createSidecarIndex(): SidecarIndex {
         size += 1;
       }
       const entry = { name: base, text, digest: createHash('sha1').update(text).digest('base64url').slice(0, 12) };
-      if (folder !== undefined) slot.folder = { ...entry, from: folder };
-      else slot.archive = entry;
+      if (folder !== undefined) {
+        if (slot.folder && slot.folder.from !== folder) ownListings.get(dir)?.get(slot.folder.from)?.delete(lower);
+        slot.folder = { ...entry, from: folder };
+        let own = ownListings.get(dir);
+        if (!own) ownListings.set(dir, (own = new Map()));
+        let names = own.get(folder);
+        if (!names) own.set(folder, (names = new Map()));
+        names.set(lower, base);
+      } else slot.archive = entry;
       listings.get(dir)!.set(lower, (slot.folder ?? entry).name);
     },
-    find(member) {
+    find(member, ownFolder) {
       const { dir, base } = folderKey(member);
       const held = folders.get(dir);
       if (!held) return { takeout: null, xmp: null, print: '' };
       const names = listings.get(dir)!;
-      const pick = (name: string | null): Held | null => {
+      const own = ownFolder === undefined ? undefined : ownListings.get(dir)?.get(ownFolder);
+      const pick = (candidates: string[]): Held | null => {
+        const mine = own && own.size > 0 ? pickCandidate(candidates, own) : null;
+        if (mine !== null) return held.get(mine.toLowerCase())!.folder!;
+        const name = pickCandidate(candidates, names);
         const slot = name === null ? undefined : held.get(name.toLowerCase());
         return slot?.folder ?? slot?.archive ?? null;
       };
-      const json = pick(pickCandidate(takeoutJsonCandidates(base), names));
-      const xmp = pick(pickCandidate(xmpCandidates(base), names));
+      const json = pick(takeoutJsonCandidates(base));
+      const xmp = pick(xmpCandidates(base));
       const print = [json, xmp]
         .filter((entry): entry is Held => entry !== null)
         .map((entry) => `${entry.name}:${entry.digest}`)

@@ -160,4 +160,26 @@ describe('a later scan reads an unchanged file as the first scan did', () => {
     expect(again.get('IMG_2.jpg')?.media?.taken_at).toBe(first.get('IMG_2.jpg')?.media?.taken_at);
     expect(again.get('IMG_2.jpg')?.media?.latitude).toBe(40);
   });
+
+  it("a folder file's own sidecar wins over an archive's the name rules rank first", async () => {
+    const folder = path.join(dir, 'unpacked');
+    const photo = path.join(folder, TRIP, 'IMG_5.jpg');
+    fs.mkdirSync(path.dirname(photo), { recursive: true });
+    fs.writeFileSync(photo, BARE);
+    fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_5.jpg', 1_700_000_000, 10));
+    const part = path.join(dir, 't2.zip');
+    const supplemental = takeoutJson('IMG_5.jpg', 1_650_000_000, 50);
+    fs.writeFileSync(part, storedZip([{ name: `${TRIP}/IMG_5.jpg.supplemental-metadata.json`, data: supplemental }]));
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder, part], tree, cwd: dir });
+    expect(first.get('IMG_5.jpg')?.media?.latitude).toBe(10);
+    // As a plain folder scan reads it.
+    const plain = await records({ roots: [folder], cwd: dir });
+    expect(first.get('IMG_5.jpg')?.media).toEqual(plain.get('IMG_5.jpg')?.media);
+
+    // Its own JSON edited: a later scan reads the edit.
+    fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_5.jpg', 1_700_000_000, 20));
+    const again = await records({ roots: [photo], tree, treeRoots: [folder, part], cwd: dir });
+    expect(again.get('IMG_5.jpg')?.media?.latitude).toBe(20);
+  });
 });
