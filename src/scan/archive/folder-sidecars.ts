@@ -53,8 +53,9 @@ export async function indexFolderSidecars(options: {
 /**
  * Adds the sidecars beside files named on their own (a watch's changed files) to the run's
  * tree under each file's key, the texts read now: the file's own folder wins over an
- * archive's, as in the run's first scan, and a sidecar edited since is read as it is now.
- * Reads only the sidecars that belong to the named files, each folder listed once.
+ * archive's, as in the run's first scan, a sidecar edited since is read as it is now, and
+ * one deleted since is dropped from the tree. Reads only the sidecars that belong to the
+ * named files, each folder listed once.
  */
 export async function indexNamedSidecars(options: {
   files: { absPath: string; key: string }[];
@@ -63,10 +64,13 @@ export async function indexNamedSidecars(options: {
   const listings = new Map<string, Map<string, string>>();
   for (const file of options.files) {
     const folder = path.dirname(file.absPath);
-    let listing = listings.get(folder);
-    if (!listing) listings.set(folder, (listing = await listSidecars(folder)));
-    if (listing.size === 0) continue;
     const { dir, base } = folderKey(file.key);
+    let listing = listings.get(folder);
+    if (!listing) {
+      listings.set(folder, (listing = await listSidecars(folder)));
+      options.index.forget(dir, folder, listing); // one deleted since is not applied
+    }
+    if (listing.size === 0) continue;
     for (const candidates of [takeoutJsonCandidates(base), xmpCandidates(base)]) {
       const name = pickCandidate(candidates, listing);
       const text = name === null ? null : await readSidecar(path.join(folder, name));

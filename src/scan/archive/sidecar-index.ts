@@ -30,6 +30,12 @@ export interface SidecarIndex {
    * (Takeout JSON, XMP) from the rest of the tree only when its folder has none of it.
    */
   find(member: string, ownFolder?: string): MatchedSidecars;
+  /**
+   * Drops the sidecars read from `folder` (on disk) under the tree's folder `dir` that are no
+   * longer among `present` (its sidecar names now, by lower-case name): one deleted since is
+   * not applied, as a fresh run would not (an archive's of the same name comes back).
+   */
+  forget(dir: string, folder: string, present: ReadonlyMap<string, string>): void;
   readonly size: number;
 }
 
@@ -88,6 +94,24 @@ export function createSidecarIndex(): SidecarIndex {
         names.set(lower, base);
       } else slot.archive = entry;
       listings.get(dir)!.set(lower, (slot.folder ?? entry).name);
+    },
+    forget(dir, folder, present) {
+      const names = ownListings.get(dir)?.get(folder);
+      if (!names) return;
+      const held = folders.get(dir)!;
+      const listing = listings.get(dir)!;
+      for (const lower of [...names.keys()]) {
+        if (present.has(lower)) continue;
+        names.delete(lower);
+        const slot = held.get(lower)!;
+        slot.folder = undefined;
+        if (slot.archive) listing.set(lower, slot.archive.name);
+        else {
+          held.delete(lower);
+          listing.delete(lower);
+          size -= 1;
+        }
+      }
     },
     find(member, ownFolder) {
       const { dir, base } = folderKey(member);

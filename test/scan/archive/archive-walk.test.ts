@@ -373,6 +373,7 @@ describe('the first pass over a zip (its sidecars)', () => {
         stop.abort();
       },
       find: (member: string) => real.find(member),
+      forget: real.forget,
       get size() {
         return real.size;
       },

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
 import { extractFile } from '../../../src/scan/extract/index.js';
 import { createSidecarTree, scanLibrary, treeKey, type ScanOptions } from '../../../src/scan/scan.js';
 import type { ScanRecord } from '../../../src/scan/types.js';
@@ -181,5 +182,37 @@ describe('a later scan reads an unchanged file as the first scan did', () => {
     fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_5.jpg', 1_700_000_000, 20));
     const again = await records({ roots: [photo], tree, treeRoots: [folder, part], cwd: dir });
     expect(again.get('IMG_5.jpg')?.media?.latitude).toBe(20);
+  });
+
+  it('a sidecar deleted since the first scan is not applied later, as a fresh run would not', async () => {
+    const folder = path.join(dir, 'unpacked');
+    const photo = path.join(folder, TRIP, 'IMG_3.jpg');
+    fs.mkdirSync(path.dirname(photo), { recursive: true });
+    fs.writeFileSync(photo, BARE);
+    fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_3.jpg', 1_650_000_000));
+    const part = path.join(dir, 't2.zip');
+    fs.writeFileSync(part, storedZip([{ name: `${TRIP}/IMG_4.jpg.json`, data: takeoutJson('IMG_4.jpg', 1) }]));
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder, part], tree, cwd: dir });
+    expect(first.get('IMG_3.jpg')?.source?.taken_at).toBe('takeout');
+
+    fs.rmSync(`${photo}.json`);
+    const again = await records({ roots: [photo], tree, treeRoots: [folder, part], cwd: dir });
+    const fresh = await records({ roots: [folder, part], cwd: dir });
+    expect(fresh.get('IMG_3.jpg')?.media?.taken_at ?? null).toBeNull();
+    expect(again.get('IMG_3.jpg')?.media).toEqual(fresh.get('IMG_3.jpg')?.media);
+    expect(again.get('IMG_3.jpg')?.source).toEqual(fresh.get('IMG_3.jpg')?.source);
+  });
+
+  it("the tree keeps an archive's copy under a folder's: a deleted folder sidecar gives way to it", () => {
+    const index = createSidecarIndex();
+    index.add(`${TRIP}/IMG_6.jpg.json`, 'from the folder', '/data/unpacked/Trip');
+    index.add(`${TRIP}/IMG_6.jpg.json`, 'from the part'); // read again: the folder's stays
+    expect(index.find(`${TRIP}/IMG_6.jpg`).takeout).toBe('from the folder');
+    index.forget(TRIP, '/data/unpacked/Trip', new Map());
+    expect(index.find(`${TRIP}/IMG_6.jpg`).takeout).toBe('from the part');
+    index.add(`${TRIP}/IMG_6.jpg.json`, 'the part again'); // between archives the last read wins
+    expect(index.find(`${TRIP}/IMG_6.jpg`).takeout).toBe('the part again');
+    expect(index.size).toBe(1);
   });
 });
