@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
+import * as fs from 'node:fs';
+import path from 'node:path';
+import { takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
 
 /** The sidecars matched to one member, and what the scan cache keys them on. */
 export interface MatchedSidecars {
@@ -13,7 +15,8 @@ export interface MatchedSidecars {
  * Every sidecar (Takeout JSON, XMP) of every archive given in one run, in one tree keyed by
  * the folder inside the archive: the parts of an export are one tree, so a JSON in part 2
  * finds its photo in part 1. The name rules are the folder scan's (sidecar-names.ts).
- * Only sidecar texts are held (a Takeout JSON is about 1 KB).
+ * Folders given beside archives join it, each sidecar tagged with the folder it lies in.
+ * Only sidecar texts are held (a Takeout JSON is about 1 KB), the folders' until released.
  */
 export interface SidecarIndex {
   /**
@@ -36,6 +39,12 @@ export interface SidecarIndex {
    * not applied, as a fresh run would not (an archive's of the same name comes back).
    */
   forget(dir: string, folder: string, present: ReadonlyMap<string, string>): void;
+  /**
+   * Lets go of the folders' sidecar texts, keeping their names and where they lie: found
+   * again they are read from disk as they are now (a fresh run would read them so). What a
+   * long watch keeps is then the archives' sidecars, which cannot be read again cheaply.
+   */
+  release(): void;
   readonly size: number;
 }
 
@@ -45,11 +54,24 @@ interface Held {
   digest: string;
 }
 
+/** A folder's sidecar: its text null once released (read again from `from` when matched). */
+interface FolderHeld {
+  name: string;
+  text: string | null;
+  digest: string;
+  from: string;
+}
+
 /** One name's sidecars: a folder's copy shadows an archive's. */
 interface Slot {
-  folder?: Held & { from: string };
+  folder?: FolderHeld;
   archive?: Held;
 }
+
+/** A sidecar larger than this is not one camroll reads (as folder-sidecars.ts). */
+const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+
+const digestOf = (text: string): string => createHash('sha1').update(text).digest('base64url').slice(0, 12);
 
 /** A member's folder inside its archive, as the sidecar tree keys it (`./` and leading `/` dropped). */
 export function folderKey(member: string): { dir: string; base: string } {
@@ -60,11 +82,8 @@ export function folderKey(member: string): { dir: string; base: string } {
 
 /** Creates an empty index. */
 export function createSidecarIndex(): SidecarIndex {
+  // Per folder key, by lower-case name: the listing the name rules (sidecar-names.ts) match against.
   const folders = new Map<string, Map<string, Slot>>();
-  // Lower-case name -> name per folder: the listing sidecar-names.ts matches against.
-  const listings = new Map<string, Map<string, string>>();
-  // The same, per folder on disk a folder's sidecars were read from: a file's own folder first.
-  const ownListings = new Map<string, Map<string, Map<string, string>>>();
   let size = 0;
   return {
     get size() {
@@ -73,58 +92,49 @@ export function createSidecarIndex(): SidecarIndex {
     add(member, text, folder) {
       const { dir, base } = folderKey(member);
       let held = folders.get(dir);
-      if (!held) {
-        folders.set(dir, (held = new Map()));
-        listings.set(dir, new Map());
-      }
+      if (!held) folders.set(dir, (held = new Map()));
       const lower = base.toLowerCase();
       let slot = held.get(lower);
       if (!slot) {
         held.set(lower, (slot = {}));
         size += 1;
       }
-      const entry = { name: base, text, digest: createHash('sha1').update(text).digest('base64url').slice(0, 12) };
-      if (folder !== undefined) {
-        if (slot.folder && slot.folder.from !== folder) ownListings.get(dir)?.get(slot.folder.from)?.delete(lower);
-        slot.folder = { ...entry, from: folder };
-        let own = ownListings.get(dir);
-        if (!own) ownListings.set(dir, (own = new Map()));
-        let names = own.get(folder);
-        if (!names) own.set(folder, (names = new Map()));
-        names.set(lower, base);
-      } else slot.archive = entry;
-      listings.get(dir)!.set(lower, (slot.folder ?? entry).name);
+      if (folder !== undefined) slot.folder = { name: base, text, digest: digestOf(text), from: folder };
+      else slot.archive = { name: base, text, digest: digestOf(text) };
     },
     forget(dir, folder, present) {
-      const names = ownListings.get(dir)?.get(folder);
-      if (!names) return;
-      const held = folders.get(dir)!;
-      const listing = listings.get(dir)!;
-      for (const lower of [...names.keys()]) {
-        if (present.has(lower)) continue;
-        names.delete(lower);
-        const slot = held.get(lower)!;
+      const held = folders.get(dir);
+      if (!held) return;
+      for (const [lower, slot] of held) {
+        if (slot.folder?.from !== folder || present.has(lower)) continue;
         slot.folder = undefined;
-        if (slot.archive) listing.set(lower, slot.archive.name);
-        else {
+        if (!slot.archive) {
           held.delete(lower);
-          listing.delete(lower);
           size -= 1;
         }
       }
+    },
+    release() {
+      for (const held of folders.values()) for (const slot of held.values()) if (slot.folder) slot.folder.text = null;
     },
     find(member, ownFolder) {
       const { dir, base } = folderKey(member);
       const held = folders.get(dir);
       if (!held) return { takeout: null, xmp: null, print: '' };
-      const names = listings.get(dir)!;
-      const own = ownFolder === undefined ? undefined : ownListings.get(dir)?.get(ownFolder);
       const pick = (candidates: string[]): Held | null => {
-        const mine = own && own.size > 0 ? pickCandidate(candidates, own) : null;
-        if (mine !== null) return held.get(mine.toLowerCase())!.folder!;
-        const name = pickCandidate(candidates, names);
-        const slot = name === null ? undefined : held.get(name.toLowerCase());
-        return slot?.folder ?? slot?.archive ?? null;
+        // The file's own folder's first (the folder reader's rules), then any the tree holds.
+        if (ownFolder !== undefined)
+          for (const candidate of candidates) {
+            const slot = held.get(candidate.toLowerCase());
+            const found = slot?.folder?.from === ownFolder ? textOf(slot) : null;
+            if (found) return found;
+          }
+        for (const candidate of candidates) {
+          const slot = held.get(candidate.toLowerCase());
+          const found = slot ? textOf(slot) : null;
+          if (found) return found;
+        }
+        return null;
       };
       const json = pick(takeoutJsonCandidates(base));
       const xmp = pick(xmpCandidates(base));
@@ -135,4 +145,32 @@ export function createSidecarIndex(): SidecarIndex {
       return { takeout: json?.text ?? null, xmp: xmp?.text ?? null, print };
     },
   };
+}
+
+/** A name's sidecar as matched: the folder's (its text read again once released), else the archive's. */
+function textOf(slot: Slot): Held | null {
+  const folder = slot.folder;
+  if (!folder) return slot.archive ?? null;
+  if (folder.text !== null) return folder as Held;
+  const text = readSidecarSync(path.join(folder.from, folder.name));
+  // Gone since: as a fresh run, which would not find it (an archive's of the same name would be).
+  return text === null ? (slot.archive ?? null) : { name: folder.name, text, digest: digestOf(text) };
+}
+
+/** A released folder sidecar's text, read now (null when it cannot be read). */
+function readSidecarSync(file: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = Buffer.alloc(Math.min(fs.fstatSync(fd).size, MAX_SIDECAR_BYTES));
+    return buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
 }

@@ -374,6 +374,7 @@ describe('the first pass over a zip (its sidecars)', () => {
       },
       find: (member: string) => real.find(member),
       forget: real.forget,
+      release: real.release,
       get size() {
         return real.size;
       },

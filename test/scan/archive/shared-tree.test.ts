@@ -215,4 +215,28 @@ describe('a later scan reads an unchanged file as the first scan did', () => {
     expect(index.find(`${TRIP}/IMG_6.jpg`).takeout).toBe('the part again');
     expect(index.size).toBe(1);
   });
+
+  it("once released, the folders' sidecars are read from disk again: the same when unchanged, as they are now when not", async () => {
+    const folder = path.join(dir, 'unpacked');
+    const json = path.join(folder, TRIP, 'IMG_2.jpg.json');
+    fs.mkdirSync(path.dirname(json), { recursive: true });
+    fs.writeFileSync(json, takeoutJson('IMG_2.jpg', 1_700_000_000, 40));
+    const part = path.join(dir, 't1.zip');
+    fs.writeFileSync(part, storedZip([{ name: `${TRIP}/IMG_2.jpg`, data: BARE }]));
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder, part], tree, cwd: dir });
+    expect(first.get('IMG_2.jpg')?.media?.latitude).toBe(40);
+    const before = tree.index.find(`${TRIP}/IMG_2.jpg`);
+
+    tree.index.release();
+    expect(tree.index.find(`${TRIP}/IMG_2.jpg`)).toEqual(before);
+    const again = await records({ roots: [part], tree, treeRoots: [folder, part], cwd: dir });
+    expect(again.get('IMG_2.jpg')?.media).toEqual(first.get('IMG_2.jpg')?.media);
+
+    // Edited since: read as it is now, as a fresh run would.
+    fs.writeFileSync(json, takeoutJson('IMG_2.jpg', 1_700_000_000, 41));
+    const edited = await records({ roots: [part], tree, treeRoots: [folder, part], cwd: dir });
+    expect(edited.get('IMG_2.jpg')?.media?.latitude).toBe(41);
+    expect((await records({ roots: [folder, part], cwd: dir })).get('IMG_2.jpg')?.media?.latitude).toBe(41);
+  });
 });
