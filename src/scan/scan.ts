@@ -59,7 +59,8 @@ export interface ScanOptions {
    * The run's sidecar tree, shared with later scans of the same run (`sync --watch` reads
    * its changed files and parts with it): used in place of a fresh one, so a part read again
    * meets the sidecars of the parts it is not read with; this scan's archives add theirs
-   * (a name added again replaces the text held).
+   * (a name added again replaces the text held, except that an archive's never replaces a
+   * folder's: SidecarIndex.add). Its plain files get the tree only when the first scan's did.
    */
   tree?: SidecarTree;
   /**
