@@ -59,7 +59,8 @@ export interface ScanOptions {
    * The run's sidecar tree, shared with later scans of the same run (`sync --watch` reads
    * its changed files and parts with it): used in place of a fresh one, so a part read again
    * meets the sidecars of the parts it is not read with; this scan's archives add theirs
-   * (a name added again replaces the text held).
+   * (a name added again replaces the text held, except that an archive's never replaces a
+   * folder's: SidecarIndex.add). Its plain files get the tree only when the first scan's did.
    */
   tree?: SidecarTree;
   /**
@@ -86,11 +87,18 @@ export interface ByteProgress {
 export interface SidecarTree {
   index: SidecarIndex;
   details: PhotoDetails;
+  /**
+   * Whether the run's plain files (not archive members) are read with the tree: decided by
+   * the run's first scan (archives given as roots), so a later scan reads an unchanged file
+   * with the sidecars the first one did (null until then). Archives found with `--archives`
+   * only do not count: they open mid-walk, after most folder files were read.
+   */
+  plainFiles: boolean | null;
 }
 
 /** An empty tree for a run whose later scans share it (ScanOptions.tree). */
 export function createSidecarTree(): SidecarTree {
-  return { index: createSidecarIndex(), details: createPhotoDetails() };
+  return { index: createSidecarIndex(), details: createPhotoDetails(), plainFiles: null };
 }
 
 /**
@@ -173,7 +181,9 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     if (opened.warning) yield [opened.warning];
     const { files, folders, archives } = await splitRoots(roots);
     // Every archive's sidecars are known before any member is read: the parts are one tree.
-    const { index, details } = options.tree ?? createSidecarTree();
+    const tree = options.tree ?? createSidecarTree();
+    tree.plainFiles ??= archives.length > 0;
+    const { index, details } = tree;
     const archiveWalk =
       archives.length > 0
         ? (await archiveReader()).createArchiveWalk({
@@ -201,7 +211,8 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
     // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
     const mixed = archiveWalk !== null && folders.length > 0;
     if (mixed) await indexFolderSidecars({ roots: folders, exclude: options.exclude, index, signal: stop.signal });
-    if (index.size > 0 && files.length > 0) await withNamedTreeSidecars(files, index, options.treeRoots ?? roots);
+    if (tree.plainFiles && index.size > 0 && files.length > 0)
+      await withNamedTreeSidecars(files, index, options.treeRoots ?? roots);
     const folderWalk = walkBatches({
       roots: folders,
       exclude: options.exclude,
@@ -414,12 +425,14 @@ async function* showMembers(
 
 /**
  * A folder's files, when archives share the run: each is read with the sidecars the run's
- * tree matches to its path (its own folder's, or an archive part's), and the cache keys on them.
+ * tree matches to its path (its own folder's first, by the folder reader's rules; else an
+ * archive part's or another folder's), and the cache keys on them.
  */
 async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: SidecarIndex): AsyncGenerator<WalkEvent[]> {
   for await (const batch of walked) {
     for (const event of batch)
-      if (event.type === 'file' && !event.member) useTreeSidecars(event, index.find(event.path));
+      if (event.type === 'file' && !event.member)
+        useTreeSidecars(event, index.find(event.path, path.dirname(event.absPath)));
     yield batch;
   }
 }
@@ -433,7 +446,7 @@ async function* withTreeSidecars(walked: AsyncIterable<WalkEvent[]>, index: Side
 async function withNamedTreeSidecars(files: WalkFile[], index: SidecarIndex, runRoots: string[]): Promise<void> {
   const keyed = files.map((file) => ({ file, absPath: file.absPath, key: treeKey(file.absPath, runRoots) }));
   await indexNamedSidecars({ files: keyed, index });
-  for (const { file, key } of keyed) useTreeSidecars(file, index.find(key));
+  for (const { file, key } of keyed) useTreeSidecars(file, index.find(key, path.dirname(file.absPath)));
 }
 
 /** A file's key in the run's tree: its path below the run's folder that holds it, as the walk lists it. */

@@ -97,6 +97,8 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
       const summary = createSyncTally();
       const totals = { changes: 0, unreadable: 0, archives_not_opened: 0 };
       onEvent({ type: 'watching', ...countRoots(options.roots), polling });
+      // The pass is over: the folders' sidecar texts are read from disk again when a batch needs them.
+      options.tree?.index.release();
       const handle = async (event: WatchEvent): Promise<void> => {
         if (event.type === 'warning') {
           onEvent({ type: 'watch_warning', code: event.code, message: event.message });
@@ -112,6 +114,7 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
           summary,
           onEvent: onItem,
         });
+        options.tree?.index.release(); // what the batch read again of its folders' sidecars, too
         totals.changes += 1;
         totals.unreadable += sent.unreadable;
         totals.archives_not_opened += closed.length;

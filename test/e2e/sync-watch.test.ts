@@ -250,4 +250,41 @@ describe('camroll sync --watch with exports (.zip read in place)', () => {
     const summary = await watch.stop();
     expect(summary.watch).toMatchObject({ changes: 2, sent: 1 });
   });
+
+  it('with --archives and a folder only, a changed photo keeps what the pass read (no sidecar from a found part)', async () => {
+    // Part 1 unpacked, part 2 still zipped inside the folder: the pass reads the photo from its own folder.
+    mkdirSync(join(dir, 'found', TRIP), { recursive: true });
+    const photo = join(dir, 'found', TRIP, 'IMG_1.jpg');
+    writeFileSync(photo, bareJpeg('found-1'));
+    writeFileSync(
+      join(dir, 'found', 'takeout-002.zip'),
+      storedZip([{ name: `${TRIP}/IMG_1.jpg.json`, data: takeoutJson('IMG_1.jpg') }]),
+    );
+    const watch = await watching(['found', '--archives'], 'found@example.com');
+    // The same bytes written again: the same record, so nothing is sent again.
+    writeFileSync(photo, bareJpeg('found-1'));
+    expect(await watch.batch()).toBe('camroll: watch: 1 new or changed file, nothing new to send, 1 already sent');
+    const summary = await watch.stop();
+    expect(summary).toMatchObject({ outcome: 'ok', sent: 1 });
+    expect(summary.watch).toMatchObject({ changes: 1, sent: 0, skipped_already_sent: 1 });
+  });
+
+  it("a part downloaded again keeps the sidecar a folder beside it gave its photo (the folder's wins)", async () => {
+    mkdirSync(join(dir, 'own', 'unpacked', TRIP), { recursive: true });
+    // The folder's JSON places the photo elsewhere than the part's own copy.
+    const edited = JSON.parse(takeoutJson('IMG_2.jpg').toString('utf8')) as { geoData: { latitude: number } };
+    edited.geoData.latitude = 40;
+    writeFileSync(join(dir, 'own', 'unpacked', TRIP, 'IMG_2.jpg.json'), JSON.stringify(edited));
+    const part = storedZip([
+      { name: `${TRIP}/IMG_2.jpg`, data: bareJpeg('own-2') },
+      { name: `${TRIP}/IMG_2.jpg.json`, data: takeoutJson('IMG_2.jpg') },
+    ]);
+    writeFileSync(join(dir, 'own', 't1.zip'), part);
+    const watch = await watching(['own/unpacked', 'own/t1.zip'], 'own@example.com', '1 folder and 1 export');
+    writeFileSync(join(dir, 'own', 't1.zip'), part);
+    expect(await watch.batch()).toBe('camroll: watch: 1 new or changed file, nothing new to send, 1 already sent');
+    const summary = await watch.stop();
+    expect(summary).toMatchObject({ outcome: 'ok', sent: 1 });
+    expect(summary.watch).toMatchObject({ changes: 1, sent: 0, skipped_already_sent: 1 });
+  });
 });

@@ -40,7 +40,7 @@ export async function indexFolderSidecars(options: {
             if (!folderSkipReason(entry.name)) stack.push({ abs: path.join(folder.abs, entry.name), rel });
           } else if (entry.isFile() && isSidecarName(entry.name) && !fileSkipReason(entry.name)) {
             const text = await readSidecar(path.join(folder.abs, entry.name));
-            if (text !== null) options.index.add(rel, text);
+            if (text !== null) options.index.add(rel, text, folder.abs);
           }
         }
       } catch {
@@ -53,8 +53,9 @@ export async function indexFolderSidecars(options: {
 /**
  * Adds the sidecars beside files named on their own (a watch's changed files) to the run's
  * tree under each file's key, the texts read now: the file's own folder wins over an
- * archive's, as in the run's first scan, and a sidecar edited since is read as it is now.
- * Reads only the sidecars that belong to the named files, each folder listed once.
+ * archive's, as in the run's first scan, a sidecar edited since is read as it is now, and
+ * one deleted since is dropped from the tree. Reads only the sidecars that belong to the
+ * named files, each folder listed once.
  */
 export async function indexNamedSidecars(options: {
   files: { absPath: string; key: string }[];
@@ -63,14 +64,17 @@ export async function indexNamedSidecars(options: {
   const listings = new Map<string, Map<string, string>>();
   for (const file of options.files) {
     const folder = path.dirname(file.absPath);
-    let listing = listings.get(folder);
-    if (!listing) listings.set(folder, (listing = await listSidecars(folder)));
-    if (listing.size === 0) continue;
     const { dir, base } = folderKey(file.key);
+    let listing = listings.get(folder);
+    if (!listing) {
+      listings.set(folder, (listing = await listSidecars(folder)));
+      options.index.forget(dir, folder, listing); // one deleted since is not applied
+    }
+    if (listing.size === 0) continue;
     for (const candidates of [takeoutJsonCandidates(base), xmpCandidates(base)]) {
       const name = pickCandidate(candidates, listing);
       const text = name === null ? null : await readSidecar(path.join(folder, name));
-      if (text !== null) options.index.add(dir === '' ? name! : `${dir}/${name}`, text);
+      if (text !== null) options.index.add(dir === '' ? name! : `${dir}/${name}`, text, folder);
     }
   }
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
+import * as fs from 'node:fs';
+import path from 'node:path';
+import { takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
 
 /** The sidecars matched to one member, and what the scan cache keys them on. */
 export interface MatchedSidecars {
@@ -13,11 +15,36 @@ export interface MatchedSidecars {
  * Every sidecar (Takeout JSON, XMP) of every archive given in one run, in one tree keyed by
  * the folder inside the archive: the parts of an export are one tree, so a JSON in part 2
  * finds its photo in part 1. The name rules are the folder scan's (sidecar-names.ts).
- * Only sidecar texts are held (a Takeout JSON is about 1 KB).
+ * Folders given beside archives join it, each sidecar tagged with the folder it lies in.
+ * Only sidecar texts are held (a Takeout JSON is about 1 KB), the folders' until released.
  */
 export interface SidecarIndex {
-  add(member: string, text: string): void;
-  find(member: string): MatchedSidecars;
+  /**
+   * Holds a sidecar under its member path. `folder` is the folder on disk it was read from
+   * (a folder given beside archives); without it, it is an archive's. An archive's never
+   * replaces a folder's of the same name (a part read again must not undo what the folder
+   * gave its members); a folder's replaces any; between archives the last read wins (a part
+   * downloaded again replaces its own earlier copy).
+   */
+  add(member: string, text: string, folder?: string): void;
+  /**
+   * The sidecars matched to a member by the name rules. `ownFolder`, for a file on disk: its
+   * folder's own sidecars are chosen from first (as the folder reader would), each kind
+   * (Takeout JSON, XMP) from the rest of the tree only when its folder has none of it.
+   */
+  find(member: string, ownFolder?: string): MatchedSidecars;
+  /**
+   * Drops the sidecars read from `folder` (on disk) under the tree's folder `dir` that are no
+   * longer among `present` (its sidecar names now, by lower-case name): one deleted since is
+   * not applied, as a fresh run would not (an archive's of the same name comes back).
+   */
+  forget(dir: string, folder: string, present: ReadonlyMap<string, string>): void;
+  /**
+   * Lets go of the folders' sidecar texts, keeping their names and where they lie: found
+   * again they are read from disk as they are now (a fresh run would read them so). What a
+   * long watch keeps is then the archives' sidecars, which cannot be read again cheaply.
+   */
+  release(): void;
   readonly size: number;
 }
 
@@ -26,6 +53,25 @@ interface Held {
   text: string;
   digest: string;
 }
+
+/** A folder's sidecar: its text null once released (read again from `from` when matched). */
+interface FolderHeld {
+  name: string;
+  text: string | null;
+  digest: string;
+  from: string;
+}
+
+/** One name's sidecars: a folder's copy shadows an archive's. */
+interface Slot {
+  folder?: FolderHeld;
+  archive?: Held;
+}
+
+/** A sidecar larger than this is not one camroll reads (as folder-sidecars.ts). */
+const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+
+const digestOf = (text: string): string => createHash('sha1').update(text).digest('base64url').slice(0, 12);
 
 /** A member's folder inside its archive, as the sidecar tree keys it (`./` and leading `/` dropped). */
 export function folderKey(member: string): { dir: string; base: string } {
@@ -36,43 +82,95 @@ export function folderKey(member: string): { dir: string; base: string } {
 
 /** Creates an empty index. */
 export function createSidecarIndex(): SidecarIndex {
-  const folders = new Map<string, Map<string, Held>>();
-  // Lower-case name -> name per folder: the listing sidecar-names.ts matches against.
-  const listings = new Map<string, Map<string, string>>();
+  // Per folder key, by lower-case name: the listing the name rules (sidecar-names.ts) match against.
+  const folders = new Map<string, Map<string, Slot>>();
   let size = 0;
   return {
     get size() {
       return size;
     },
-    add(member, text) {
+    add(member, text, folder) {
       const { dir, base } = folderKey(member);
       let held = folders.get(dir);
-      if (!held) {
-        folders.set(dir, (held = new Map()));
-        listings.set(dir, new Map());
+      if (!held) folders.set(dir, (held = new Map()));
+      const lower = base.toLowerCase();
+      let slot = held.get(lower);
+      if (!slot) {
+        held.set(lower, (slot = {}));
+        size += 1;
       }
-      if (!held.has(base.toLowerCase())) size += 1;
-      listings.get(dir)!.set(base.toLowerCase(), base);
-      held.set(base.toLowerCase(), {
-        name: base,
-        text,
-        digest: createHash('sha1').update(text).digest('base64url').slice(0, 12),
-      });
+      if (folder !== undefined) slot.folder = { name: base, text, digest: digestOf(text), from: folder };
+      else slot.archive = { name: base, text, digest: digestOf(text) };
     },
-    find(member) {
+    forget(dir, folder, present) {
+      const held = folders.get(dir);
+      if (!held) return;
+      for (const [lower, slot] of held) {
+        if (slot.folder?.from !== folder || present.has(lower)) continue;
+        slot.folder = undefined;
+        if (!slot.archive) {
+          held.delete(lower);
+          size -= 1;
+        }
+      }
+    },
+    release() {
+      for (const held of folders.values()) for (const slot of held.values()) if (slot.folder) slot.folder.text = null;
+    },
+    find(member, ownFolder) {
       const { dir, base } = folderKey(member);
       const held = folders.get(dir);
       if (!held) return { takeout: null, xmp: null, print: '' };
-      const names = listings.get(dir)!;
-      const jsonName = pickCandidate(takeoutJsonCandidates(base), names);
-      const xmpName = pickCandidate(xmpCandidates(base), names);
-      const json = jsonName === null ? null : held.get(jsonName.toLowerCase())!;
-      const xmp = xmpName === null ? null : held.get(xmpName.toLowerCase())!;
+      const pick = (candidates: string[]): Held | null => {
+        // The file's own folder's first (the folder reader's rules), then any the tree holds.
+        if (ownFolder !== undefined)
+          for (const candidate of candidates) {
+            const slot = held.get(candidate.toLowerCase());
+            const found = slot?.folder?.from === ownFolder ? textOf(slot) : null;
+            if (found) return found;
+          }
+        for (const candidate of candidates) {
+          const slot = held.get(candidate.toLowerCase());
+          const found = slot ? textOf(slot) : null;
+          if (found) return found;
+        }
+        return null;
+      };
+      const json = pick(takeoutJsonCandidates(base));
+      const xmp = pick(xmpCandidates(base));
       const print = [json, xmp]
-        .filter((entry): entry is Held => entry !== null && entry !== undefined)
+        .filter((entry): entry is Held => entry !== null)
         .map((entry) => `${entry.name}:${entry.digest}`)
         .join('|');
       return { takeout: json?.text ?? null, xmp: xmp?.text ?? null, print };
     },
   };
+}
+
+/** A name's sidecar as matched: the folder's (its text read again once released), else the archive's. */
+function textOf(slot: Slot): Held | null {
+  const folder = slot.folder;
+  if (!folder) return slot.archive ?? null;
+  if (folder.text !== null) return folder as Held;
+  const text = readSidecarSync(path.join(folder.from, folder.name));
+  // Gone since: as a fresh run, which would not find it (an archive's of the same name would be).
+  return text === null ? (slot.archive ?? null) : { name: folder.name, text, digest: digestOf(text) };
+}
+
+/** A released folder sidecar's text, read now (null when it cannot be read). */
+function readSidecarSync(file: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = Buffer.alloc(Math.min(fs.fstatSync(fd).size, MAX_SIDECAR_BYTES));
+    return buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
 }

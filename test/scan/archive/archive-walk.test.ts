@@ -373,6 +373,8 @@ describe('the first pass over a zip (its sidecars)', () => {
         stop.abort();
       },
       find: (member: string) => real.find(member),
+      forget: real.forget,
+      release: real.release,
       get size() {
         return real.size;
       },

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
 import { extractFile } from '../../../src/scan/extract/index.js';
 import { createSidecarTree, scanLibrary, treeKey, type ScanOptions } from '../../../src/scan/scan.js';
 import type { ScanRecord } from '../../../src/scan/types.js';
@@ -12,13 +13,13 @@ import { storedZip } from '../../e2e/helpers/stored-zip.js';
 const BARE = fs.readFileSync(fileURLToPath(new URL('../extract/files/bare.jpg', import.meta.url)));
 const TRIP = 'Takeout/Google Photos/Trip';
 
-/** A Takeout JSON placing a photo in Lisbon at `seconds`. */
-const takeoutJson = (title: string, seconds: number): Buffer =>
+/** A Takeout JSON placing a photo in Lisbon (or at `latitude`) at `seconds`. */
+const takeoutJson = (title: string, seconds: number, latitude = 38.7223): Buffer =>
   Buffer.from(
     JSON.stringify({
       title,
       photoTakenTime: { timestamp: String(seconds) },
-      geoData: { latitude: 38.7223, longitude: -9.1393, altitude: 0, latitudeSpan: 0, longitudeSpan: 0 },
+      geoData: { latitude, longitude: -9.1393, altitude: 0, latitudeSpan: 0, longitudeSpan: 0 },
     }),
   );
 
@@ -109,5 +110,133 @@ describe("a later scan given the run's sidecar tree", () => {
     fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_2.jpg', 1_700_000_000));
     const again = await records({ roots: [photo], tree, treeRoots: [folder, part], cwd: dir });
     expect(again.get('IMG_2.jpg')?.media?.taken_at).toMatch(/^2023-11-14T22:13:20/);
+  });
+});
+
+describe('a later scan reads an unchanged file as the first scan did', () => {
+  /** A folder holding part 1 unpacked (IMG_1.jpg) and part 2 still zipped, with the photo's JSON. */
+  function exportWithZipInside(): { folder: string; photo: string } {
+    const folder = path.join(dir, 'takeout');
+    const photo = path.join(folder, TRIP, 'IMG_1.jpg');
+    fs.mkdirSync(path.dirname(photo), { recursive: true });
+    fs.writeFileSync(photo, BARE);
+    fs.writeFileSync(
+      path.join(folder, 'takeout-002.zip'),
+      storedZip([{ name: `${TRIP}/IMG_1.jpg.json`, data: takeoutJson('IMG_1.jpg', 1_650_000_000) }]),
+    );
+    return { folder, photo };
+  }
+
+  it('with --archives and folder roots only, a folder file gets no sidecar from a found archive, later either', async () => {
+    const { folder, photo } = exportWithZipInside();
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder], archives: true, tree, cwd: dir });
+    expect(first.get('IMG_1.jpg')?.media?.taken_at ?? null).toBeNull();
+    expect(tree.index.size).toBeGreaterThan(0); // the found part's JSON is in the tree
+
+    const again = await records({ roots: [photo], tree, treeRoots: [folder], cwd: dir });
+    expect(again.get('IMG_1.jpg')?.media?.id).toBe(first.get('IMG_1.jpg')?.media?.id);
+    expect(again.get('IMG_1.jpg')?.media?.taken_at ?? null).toBeNull();
+    expect(again.get('IMG_1.jpg')?.media?.latitude ?? null).toBeNull();
+  });
+
+  it("an archive read again does not replace a folder's sidecar of the same name", async () => {
+    const folder = path.join(dir, 'unpacked');
+    fs.mkdirSync(path.join(folder, TRIP), { recursive: true });
+    fs.writeFileSync(path.join(folder, TRIP, 'IMG_2.jpg.json'), takeoutJson('IMG_2.jpg', 1_700_000_000, 40));
+    const part = path.join(dir, 't1.zip');
+    fs.writeFileSync(
+      part,
+      storedZip([
+        { name: `${TRIP}/IMG_2.jpg`, data: BARE },
+        { name: `${TRIP}/IMG_2.jpg.json`, data: takeoutJson('IMG_2.jpg', 1_650_000_000) },
+      ]),
+    );
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder, part], tree, cwd: dir });
+    expect(first.get('IMG_2.jpg')?.media?.latitude).toBe(40);
+
+    // The part downloaded again, the same bytes: its member reads as in the first scan.
+    const again = await records({ roots: [part], tree, treeRoots: [folder, part], cwd: dir });
+    expect(again.get('IMG_2.jpg')?.media?.taken_at).toBe(first.get('IMG_2.jpg')?.media?.taken_at);
+    expect(again.get('IMG_2.jpg')?.media?.latitude).toBe(40);
+  });
+
+  it("a folder file's own sidecar wins over an archive's the name rules rank first", async () => {
+    const folder = path.join(dir, 'unpacked');
+    const photo = path.join(folder, TRIP, 'IMG_5.jpg');
+    fs.mkdirSync(path.dirname(photo), { recursive: true });
+    fs.writeFileSync(photo, BARE);
+    fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_5.jpg', 1_700_000_000, 10));
+    const part = path.join(dir, 't2.zip');
+    const supplemental = takeoutJson('IMG_5.jpg', 1_650_000_000, 50);
+    fs.writeFileSync(part, storedZip([{ name: `${TRIP}/IMG_5.jpg.supplemental-metadata.json`, data: supplemental }]));
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder, part], tree, cwd: dir });
+    expect(first.get('IMG_5.jpg')?.media?.latitude).toBe(10);
+    // As a plain folder scan reads it.
+    const plain = await records({ roots: [folder], cwd: dir });
+    expect(first.get('IMG_5.jpg')?.media).toEqual(plain.get('IMG_5.jpg')?.media);
+
+    // Its own JSON edited: a later scan reads the edit.
+    fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_5.jpg', 1_700_000_000, 20));
+    const again = await records({ roots: [photo], tree, treeRoots: [folder, part], cwd: dir });
+    expect(again.get('IMG_5.jpg')?.media?.latitude).toBe(20);
+  });
+
+  it('a sidecar deleted since the first scan is not applied later, as a fresh run would not', async () => {
+    const folder = path.join(dir, 'unpacked');
+    const photo = path.join(folder, TRIP, 'IMG_3.jpg');
+    fs.mkdirSync(path.dirname(photo), { recursive: true });
+    fs.writeFileSync(photo, BARE);
+    fs.writeFileSync(`${photo}.json`, takeoutJson('IMG_3.jpg', 1_650_000_000));
+    const part = path.join(dir, 't2.zip');
+    fs.writeFileSync(part, storedZip([{ name: `${TRIP}/IMG_4.jpg.json`, data: takeoutJson('IMG_4.jpg', 1) }]));
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder, part], tree, cwd: dir });
+    expect(first.get('IMG_3.jpg')?.source?.taken_at).toBe('takeout');
+
+    fs.rmSync(`${photo}.json`);
+    const again = await records({ roots: [photo], tree, treeRoots: [folder, part], cwd: dir });
+    const fresh = await records({ roots: [folder, part], cwd: dir });
+    expect(fresh.get('IMG_3.jpg')?.media?.taken_at ?? null).toBeNull();
+    expect(again.get('IMG_3.jpg')?.media).toEqual(fresh.get('IMG_3.jpg')?.media);
+    expect(again.get('IMG_3.jpg')?.source).toEqual(fresh.get('IMG_3.jpg')?.source);
+  });
+
+  it("the tree keeps an archive's copy under a folder's: a deleted folder sidecar gives way to it", () => {
+    const index = createSidecarIndex();
+    index.add(`${TRIP}/IMG_6.jpg.json`, 'from the folder', '/data/unpacked/Trip');
+    index.add(`${TRIP}/IMG_6.jpg.json`, 'from the part'); // read again: the folder's stays
+    expect(index.find(`${TRIP}/IMG_6.jpg`).takeout).toBe('from the folder');
+    index.forget(TRIP, '/data/unpacked/Trip', new Map());
+    expect(index.find(`${TRIP}/IMG_6.jpg`).takeout).toBe('from the part');
+    index.add(`${TRIP}/IMG_6.jpg.json`, 'the part again'); // between archives the last read wins
+    expect(index.find(`${TRIP}/IMG_6.jpg`).takeout).toBe('the part again');
+    expect(index.size).toBe(1);
+  });
+
+  it("once released, the folders' sidecars are read from disk again: the same when unchanged, as they are now when not", async () => {
+    const folder = path.join(dir, 'unpacked');
+    const json = path.join(folder, TRIP, 'IMG_2.jpg.json');
+    fs.mkdirSync(path.dirname(json), { recursive: true });
+    fs.writeFileSync(json, takeoutJson('IMG_2.jpg', 1_700_000_000, 40));
+    const part = path.join(dir, 't1.zip');
+    fs.writeFileSync(part, storedZip([{ name: `${TRIP}/IMG_2.jpg`, data: BARE }]));
+    const tree = createSidecarTree();
+    const first = await records({ roots: [folder, part], tree, cwd: dir });
+    expect(first.get('IMG_2.jpg')?.media?.latitude).toBe(40);
+    const before = tree.index.find(`${TRIP}/IMG_2.jpg`);
+
+    tree.index.release();
+    expect(tree.index.find(`${TRIP}/IMG_2.jpg`)).toEqual(before);
+    const again = await records({ roots: [part], tree, treeRoots: [folder, part], cwd: dir });
+    expect(again.get('IMG_2.jpg')?.media).toEqual(first.get('IMG_2.jpg')?.media);
+
+    // Edited since: read as it is now, as a fresh run would.
+    fs.writeFileSync(json, takeoutJson('IMG_2.jpg', 1_700_000_000, 41));
+    const edited = await records({ roots: [part], tree, treeRoots: [folder, part], cwd: dir });
+    expect(edited.get('IMG_2.jpg')?.media?.latitude).toBe(41);
+    expect((await records({ roots: [folder, part], cwd: dir })).get('IMG_2.jpg')?.media?.latitude).toBe(41);
   });
 });
