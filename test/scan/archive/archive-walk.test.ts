@@ -23,6 +23,7 @@ import { scanLibrary } from '../../../src/scan/scan.js';
 import type { ScanRecord } from '../../../src/scan/types.js';
 
 const ARCHIVES = fileURLToPath(new URL('../../../fixtures/archives/', import.meta.url));
+const ICLOUD_PARTS = ['iCloud Photos Part 1 of 2.zip', 'iCloud Photos Part 2 of 2.zip'];
 let dir: string;
 
 beforeEach(() => {
@@ -159,6 +160,17 @@ describe('the sidecar tree of an export', () => {
 });
 
 describe('scanLibrary over archives', () => {
+  /** scanLibrary over fixture archives, read in this thread without the cache. */
+  const scanFixtures = (names: string[], options: Partial<Parameters<typeof scanLibrary>[0]> = {}) =>
+    scanLibrary({
+      roots: names.map((name) => path.join(ARCHIVES, name)),
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: ARCHIVES,
+      ...options,
+    });
+
   it('reads an archive named inside a folder also given, once, with or without --archives', async () => {
     fs.copyFileSync(path.join(ARCHIVES, 'zip64.zip'), path.join(dir, 'zip64.zip'));
     for (const archives of [false, true]) {
@@ -224,17 +236,7 @@ describe('scanLibrary over archives', () => {
   it("counts an iCloud export by the scan's own rules: deleted rows out, and open while a nested zip is unread", async () => {
     const totals: [number, boolean][] = [];
     const records: ScanRecord[] = [];
-    for await (const event of scanLibrary({
-      roots: [
-        path.join(ARCHIVES, 'iCloud Photos Part 1 of 2.zip'),
-        path.join(ARCHIVES, 'iCloud Photos Part 2 of 2.zip'),
-      ],
-      cache: false,
-      cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
-      cwd: ARCHIVES,
-      onListed: (files, final) => totals.push([files, final]),
-    }))
+    for await (const event of scanFixtures(ICLOUD_PARTS, { onListed: (files, final) => totals.push([files, final]) }))
       if (event.type === 'record') records.push(event.record);
     const outside = records.filter((record) => record.path.split('!/').length === 2);
     // IMG_0103.JPG is a deleted row of Photo Details.csv, IMG_0199.JPG sits in Recently Deleted.
@@ -270,19 +272,9 @@ describe('scanLibrary over archives', () => {
   it('counts a zip inside a zip in the byte total, and never reports more done than total', async () => {
     const seen: { done: number; total: number }[] = [];
     let read = 0;
-    for await (const event of scanLibrary({
-      roots: [
-        path.join(ARCHIVES, 'iCloud Photos Part 1 of 2.zip'),
-        path.join(ARCHIVES, 'iCloud Photos Part 2 of 2.zip'),
-      ],
-      cache: false,
-      cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
-      cwd: ARCHIVES,
-      onBytes: (bytes) => seen.push(bytes),
-    }))
+    for await (const event of scanFixtures(ICLOUD_PARTS, { onBytes: (bytes) => seen.push(bytes) }))
       if (event.type === 'record') read += event.record.size;
-    const nested = (await list(centralDirectory(path.join(ARCHIVES, 'iCloud Photos Part 2 of 2.zip')))).names;
+    const nested = (await list(centralDirectory(path.join(ARCHIVES, ICLOUD_PARTS[1]!)))).names;
     expect(nested).toContain('iCloud Shared Albums.zip');
     // Before any member: the media outside (3 photos) plus the nested zip's own bytes.
     expect(seen[0]!.total).toBeGreaterThan(1414);
