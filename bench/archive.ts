@@ -11,13 +11,13 @@
  * to the targets (zip >= 2 x unzip, RSS <= 300 MB, re-scan <= 0.25 x the scan, tgz >= 0.9 x tar).
  * Everything is in the page cache after the first round: warm, equally for all.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writePhotoLibrary } from './scan-library.js';
+import { best, loadText, mb, scanRun, timed, type ScanRun } from './timed-run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -43,69 +43,15 @@ function positive(name: string, text: string): number {
   return value;
 }
 
-interface Timed {
-  seconds: number;
-  stdout: string;
-  stderr: string;
-  code: number | null;
-}
-
-function timed(
-  command: string,
-  args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
-): Promise<Timed> {
-  const started = process.hrtime.bigint();
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      env: options.env ?? env,
-      cwd: options.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, stdout, stderr, code }),
-    );
-  });
-}
-
 async function shell(script: string, cwd?: string): Promise<number> {
   const run = await timed('sh', ['-c', script], cwd === undefined ? {} : { cwd });
   if (run.code !== 0) throw new Error(`${script} failed (${run.code}): ${run.stderr}`);
   return run.seconds;
 }
 
-interface ScanRun {
-  seconds: number;
-  peakRssMb: number | null;
-  summary: { files: number; media: number; cached: number; bytes: number; errors: Record<string, number> };
-}
-
-async function scanRun(archive: string, scanEnv: NodeJS.ProcessEnv, cache: boolean): Promise<ScanRun> {
-  const args = [BIN, 'scan', archive, '--json', ...(cache ? [] : ['--no-cache'])];
-  const hasTime = fs.existsSync('/usr/bin/time');
-  const run = hasTime
-    ? await timed('/usr/bin/time', ['-v', process.execPath, ...args], { env: scanEnv })
-    : await timed(process.execPath, args, { env: scanEnv });
-  if (run.code !== 0) throw new Error(`scan failed (${run.code}): ${run.stderr}`);
-  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr);
-  return {
-    seconds: run.seconds,
-    peakRssMb: rss ? Number(rss[1]) / 1024 : null,
-    summary: JSON.parse(run.stdout) as ScanRun['summary'],
-  };
-}
-
-const best = (a: ScanRun | null, b: ScanRun): ScanRun =>
-  a === null
-    ? b
-    : { ...(a.seconds <= b.seconds ? a : b), peakRssMb: Math.max(a.peakRssMb ?? 0, b.peakRssMb ?? 0) || null };
-const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
-const loadText = (load: number[]): string => load.map((n) => n.toFixed(2)).join(' ');
+/** This build's scan of an archive, with or without the cache. */
+const scanOf = (archive: string, scanEnv: NodeJS.ProcessEnv, cache: boolean): Promise<ScanRun> =>
+  scanRun(BIN, [archive, ...(cache ? [] : ['--no-cache'])], { env: scanEnv });
 
 async function main(): Promise<void> {
   if (!fs.existsSync(path.join(path.dirname(BIN), '..', 'dist', 'cli', 'main.js')))
@@ -143,12 +89,12 @@ async function main(): Promise<void> {
     let tgzScan: ScanRun | null = null;
     for (let round = 0; round < repeat; round++) {
       unzip = Math.min(unzip, await shell(`unzip -p '${zip}' | sha256sum > /dev/null`));
-      zipScan = best(zipScan, await scanRun(zip, scanEnv, false));
+      zipScan = best(zipScan, await scanOf(zip, scanEnv, false));
       fs.rmSync(scanEnv.XDG_CACHE_HOME, { recursive: true, force: true });
-      await scanRun(zip, scanEnv, true); // fills the cache
-      rescan = best(rescan, await scanRun(zip, scanEnv, true));
+      await scanOf(zip, scanEnv, true); // fills the cache
+      rescan = best(rescan, await scanOf(zip, scanEnv, true));
       untar = Math.min(untar, await shell(`tar -xzOf '${tgz}' | sha256sum > /dev/null`));
-      tgzScan = best(tgzScan, await scanRun(tgz, scanEnv, false));
+      tgzScan = best(tgzScan, await scanOf(tgz, scanEnv, false));
     }
     if (!zipScan || !rescan || !tgzScan) throw new Error('no rounds ran');
     const cpu =

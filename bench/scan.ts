@@ -11,7 +11,6 @@
  * The library fits in RAM and was just written (or read by an earlier run), so every pass reads
  * it from the page cache: warm, equally for the baselines and the scan.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -19,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeMp4, writePhotoLibrary } from './scan-library.js';
+import { best, loadText, mb, scanRun, timed, type ScanRun } from './timed-run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -48,29 +48,6 @@ const videos = Number(flags.videos ?? env.BENCH_VIDEOS ?? (tiny ? 0 : 3));
 const videoMb = Number(flags['video-mb'] ?? 120);
 /** Rounds of every measurement, interleaved; the best of each is reported (the machine is shared). */
 const repeat = Math.max(1, Number(flags.repeat ?? env.BENCH_REPEAT ?? 3));
-
-interface Timed {
-  seconds: number;
-  stdout: string;
-  stderr: string;
-  code: number | null;
-}
-
-/** Runs a command to the end and times it (wall clock). */
-function timed(command: string, args: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<Timed> {
-  const started = process.hrtime.bigint();
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, stdout, stderr, code }),
-    );
-  });
-}
 
 function listMedia(dir: string): { paths: string[]; bytes: number } {
   const paths: string[] = [];
@@ -130,29 +107,10 @@ async function listingBaseline(dir: string, work: string): Promise<number> {
   return run.seconds;
 }
 
-interface ScanRun {
-  seconds: number;
-  peakRssMb: number | null;
-  summary: { files: number; media: number; cached: number; bytes: number };
-}
+/** This build's scan of `dir` (exit 1 is allowed: a generated library may hold a damaged file). */
+const scanOf = (dir: string, scanEnv: NodeJS.ProcessEnv): Promise<ScanRun> =>
+  scanRun(BIN, [dir, ...(flags.workers ? ['--workers', flags.workers] : [])], { env: scanEnv, accept: [0, 1] });
 
-async function scanRun(dir: string, scanEnv: NodeJS.ProcessEnv): Promise<ScanRun> {
-  const args = [BIN, 'scan', dir, '--json', ...(flags.workers ? ['--workers', flags.workers] : [])];
-  const hasTime = fs.existsSync('/usr/bin/time');
-  const run = hasTime
-    ? await timed('/usr/bin/time', ['-v', process.execPath, ...args], { env: scanEnv })
-    : await timed(process.execPath, args, { env: scanEnv });
-  if (run.code !== 0 && run.code !== 1) throw new Error(`scan failed (${run.code}): ${run.stderr}`);
-  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr);
-  return {
-    seconds: run.seconds,
-    peakRssMb: rss ? Number(rss[1]) / 1024 : null,
-    summary: JSON.parse(run.stdout) as ScanRun['summary'],
-  };
-}
-
-const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
-const loadText = (load: number[]): string => load.map((n) => n.toFixed(2)).join(' ');
 const rate = (n: number, seconds: number): string => (n / seconds).toFixed(n / seconds < 100 ? 1 : 0);
 
 async function main(): Promise<void> {
@@ -188,17 +146,13 @@ async function main(): Promise<void> {
     let startup = Infinity;
     let full: ScanRun | null = null;
     let again: ScanRun | null = null;
-    const best = (a: ScanRun | null, b: ScanRun): ScanRun =>
-      a === null
-        ? b
-        : { ...(a.seconds <= b.seconds ? a : b), peakRssMb: Math.max(a.peakRssMb ?? 0, b.peakRssMb ?? 0) || null };
     for (let round = 0; round < repeat; round++) {
       openssl = Math.min(openssl, await opensslBaseline(paths, work));
       listing = Math.min(listing, await listingBaseline(lib, work));
-      startup = Math.min(startup, (await scanRun(empty, scanEnv)).seconds);
+      startup = Math.min(startup, (await scanOf(empty, scanEnv)).seconds);
       fs.rmSync(scanEnv.XDG_CACHE_HOME, { recursive: true, force: true }); // full scan: empty cache
-      full = best(full, await scanRun(lib, scanEnv));
-      again = best(again, await scanRun(lib, scanEnv));
+      full = best(full, await scanOf(lib, scanEnv));
+      again = best(again, await scanOf(lib, scanEnv));
     }
     if (!full || !again) throw new Error('no rounds ran');
 
