@@ -96,7 +96,7 @@ export function watchProblemsHint(totals: WatchTotals): string {
   return (
     `while watching, ${plural(totals.failed_batches, 'batch', 'batches')} failed, ` +
     `${plural(totals.pending, 'item')} ${stay(totals.pending)} pending ` +
-    `and ${plural(totals.unreadable, 'file')} could not be read: run sync again`
+    `and ${plural(totals.not_read, 'file')} could not be read: run sync again`
   );
 }
 
