@@ -53,6 +53,13 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
 /** The schema version this camroll writes and reads. */
 export const JOURNAL_SCHEMA_VERSION = latestVersion(JOURNAL_MIGRATIONS);
 
+/** What every open of a journal passes to the versioned open: its name in errors, its schema, its error codes. */
+export const JOURNAL_DB = {
+  what: 'the sync journal',
+  migrations: JOURNAL_MIGRATIONS,
+  codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+} as const;
+
 /** Outcome codes stored per id: 0 accepted, else the rejection reason. */
 const OUTCOME_CODES: Record<'accepted' | RejectionReason, number> = {
   accepted: 0,
@@ -204,9 +211,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     }
     db = openVersionedDatabase({
       path: at,
-      what: 'the sync journal',
-      migrations: JOURNAL_MIGRATIONS,
-      codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+      ...JOURNAL_DB,
       seed: (created) => writeKey(created, key),
     });
   } catch (error) {
@@ -267,9 +272,7 @@ export function findJournalByMeta(dir: string, query: JournalMetaQuery, skip?: s
       // it for use refuses it by name (upgrade camroll) rather than passing it over.
       db = openVersionedDatabase({
         path: join(dir, name),
-        what: 'the sync journal',
-        migrations: JOURNAL_MIGRATIONS,
-        codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+        ...JOURNAL_DB,
         readonly: true,
         acceptNewer: true,
       });
@@ -331,9 +334,7 @@ function adoptOtherSpelling(
     if (!existsSync(other)) return null; // Another camroll adopted it meanwhile.
     const db = openVersionedDatabase({
       path: other,
-      what: 'the sync journal',
-      migrations: JOURNAL_MIGRATIONS,
-      codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+      ...JOURNAL_DB,
     });
     let alone: boolean;
     try {
