@@ -114,14 +114,10 @@ export interface Journal {
   readonly path: string;
   readonly recovery: Recovery;
   /**
-   * true when this exact metadata was answered (accepted or rejected) before the current
-   * pass began. Ask once per id per pass: answers written during the pass are not seen.
-   */
-  isKnown(item: JournalItem): boolean;
-  /**
    * What the journal held for the item's id before the current pass began: an answer for
-   * this exact metadata (`same`), for other metadata (`other`: changed, or another copy of the
-   * same bytes), or none. Same caveat as isKnown.
+   * this exact metadata (`same`: answered, accepted or rejected), for other metadata (`other`:
+   * changed, or another copy of the same bytes), or none. Ask once per id per pass: answers
+   * written during the pass are not seen.
    */
   answerFor(item: JournalItem): JournalAnswer;
   /** Records a batch as sent (its ids pending) and returns its id. */
@@ -467,7 +463,6 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
   return {
     path,
     recovery,
-    isKnown: (item) => answerFor(item) === 'same',
     answerFor,
     beginBatch: (passId, items) => begin(passId, items),
     completeBatch: (batchId, outcome) => complete(batchId, outcome),
