@@ -40,7 +40,7 @@ export interface CopyChooserOptions<T> {
 }
 
 /** Default bound of held copies: each is one item's metadata, path and fingerprint. */
-export const MAX_HELD_COPIES = 8_192;
+const MAX_HELD_COPIES = 8_192;
 
 /**
  * The same bytes at two paths are one id with two sets of metadata (the file name, at least),

@@ -1,4 +1,3 @@
-import { fingerprintMedia } from './journal.js';
 import type { JournalReader } from './journal-reader.js';
 import { runPipeline, type JournalPort, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { predictRejection } from './predict.js';
@@ -50,7 +49,8 @@ export async function runDrySync(options: DryRunOptions): Promise<DryRunResult> 
   const plan: SyncPlan = { new: 0, changed: 0, pending: 0, already_answered: 0 };
   // With the user's journal, items it answered are skipped as a real run would skip them. The
   // pipeline may ask about several copies of one id before it decides, so the plan counts what
-  // it decided: what it sends (below) and what it skipped as answered (its summary).
+  // it decided: what it sends (each batch it begins, with the fingerprints it already has) and
+  // what it skipped as answered (its summary).
   const journal: JournalPort =
     reader === null
       ? NO_JOURNAL
@@ -60,18 +60,19 @@ export async function runDrySync(options: DryRunOptions): Promise<DryRunResult> 
             const verdict = reader.plan(item.id, item.fingerprint);
             return verdict === 'answered' ? 'same' : verdict === 'changed' ? 'other' : 'none';
           },
+          beginBatch: (_passId, items) => {
+            for (const item of items) {
+              const verdict = reader.plan(item.id, item.fingerprint);
+              if (verdict !== 'answered') plan[verdict] += 1;
+            }
+            return 0;
+          },
         };
   const { summary, interrupted } = await runPipeline({
     input: options.scan(options.signal),
     journal,
     passId: 0,
     send: async (media) => {
-      if (reader !== null) {
-        for (const m of media) {
-          const verdict = reader.plan(m.id, fingerprintMedia(m));
-          if (verdict !== 'answered') plan[verdict] += 1;
-        }
-      }
       const rejected = media.flatMap((m) => {
         const reason = predictRejection(m);
         return reason ? [{ id: m.id, reason }] : [];

@@ -48,7 +48,7 @@ export function decideEnding(ended: SyncEnded, userStopped: boolean): SyncEnding
   if (watch !== null) {
     // A watch ends when the user stops it: its normal end (exit 0 when everything was answered).
     // Items cut off by Ctrl-C are the user's choice; a failure or an unread file is not.
-    const failed = watch.failed_batches > 0 || watch.unreadable > 0;
+    const failed = watch.failed_batches > 0 || watch.not_read > 0;
     return { kind: 'watched', result, watch, unfinished: failed || watch.pending > 0, failed };
   }
   return { kind: 'pass', result, failed: passFailed(result) };

@@ -13,8 +13,11 @@ import { isNetworkFileSystem } from '../util/network-fs.js';
 export interface WatchTotals extends SyncCounts {
   /** Batches of settled changes handled. */
   changes: number;
-  /** Files that could not be read while watching. */
-  unreadable: number;
+  /**
+   * Folders and files that could not be read while watching. Not `unreadable` (the files of
+   * `scan_errors` whose bytes could not be read): this one counts unreadable folders too.
+   */
+  not_read: number;
   /** Archives that appeared or changed in a watched folder and were left closed (no `--archives`). */
   archives_not_opened: number;
 }
@@ -95,7 +98,7 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
     polling,
     async follow(changes, onEvent) {
       const summary = createSyncTally();
-      const totals = { changes: 0, unreadable: 0, archives_not_opened: 0 };
+      const totals = { changes: 0, not_read: 0, archives_not_opened: 0 };
       onEvent({ type: 'watching', ...countRoots(options.roots), polling });
       // The pass is over: the folders' sidecar texts are read from disk again when a batch needs them.
       options.tree?.index.release();
@@ -116,7 +119,7 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
         });
         options.tree?.index.release(); // what the batch read again of its folders' sidecars, too
         totals.changes += 1;
-        totals.unreadable += sent.unreadable;
+        totals.not_read += sent.unreadable;
         totals.archives_not_opened += closed.length;
         onEvent({
           type: 'watch_batch',

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openVersionedDatabase } from '../util/sqlite.js';
-import { findJournalByMeta, JOURNAL_MIGRATIONS, journalFileName, type JournalKey } from './journal.js';
+import { findJournalByMeta, JOURNAL_DB, journalFileName, type JournalKey } from './journal.js';
 
 /** What a real run would do with an item, from the journal: skip it, or send it and why. */
 export type ItemPlan = 'answered' | 'changed' | 'pending' | 'new';
@@ -37,9 +37,7 @@ export function findJournal(
 function openReadOnly(path: string): Database.Database {
   return openVersionedDatabase({
     path,
-    what: 'the sync journal',
-    migrations: JOURNAL_MIGRATIONS,
-    codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+    ...JOURNAL_DB,
     readonly: true,
     probe: 'SELECT 1 FROM outcomes LIMIT 1',
   });

@@ -53,6 +53,13 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
 /** The schema version this camroll writes and reads. */
 export const JOURNAL_SCHEMA_VERSION = latestVersion(JOURNAL_MIGRATIONS);
 
+/** What every open of a journal passes to the versioned open: its name in errors, its schema, its error codes. */
+export const JOURNAL_DB = {
+  what: 'the sync journal',
+  migrations: JOURNAL_MIGRATIONS,
+  codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+} as const;
+
 /** Outcome codes stored per id: 0 accepted, else the rejection reason. */
 const OUTCOME_CODES: Record<'accepted' | RejectionReason, number> = {
   accepted: 0,
@@ -107,14 +114,10 @@ export interface Journal {
   readonly path: string;
   readonly recovery: Recovery;
   /**
-   * true when this exact metadata was answered (accepted or rejected) before the current
-   * pass began. Ask once per id per pass: answers written during the pass are not seen.
-   */
-  isKnown(item: JournalItem): boolean;
-  /**
    * What the journal held for the item's id before the current pass began: an answer for
-   * this exact metadata (`same`), for other metadata (`other`: changed, or another copy of the
-   * same bytes), or none. Same caveat as isKnown.
+   * this exact metadata (`same`: answered, accepted or rejected), for other metadata (`other`:
+   * changed, or another copy of the same bytes), or none. Ask once per id per pass: answers
+   * written during the pass are not seen.
    */
   answerFor(item: JournalItem): JournalAnswer;
   /** Records a batch as sent (its ids pending) and returns its id. */
@@ -204,9 +207,7 @@ export function openJournal(options: OpenJournalOptions): Journal {
     }
     db = openVersionedDatabase({
       path: at,
-      what: 'the sync journal',
-      migrations: JOURNAL_MIGRATIONS,
-      codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+      ...JOURNAL_DB,
       seed: (created) => writeKey(created, key),
     });
   } catch (error) {
@@ -267,9 +268,7 @@ export function findJournalByMeta(dir: string, query: JournalMetaQuery, skip?: s
       // it for use refuses it by name (upgrade camroll) rather than passing it over.
       db = openVersionedDatabase({
         path: join(dir, name),
-        what: 'the sync journal',
-        migrations: JOURNAL_MIGRATIONS,
-        codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+        ...JOURNAL_DB,
         readonly: true,
         acceptNewer: true,
       });
@@ -331,9 +330,7 @@ function adoptOtherSpelling(
     if (!existsSync(other)) return null; // Another camroll adopted it meanwhile.
     const db = openVersionedDatabase({
       path: other,
-      what: 'the sync journal',
-      migrations: JOURNAL_MIGRATIONS,
-      codes: { unreadable: 'journal_error', tooNew: 'journal_error' },
+      ...JOURNAL_DB,
     });
     let alone: boolean;
     try {
@@ -466,7 +463,6 @@ function createJournal(db: Database.Database, path: string, now: () => string, l
   return {
     path,
     recovery,
-    isKnown: (item) => answerFor(item) === 'same',
     answerFor,
     beginBatch: (passId, items) => begin(passId, items),
     completeBatch: (batchId, outcome) => complete(batchId, outcome),

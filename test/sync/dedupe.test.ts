@@ -8,6 +8,7 @@ import { runDrySync } from '../../src/sync/dry-run.js';
 import { journalFileName, openJournal, type Journal, type PassKind } from '../../src/sync/journal.js';
 import { openJournalReader } from '../../src/sync/journal-reader.js';
 import { runPipeline, type SyncInput } from '../../src/sync/pipeline.js';
+import { acceptingClient } from '../helpers/sync-client.js';
 
 const ID = (n: number): string => `sha256:${n.toString(16).padStart(64, '0')}`;
 
@@ -45,17 +46,8 @@ async function* inOrder(files: readonly File[]): AsyncGenerator<SyncInput[]> {
 /** A service that accepts everything and remembers what it was sent. */
 function recordingService() {
   const sent: MediaMetadata[] = [];
-  const send = async (media: MediaMetadata[]): Promise<IngestResponse> => {
-    sent.push(...media);
-    return {
-      accepted: media.length,
-      matched: 0,
-      rejected: [],
-      matches: media.map((m) => ({ media_id: m.id, matched: false, event_id: null, venue_id: null })),
-      events: [],
-      last_sync_at: '2024-01-01T00:00:00.000Z',
-    };
-  };
+  const client = acceptingClient({ onIngest: (batch) => sent.push(...batch) });
+  const send = (media: MediaMetadata[]): Promise<IngestResponse> => client.ingest('user', media);
   return { sent, send };
 }
 

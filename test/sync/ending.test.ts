@@ -26,7 +26,7 @@ const dry = (outcome: DryRunResult['outcome']): DryRunResult => ({ ...counts, dr
 const watched = (over: Partial<WatchTotals> = {}): WatchTotals => ({
   ...counts,
   changes: 2,
-  unreadable: 0,
+  not_read: 0,
   archives_not_opened: 0,
   ...over,
 });
@@ -93,7 +93,7 @@ describe('decideEnding', () => {
         unfinished: true,
         failed: true,
       });
-      expect(decideEnding(ended({ watch: watched({ unreadable: 1 }) }), true)).toMatchObject({
+      expect(decideEnding(ended({ watch: watched({ not_read: 1 }) }), true)).toMatchObject({
         kind: 'watched',
         unfinished: true,
         failed: true,

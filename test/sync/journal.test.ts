@@ -102,7 +102,7 @@ describe('journal', () => {
     );
     const reopened = openJournal({ dir, key });
     reopened.beginPass('full');
-    expect(items.map((entry) => reopened.isKnown(entry))).toEqual(items.map((_, i) => i < 130));
+    expect(items.map((entry) => reopened.answerFor(entry) === 'same')).toEqual(items.map((_, i) => i < 130));
     reopened.close();
   });
 
@@ -111,7 +111,7 @@ describe('journal', () => {
     const pass = j.beginPass('full');
     const batch = j.beginBatch(pass, [item('a'), item('b'), item('c')]);
     expect(j.counts()).toEqual({ accepted: 0, rejected: 0, pending: 3 });
-    expect(j.isKnown(item('a'))).toBe(false);
+    expect(j.answerFor(item('a'))).not.toBe('same');
     j.completeBatch(batch, {
       accepted: [item('a'), item('b')],
       rejected: [{ ...item('c'), reason: 'missing_taken_at' }],
@@ -122,10 +122,10 @@ describe('journal', () => {
 
     const again = openJournal({ dir, key });
     expect(again.recovery).toEqual({ interruptedPasses: 0, interruptedBatches: 0, pendingItems: 0 });
-    expect(again.isKnown(item('a'))).toBe(true);
-    expect(again.isKnown(item('c'))).toBe(true);
-    expect(again.isKnown(item('a', 2))).toBe(false);
-    expect(again.isKnown(item('z'))).toBe(false);
+    expect(again.answerFor(item('a'))).toBe('same');
+    expect(again.answerFor(item('c'))).toBe('same');
+    expect(again.answerFor(item('a', 2))).toBe('other');
+    expect(again.answerFor(item('z'))).toBe('none');
     expect(again.lastPass()).toMatchObject({ kind: 'full', status: 'complete' });
     again.close();
   });
@@ -141,7 +141,7 @@ describe('journal', () => {
 
     const again = openJournal({ dir, key });
     expect(again.recovery).toEqual({ interruptedPasses: 1, interruptedBatches: 1, pendingItems: 3 });
-    expect(again.isKnown(item('a'))).toBe(false);
+    expect(again.answerFor(item('a'))).not.toBe('same');
     expect(again.lastPass()).toMatchObject({ status: 'interrupted' });
     const pass2 = again.beginPass('incremental');
     const batch = again.beginBatch(pass2, [item('a'), item('b'), item('c')]);
@@ -279,8 +279,8 @@ describe('journal', () => {
     try {
       expect(j.path).toBe(path);
       expect(j.recovery).toEqual({ interruptedPasses: 1, interruptedBatches: 1, pendingItems: 1 });
-      expect(j.isKnown(item('a'))).toBe(true);
-      expect(j.isKnown(item('b'))).toBe(true);
+      expect(j.answerFor(item('a'))).toBe('same');
+      expect(j.answerFor(item('b'))).toBe('same');
       expect(j.counts()).toEqual({ accepted: 2, rejected: 0, pending: 1 });
     } finally {
       j.close();
@@ -449,7 +449,7 @@ describe('journal', () => {
     try {
       expect(j.path).toBe(path);
       expect(j.counts().accepted).toBe(300);
-      expect(j.isKnown(item('stray'))).toBe(false);
+      expect(j.answerFor(item('stray'))).not.toBe('same');
       expect(existsSync(earlier)).toBe(false);
     } finally {
       j.close();
@@ -541,7 +541,7 @@ describe('journal', () => {
     for (const spelling of [upper, lower, upper]) {
       const j = openJournal({ dir, key: spelling });
       expect(j.path).toBe(path);
-      expect(j.isKnown(item('a'))).toBe(true);
+      expect(j.answerFor(item('a'))).toBe('same');
       j.close();
       expect(readdirSync(dir).filter((n) => n.endsWith('.sqlite'))).toEqual([journalFileName(lower)]);
     }

@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HealthResult, SyncCompleteResult } from '../../src/client/index.js';
-import type { MediaMetadata, Stats } from '../../src/contract/index.js';
 import type { ScannedMedia } from '../../src/scan/types.js';
-import { FRESH_STATS } from '../helpers/stats.js';
+import { acceptingClient } from '../helpers/sync-client.js';
 import type { SyncInput } from '../../src/sync/pipeline.js';
 import { runSync, type SyncClient, type SyncRunOptions } from '../../src/sync/run.js';
 
@@ -32,40 +30,16 @@ async function* records(count: number): AsyncGenerator<SyncInput[]> {
 
 /** A fake service that accepts everything; `lastSyncAt` is what its stats say before a run. */
 function fakeClient(state: { lastSyncAt: string | null }): SyncClient & { sent: number } {
-  const client = {
-    sent: 0,
-    health: async (): Promise<HealthResult> => ({
-      status: 'ok',
-      partner_id: 'partner-1',
-      environment: 'sandbox',
-      rate_limit: null,
+  const client = Object.assign(
+    acceptingClient({
+      onIngest: (batch) => {
+        client.sent += batch.length;
+      },
+      stats: () => ({ has_synced: state.lastSyncAt !== null, last_sync_at: state.lastSyncAt }),
     }),
-    createUser: async () => {
-      throw new Error('not used');
-    },
-    ingest: async (_user: string, batch: MediaMetadata[]) => {
-      client.sent += batch.length;
-      return {
-        accepted: batch.length,
-        matched: 0,
-        rejected: [],
-        matches: batch.map((m) => ({ media_id: m.id, matched: false, event_id: null, venue_id: null })),
-        events: [],
-        last_sync_at: '2024-01-01T00:00:00.000Z',
-      };
-    },
-    syncComplete: async (): Promise<SyncCompleteResult> => ({
-      has_synced: true,
-      last_sync_at: '2024-01-01T00:00:00.000Z',
-    }),
-    allEvents: async function* () {},
-    stats: async (): Promise<Stats> => ({
-      ...FRESH_STATS,
-      has_synced: state.lastSyncAt !== null,
-      last_sync_at: state.lastSyncAt,
-    }),
-  };
-  return client as SyncClient & { sent: number };
+    { sent: 0 },
+  );
+  return client;
 }
 
 describe('runSync', () => {

@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HealthResult, SyncCompleteResult } from '../../src/client/index.js';
-import type { MediaMetadata, Stats } from '../../src/contract/index.js';
+import type { MediaMetadata } from '../../src/contract/index.js';
 import { InterruptedError, OutageError } from '../../src/errors.js';
 import type { SyncClient } from '../../src/sync/run.js';
 import { INTERRUPTED } from '../../src/sync/ending.js';
 import { runSyncSession, type SyncEvent, type SyncService, type SyncSessionOptions } from '../../src/sync/session.js';
-import { FRESH_STATS } from '../helpers/stats.js';
+import { acceptingClient } from '../helpers/sync-client.js';
 
 const LIBRARY = join(import.meta.dirname, '..', '..', 'fixtures', 'library', 'events');
 const USER = '7d9f6a52-1c3b-4f0e-9a1d-2b8c4e6f0a11';
@@ -18,35 +17,9 @@ const TARGET = {
   identity: 'https://api.example.com/v1',
 };
 
-/** A service that accepts everything, for a user it has never seen. */
-function acceptingClient(sent: MediaMetadata[]): SyncClient {
-  return {
-    health: async (): Promise<HealthResult> => ({
-      status: 'ok',
-      partner_id: 'partner-1',
-      environment: 'sandbox',
-      rate_limit: null,
-    }),
-    createUser: async () => ({ user_id: USER, existing: false }),
-    ingest: async (_user: string, batch: MediaMetadata[]) => {
-      sent.push(...batch);
-      return {
-        accepted: batch.length,
-        matched: 0,
-        rejected: [],
-        matches: batch.map((m) => ({ media_id: m.id, matched: false, event_id: null, venue_id: null })),
-        events: [],
-        last_sync_at: '2024-01-01T00:00:00.000Z',
-      };
-    },
-    syncComplete: async (): Promise<SyncCompleteResult> => ({
-      has_synced: true,
-      last_sync_at: '2024-01-01T00:00:00.000Z',
-    }),
-    allEvents: async function* () {},
-    stats: async (): Promise<Stats> => ({ ...FRESH_STATS }),
-  } as unknown as SyncClient;
-}
+/** A service that accepts everything, for a user it has never seen; `sent` collects what it was sent. */
+const acceptingNewUser = (sent: MediaMetadata[]): SyncClient =>
+  acceptingClient({ createdUser: USER, onIngest: (batch) => sent.push(...batch) });
 
 const noLookups = {
   target: async () => TARGET.identity,
@@ -100,7 +73,7 @@ describe('runSyncSession', () => {
         await listed;
         listedWhileOpening = true;
         return {
-          client: acceptingClient(sent),
+          client: acceptingNewUser(sent),
           target: TARGET,
           users: { recall: () => null, remember: (_target, _email, userId) => (remembered = userId) },
           close: async () => undefined,
@@ -141,7 +114,7 @@ describe('runSyncSession', () => {
       ...noLookups,
       open: async (onRequest) => ({
         client: {
-          ...acceptingClient([]),
+          ...acceptingNewUser([]),
           // The key is refused: the tracker stops the sync at once, which aborts this call's signal.
           health: async ({ signal }: { signal: AbortSignal }) => {
             onRequest({ status: 401, code: 'invalid_api_key' });
@@ -187,7 +160,7 @@ describe('runSyncSession', () => {
         // The user presses Ctrl-C once the connection is up, while the watches are being set.
         controller.abort();
         return {
-          client: acceptingClient(sent),
+          client: acceptingNewUser(sent),
           target: TARGET,
           users: { recall: () => null, remember: () => undefined },
           close: async () => {

@@ -32,3 +32,9 @@ export function unusableFiles(unreadable: number, damaged: number): string | nul
   }
   return null;
 }
+
+/** `, 2 archives not opened (…)` after a watch line, or '' when every archive met was read. */
+export function closedArchives(count: number): string {
+  if (count === 0) return '';
+  return `, ${plural(count, 'archive')} not opened (add --archives to read ${count === 1 ? 'it' : 'them'} in place)`;
+}

@@ -1,10 +1,9 @@
-import { plural } from '../format/vocabulary.js';
+import { closedArchives, plural } from '../format/vocabulary.js';
 import type { CliContext } from '../context.js';
 import { describeError } from '../exit.js';
 import { notice, noticeLine, warningLine } from './emit.js';
 import type { LogFile } from './log-file.js';
 import type { OutcomeFlags } from './sync-outcome.js';
-import { closedArchives } from './sync-result.js';
 import { createProgress, teeProgress, terminalProgress } from './sync-progress.js';
 import type { SyncReport } from './sync-report.js';
 import { createdUserNotice } from './user-notices.js';

@@ -4,7 +4,7 @@ import type { DryRunResult, SyncResult, WatchTotals } from '../../sync/session.j
 import { renderEventsTable } from '../format/events.js';
 import { formatSeconds } from '../../util/seconds.js';
 import { eventYear, renderStats } from '../format/stats.js';
-import { plural, reasonTotal, unusableFiles } from '../format/vocabulary.js';
+import { closedArchives, plural, reasonTotal, unusableFiles } from '../format/vocabulary.js';
 
 /** One summary line: labels padded so the values line up. */
 const row = (label: string, value: string | number): string => `${`${label}:`.padEnd(24)}${value}`;
@@ -96,7 +96,7 @@ export function watchProblemsHint(totals: WatchTotals): string {
   return (
     `while watching, ${plural(totals.failed_batches, 'batch', 'batches')} failed, ` +
     `${plural(totals.pending, 'item')} ${stay(totals.pending)} pending ` +
-    `and ${plural(totals.unreadable, 'file')} could not be read: run sync again`
+    `and ${plural(totals.not_read, 'file')} could not be read: run sync again`
   );
 }
 
@@ -109,12 +109,6 @@ export function renderWatchTotals(totals: WatchTotals): string {
     `${totals.skipped_already_sent}, ` +
     `failed batches ${totals.failed_batches}${pending}${closedArchives(totals.archives_not_opened)}`
   );
-}
-
-/** `, 2 archives not opened (…)` after a watch line, or '' when every archive met was read. */
-export function closedArchives(count: number): string {
-  if (count === 0) return '';
-  return `, ${plural(count, 'archive')} not opened (add --archives to read ${count === 1 ? 'it' : 'them'} in place)`;
 }
 
 export interface ResultView {

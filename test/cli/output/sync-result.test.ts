@@ -108,11 +108,11 @@ describe('watch lines', () => {
       'watch: 3 new or changed files, nothing new to send, 1 already sent, 2 archives not opened (add --archives ' +
         'to read them in place)',
     );
-    expect(renderWatchTotals({ ...summary.counts, changes: 3, unreadable: 0, archives_not_opened: 0 })).toBe(
+    expect(renderWatchTotals({ ...summary.counts, changes: 3, not_read: 0, archives_not_opened: 0 })).toBe(
       'watch: 3 batches of changes: 6 files, sent 1, accepted 1, matched 1, rejected 0, already sent 3, failed ' +
         'batches 1 (2 items pending)',
     );
-    expect(renderWatchTotals({ ...summary.counts, changes: 3, unreadable: 0, archives_not_opened: 2 })).toMatch(
+    expect(renderWatchTotals({ ...summary.counts, changes: 3, not_read: 0, archives_not_opened: 2 })).toMatch(
       /, failed batches 1 \(2 items pending\), 2 archives not opened \(add --archives to read them in place\)$/,
     );
   });
@@ -157,7 +157,7 @@ describe('one vocabulary: unreadable is what could not be read, damaged what was
     const totals = {
       ...createSyncTally().counts,
       changes: 1,
-      unreadable: 1,
+      not_read: 1,
       failed_batches: 1,
       pending: 1,
       archives_not_opened: 0,
@@ -166,7 +166,7 @@ describe('one vocabulary: unreadable is what could not be read, damaged what was
       'while watching, 1 batch failed, 1 item stays pending and 1 file could not be read: run sync again',
     );
     expect(
-      renderWatchTotals({ ...createSyncTally().counts, changes: 1, files: 1, unreadable: 0, archives_not_opened: 0 }),
+      renderWatchTotals({ ...createSyncTally().counts, changes: 1, files: 1, not_read: 0, archives_not_opened: 0 }),
     ).toMatch(/^watch: 1 batch of changes: 1 file, /);
   });
 
