@@ -227,9 +227,14 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         continue;
       }
       if (failed.has(root.absPath)) continue;
-      const entries = listings.get(root.absPath)?.entries;
-      // A listing not kept was tallied as it streamed (before every part's CSV was read).
-      const tally = entries ? tallyMedia(entries) : (streamed.get(root.absPath) ?? emptyTally());
+      const listing = listings.get(root.absPath);
+      const entries = listing?.entries;
+      // The tally streamed in pass 1 stands unless a Photo Details CSV (read later than some
+      // members) may drop a member, or a recovered listing streamed some entries twice.
+      const tally =
+        entries && (details.size > 0 || listing?.recovered)
+          ? tallyMedia(entries)
+          : (streamed.get(root.absPath) ?? emptyTally());
       result.files += tally.files;
       result.bytes += tally.bytes;
       if (tally.nested) result.final = false; // a zip inside a zip: its members are known once it is read

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import yauzl from 'yauzl';
 import { storedZip } from '../../e2e/helpers/stored-zip.js';
+import { findMember } from '../helpers/zip-surgery.js';
 import Database from 'better-sqlite3';
 import { createArchiveWalk } from '../../../src/scan/archive/archive-walk.js';
 import {
@@ -300,6 +301,21 @@ describe('scanLibrary over archives', () => {
     expect(first.cached).toBe(0);
     const second = await run();
     expect(second).toEqual({ done: first.done, total: first.total, cached: first.done });
+  });
+
+  it('counts a zip whose central directory breaks part-way once: its members recovered from the local headers', async () => {
+    const whole = fs.readFileSync(path.join(ARCHIVES, 'takeout-001.zip'));
+    const broken = Buffer.from(whole);
+    // The last member's central record is no longer one: the listing fails after the others.
+    broken.writeUInt32LE(0, findMember(broken, 'Recently Deleted/IMG_DEL.jpg').central);
+    const file = path.join(dir, 'takeout-001.zip');
+    fs.writeFileSync(file, broken);
+    const intact = createArchiveWalk({ archives: [archiveRootOf(path.join(ARCHIVES, 'takeout-001.zip'))!] });
+    await intact.prepare();
+    const recovered = createArchiveWalk({ archives: [archiveRootOf(file)!] });
+    await recovered.prepare();
+    expect(intact.totals().files).toBeGreaterThan(0);
+    expect(recovered.totals()).toEqual(intact.totals());
   });
 
   it('counts a zip whose listing is not kept (past the held entries) as its first pass streamed it', async () => {
