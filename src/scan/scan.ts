@@ -469,16 +469,21 @@ async function* concat<T>(...sources: AsyncIterable<T>[]): AsyncGenerator<T> {
 
 /** Records of tar members whose sidecar may come later are held back (applyLateSidecars gives them it at the end). */
 function holdLate(events: ScanEvent[], walks: ArchiveWalk[], held: ScanRecord[]): ScanEvent[] {
-  const late = (event: ScanEvent): event is Extract<ScanEvent, { type: 'record' }> =>
-    event.type === 'record' &&
-    event.record.archive !== undefined &&
-    walks.some((walk) => walk.isLate(event.record.absPath));
-  if (!events.some(late)) return events;
-  return events.filter((event) => {
-    if (!late(event)) return true;
-    held.push(event.record);
-    return false;
-  });
+  // A run of zips (or tars whose sidecars came first) holds nothing: no pass over the batch.
+  const holding = walks.filter((walk) => walk.hasLate());
+  if (holding.length === 0) return events;
+  const before = held.length;
+  const kept: ScanEvent[] = [];
+  for (const event of events) {
+    if (
+      event.type === 'record' &&
+      event.record.archive !== undefined &&
+      holding.some((walk) => walk.isLate(event.record.absPath))
+    )
+      held.push(event.record);
+    else kept.push(event);
+  }
+  return held.length === before ? events : kept;
 }
 
 /** iCloud's Photo Details CSV for members with no capture instant of their own (photo-details.ts). */

@@ -651,6 +651,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     tarBytesRead: (): number => tarBytesDone + (tarInput?.bytesRead ?? 0),
     /** Whether a record's sidecars may still come (a tar member read before its JSON). */
     isLate: (absPath: string): boolean => late.has(absPath),
+    /** Whether any member read so far is waiting for its sidecars (none in a run of zips). */
+    hasLate: (): boolean => late.size > 0,
   };
 }
 

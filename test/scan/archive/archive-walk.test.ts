@@ -350,6 +350,25 @@ describe('scanLibrary over archives', () => {
     expect(calls).toBe(0);
   });
 
+  it('a tar member read before its JSON (in the next part) is held and gets it at the end of the run', async () => {
+    const records: ScanRecord[] = [];
+    for await (const event of scanLibrary({
+      roots: ['takeout-001.tgz', 'takeout-002.tgz'].map((name) => path.join(ARCHIVES, name)),
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: ARCHIVES,
+    }))
+      if (event.type === 'record') records.push(event.record);
+    const crossPart = records.filter(
+      (record) =>
+        record.absPath.includes('takeout-001.tgz!/') &&
+        record.absPath.includes('Photos from 2022') &&
+        record.source?.taken_at === 'takeout',
+    );
+    expect(crossPart.length).toBeGreaterThanOrEqual(6);
+  });
+
   it('a tgz total stays open until the stream is read', async () => {
     const totals: [number, boolean][] = [];
     let done = -1;
