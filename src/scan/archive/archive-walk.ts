@@ -5,6 +5,7 @@ import * as zlib from 'node:zlib';
 import type tar from 'tar-stream';
 import { createExcludeMatcher } from '../exclude.js';
 import { MEDIA_EXTENSIONS } from '../extract/formats.js';
+import { MAX_SIDECAR_BYTES } from '../extract/sidecars.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from '../junk.js';
 import type { FileProblem } from '../types.js';
 import type { WalkEvent, WalkFile } from '../walk.js';
@@ -52,8 +53,6 @@ const HELD_BYTES = 8 * 1024 * 1024;
  * and the member buffers tens of thousands of small chunks per gigabyte.
  */
 const GUNZIP_CHUNK = 256 * 1024;
-/** Sidecars are small; a larger one is not a sidecar camroll reads. */
-const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 /** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
 const MAX_DETAILS_BYTES = 64 * 1024 * 1024;
 
