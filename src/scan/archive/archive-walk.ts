@@ -98,6 +98,20 @@ interface MediaTally {
   nested: boolean;
 }
 
+/** What a kept member is. */
+type Kept = Extract<ReturnType<Classify>, { keep: unknown }>['keep'];
+
+/** Why a zip member is not read (encrypted, or over a limit), or null when it is. */
+function memberProblem(entry: ZipEntry): FileProblem | null {
+  if (entry.encrypted)
+    return {
+      code: 'unsupported_format',
+      message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)',
+    };
+  const limit = limitProblem(entry.size, entry.compressedSize);
+  return limit === null ? null : { code: 'archive_limit', message: limit };
+}
+
 const emptyTally = (): MediaTally => ({ files: 0, bytes: 0, nested: false });
 
 function addToTally(tally: MediaTally, entry: ZipEntry, kind: ReturnType<Classify>): void {
@@ -159,6 +173,15 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     // iCloud's CSV says the photo was in Recently Deleted: the folder's rule.
     if (details.get(folderKey(member).base)?.deleted) return { skip: 'trashed', at: member };
     return { keep: 'media' };
+  };
+
+  /** The most of a sidecar (or an iCloud Photo Details CSV) that is read. */
+  const sidecarLimit = (keep: Kept): number => (keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES);
+
+  /** A sidecar's (or a CSV's) text into the run's tree. */
+  const addSidecar = (keep: Kept, name: string, text: string): void => {
+    if (keep === 'details') details.add(text);
+    else index.add(name, text);
   };
 
   /** The member pass's listing of a zip: the one kept from pass 1, or the directory read again. */
@@ -273,14 +296,12 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           addToTally(tally, entry, kind);
           if (entry.encrypted || kind === null || !('keep' in kind)) continue;
           if (kind.keep === 'media' || kind.keep === 'nested') continue;
-          const limit = kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES;
+          const limit = sidecarLimit(kind.keep);
           if (entry.size > limit || entry.compressedSize > limit) continue;
           handle ??= await fsp.open(root.absPath, 'r');
           // A damaged sidecar costs its photo the sidecar, never the other members of the part.
           const text = await readSmallMember(handle, entry, limit).catch(() => null);
-          if (text === null) continue;
-          if (kind.keep === 'details') details.add(text);
-          else index.add(entry.name, text);
+          if (text !== null) addSidecar(kind.keep, entry.name, text);
         }
       } catch (error) {
         failed.set(
@@ -416,10 +437,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       if (entry.folder || entry.encrypted) continue;
       const kind = classify(entry.name, new Set());
       if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) continue;
-      const text = inflateFromBuffer(data, entry, kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES);
-      if (text === null) continue;
-      if (kind.keep === 'details') details.add(text.toString('utf8'));
-      else index.add(entry.name, text.toString('utf8'));
+      const text = inflateFromBuffer(data, entry, sidecarLimit(kind.keep));
+      if (text !== null) addSidecar(kind.keep, entry.name, text.toString('utf8'));
     }
     let events: WalkEvent[] = [];
     for (const entry of entries) {
@@ -445,20 +464,14 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 
   function nestedMember(root: ArchiveRoot, name: string, entry: ZipEntry, zip: Buffer): WalkFile {
     const sidecars = index.find(name.slice(name.indexOf(MEMBER_SEPARATOR) + MEMBER_SEPARATOR.length));
-    const limit = limitProblem(entry.size, entry.compressedSize);
-    const problem: FileProblem | null = entry.encrypted
-      ? {
-          code: 'unsupported_format',
-          message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)',
-        }
-      : limit !== null
-        ? { code: 'archive_limit', message: limit }
-        : entry.size > ARCHIVE_LIMITS.inMemoryBytes
-          ? {
-              code: 'archive_limit',
-              message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes`,
-            }
-          : null;
+    const problem: FileProblem | null =
+      memberProblem(entry) ??
+      (entry.size > ARCHIVE_LIMITS.inMemoryBytes
+        ? {
+            code: 'archive_limit',
+            message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes`,
+          }
+        : null);
     // Only the compressed bytes are cut out here: the thread inflates and checks them.
     const start =
       problem === null
@@ -494,14 +507,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 
   function zipMember(root: ArchiveRoot, entry: ZipEntry): WalkFile {
     const sidecars = index.find(entry.name);
-    const problem: FileProblem | null = entry.encrypted
-      ? {
-          code: 'unsupported_format',
-          message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)',
-        }
-      : limitProblem(entry.size, entry.compressedSize) === null
-        ? null
-        : { code: 'archive_limit', message: limitProblem(entry.size, entry.compressedSize)! };
+    const problem = memberProblem(entry);
     const absPath = memberPath(root.absPath, entry.name);
     const task: MemberTask | null =
       problem === null
@@ -556,13 +562,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         } else if (kind.keep !== 'media') {
           events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
           const size = entry.header.size ?? 0;
-          const text =
-            size <= (kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES)
-              ? Buffer.from(await collect(entry, size)).toString('utf8')
-              : null;
-          if (text === null) await drain(entry);
-          else if (kind.keep === 'details') details.add(text);
-          else index.add(name, text);
+          if (size > sidecarLimit(kind.keep)) await drain(entry);
+          else addSidecar(kind.keep, name, Buffer.from(await collect(entry, size)).toString('utf8'));
         } else {
           const file = await tarMember(root, name, entry);
           if (options.signal?.aborted) break; // a member cut short by the stop is not a line
