@@ -396,7 +396,8 @@ async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders
       continue;
     }
     if (kind === 'archive') {
-      archives.push(archiveRootOf(root)!);
+      // Its size and time go with it: the archive walk does not stat it again.
+      archives.push({ ...archiveRootOf(root)!, stat: { size: stats.size, mtimeMs: stats.mtimeMs } });
       continue;
     }
     files.push({
@@ -563,6 +564,7 @@ async function* prepend(files: WalkFile[], walked: AsyncIterable<WalkEvent[]>): 
 export function resolveScanRoots(roots: string[], cwd: string): string[] {
   if (roots.length === 0) throw new UsageError('no folder to scan');
   const resolved: string[] = [];
+  const files = new Set<string>();
   for (const root of roots) {
     const absolute = path.resolve(cwd, root);
     let stats: fs.Stats;
@@ -572,11 +574,12 @@ export function resolveScanRoots(roots: string[], cwd: string): string[] {
       throw new UsageError(`no such folder or file: ${root}`);
     }
     if (!stats.isDirectory() && !stats.isFile()) throw new UsageError(`not a folder or a file: ${root}`);
+    if (stats.isFile()) files.add(absolute);
     resolved.push(absolute);
   }
   const sorted = [...new Set(resolved)].sort();
   // An archive named inside a given folder stays: the walk only counts archives (without --archives).
-  const isArchive = (root: string): boolean => archiveKindOf(root) !== null && fs.statSync(root).isFile();
+  const isArchive = (root: string): boolean => archiveKindOf(root) !== null && files.has(root);
   return sorted.filter((root, i) => isArchive(root) || !sorted.slice(0, i).some((outer) => isInside(outer, root)));
 }
 

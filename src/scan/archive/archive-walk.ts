@@ -9,7 +9,7 @@ import { MAX_SIDECAR_BYTES } from '../extract/sidecars.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from '../junk.js';
 import type { FileProblem } from '../types.js';
 import type { WalkEvent, WalkFile } from '../walk.js';
-import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveRoot } from './kind.js';
+import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveRoot, type ArchiveStat } from './kind.js';
 
 export type { ArchiveRoot } from './kind.js';
 import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
@@ -144,7 +144,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   let tarBytesDone = 0;
   let tarInput: fs.ReadStream | null = null;
   const failed = new Map<string, FileProblem>();
-  const stats = new Map<string, fs.Stats>();
+  const stats = new Map<string, ArchiveStat>();
   const late = new Set<string>();
 
   /** Why a member is left out on its name, or null when it is kept; a skipped folder is reported once. */
@@ -277,7 +277,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     for (const root of options.archives) {
       if (options.signal?.aborted) return;
       try {
-        stats.set(root.absPath, await fsp.stat(root.absPath));
+        stats.set(root.absPath, root.stat ?? (await fsp.stat(root.absPath)));
       } catch (error) {
         failed.set(root.absPath, { code: 'read_error', message: describe(error) });
         continue;
