@@ -396,7 +396,8 @@ async function splitRoots(roots: string[]): Promise<{ files: WalkFile[]; folders
       continue;
     }
     if (kind === 'archive') {
-      archives.push(archiveRootOf(root)!);
+      // Its size and time go with it: the archive walk does not stat it again.
+      archives.push({ ...archiveRootOf(root)!, stat: { size: stats.size, mtimeMs: stats.mtimeMs } });
       continue;
     }
     files.push({
@@ -469,16 +470,21 @@ async function* concat<T>(...sources: AsyncIterable<T>[]): AsyncGenerator<T> {
 
 /** Records of tar members whose sidecar may come later are held back (applyLateSidecars gives them it at the end). */
 function holdLate(events: ScanEvent[], walks: ArchiveWalk[], held: ScanRecord[]): ScanEvent[] {
-  const late = (event: ScanEvent): event is Extract<ScanEvent, { type: 'record' }> =>
-    event.type === 'record' &&
-    event.record.archive !== undefined &&
-    walks.some((walk) => walk.isLate(event.record.absPath));
-  if (!events.some(late)) return events;
-  return events.filter((event) => {
-    if (!late(event)) return true;
-    held.push(event.record);
-    return false;
-  });
+  // A run of zips (or tars whose sidecars came first) holds nothing: no pass over the batch.
+  const holding = walks.filter((walk) => walk.hasLate());
+  if (holding.length === 0) return events;
+  const before = held.length;
+  const kept: ScanEvent[] = [];
+  for (const event of events) {
+    if (
+      event.type === 'record' &&
+      event.record.archive !== undefined &&
+      holding.some((walk) => walk.isLate(event.record.absPath))
+    )
+      held.push(event.record);
+    else kept.push(event);
+  }
+  return held.length === before ? events : kept;
 }
 
 /** iCloud's Photo Details CSV for members with no capture instant of their own (photo-details.ts). */
@@ -558,6 +564,7 @@ async function* prepend(files: WalkFile[], walked: AsyncIterable<WalkEvent[]>): 
 export function resolveScanRoots(roots: string[], cwd: string): string[] {
   if (roots.length === 0) throw new UsageError('no folder to scan');
   const resolved: string[] = [];
+  const files = new Set<string>();
   for (const root of roots) {
     const absolute = path.resolve(cwd, root);
     let stats: fs.Stats;
@@ -567,11 +574,12 @@ export function resolveScanRoots(roots: string[], cwd: string): string[] {
       throw new UsageError(`no such folder or file: ${root}`);
     }
     if (!stats.isDirectory() && !stats.isFile()) throw new UsageError(`not a folder or a file: ${root}`);
+    if (stats.isFile()) files.add(absolute);
     resolved.push(absolute);
   }
   const sorted = [...new Set(resolved)].sort();
   // An archive named inside a given folder stays: the walk only counts archives (without --archives).
-  const isArchive = (root: string): boolean => archiveKindOf(root) !== null && fs.statSync(root).isFile();
+  const isArchive = (root: string): boolean => archiveKindOf(root) !== null && files.has(root);
   return sorted.filter((root, i) => isArchive(root) || !sorted.slice(0, i).some((outer) => isInside(outer, root)));
 }
 

@@ -5,10 +5,11 @@ import * as zlib from 'node:zlib';
 import type tar from 'tar-stream';
 import { createExcludeMatcher } from '../exclude.js';
 import { MEDIA_EXTENSIONS } from '../extract/formats.js';
+import { MAX_SIDECAR_BYTES } from '../extract/sidecars.js';
 import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName, type SkipReason } from '../junk.js';
 import type { FileProblem } from '../types.js';
 import type { WalkEvent, WalkFile } from '../walk.js';
-import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveRoot } from './kind.js';
+import { archiveKindOf, MEMBER_SEPARATOR, memberPath, type ArchiveRoot, type ArchiveStat } from './kind.js';
 
 export type { ArchiveRoot } from './kind.js';
 import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './photo-details.js';
@@ -52,8 +53,6 @@ const HELD_BYTES = 8 * 1024 * 1024;
  * and the member buffers tens of thousands of small chunks per gigabyte.
  */
 const GUNZIP_CHUNK = 256 * 1024;
-/** Sidecars are small; a larger one is not a sidecar camroll reads. */
-const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 /** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
 const MAX_DETAILS_BYTES = 64 * 1024 * 1024;
 
@@ -99,6 +98,20 @@ interface MediaTally {
   nested: boolean;
 }
 
+/** What a kept member is. */
+type Kept = Extract<ReturnType<Classify>, { keep: unknown }>['keep'];
+
+/** Why a zip member is not read (encrypted, or over a limit), or null when it is. */
+function memberProblem(entry: ZipEntry): FileProblem | null {
+  if (entry.encrypted)
+    return {
+      code: 'unsupported_format',
+      message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)',
+    };
+  const limit = limitProblem(entry.size, entry.compressedSize);
+  return limit === null ? null : { code: 'archive_limit', message: limit };
+}
+
 const emptyTally = (): MediaTally => ({ files: 0, bytes: 0, nested: false });
 
 function addToTally(tally: MediaTally, entry: ZipEntry, kind: ReturnType<Classify>): void {
@@ -131,7 +144,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   let tarBytesDone = 0;
   let tarInput: fs.ReadStream | null = null;
   const failed = new Map<string, FileProblem>();
-  const stats = new Map<string, fs.Stats>();
+  const stats = new Map<string, ArchiveStat>();
   const late = new Set<string>();
 
   /** Why a member is left out on its name, or null when it is kept; a skipped folder is reported once. */
@@ -160,6 +173,15 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     // iCloud's CSV says the photo was in Recently Deleted: the folder's rule.
     if (details.get(folderKey(member).base)?.deleted) return { skip: 'trashed', at: member };
     return { keep: 'media' };
+  };
+
+  /** The most of a sidecar (or an iCloud Photo Details CSV) that is read. */
+  const sidecarLimit = (keep: Kept): number => (keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES);
+
+  /** A sidecar's (or a CSV's) text into the run's tree. */
+  const addSidecar = (keep: Kept, name: string, text: string): void => {
+    if (keep === 'details') details.add(text);
+    else index.add(name, text);
   };
 
   /** The member pass's listing of a zip: the one kept from pass 1, or the directory read again. */
@@ -227,9 +249,14 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         continue;
       }
       if (failed.has(root.absPath)) continue;
-      const entries = listings.get(root.absPath)?.entries;
-      // A listing not kept was tallied as it streamed (before every part's CSV was read).
-      const tally = entries ? tallyMedia(entries) : (streamed.get(root.absPath) ?? emptyTally());
+      const listing = listings.get(root.absPath);
+      const entries = listing?.entries;
+      // The tally streamed in pass 1 stands unless a Photo Details CSV (read later than some
+      // members) may drop a member, or a recovered listing streamed some entries twice.
+      const tally =
+        entries && (details.size > 0 || listing?.recovered)
+          ? tallyMedia(entries)
+          : (streamed.get(root.absPath) ?? emptyTally());
       result.files += tally.files;
       result.bytes += tally.bytes;
       if (tally.nested) result.final = false; // a zip inside a zip: its members are known once it is read
@@ -250,7 +277,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     for (const root of options.archives) {
       if (options.signal?.aborted) return;
       try {
-        stats.set(root.absPath, await fsp.stat(root.absPath));
+        stats.set(root.absPath, root.stat ?? (await fsp.stat(root.absPath)));
       } catch (error) {
         failed.set(root.absPath, { code: 'read_error', message: describe(error) });
         continue;
@@ -269,14 +296,12 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           addToTally(tally, entry, kind);
           if (entry.encrypted || kind === null || !('keep' in kind)) continue;
           if (kind.keep === 'media' || kind.keep === 'nested') continue;
-          const limit = kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES;
+          const limit = sidecarLimit(kind.keep);
           if (entry.size > limit || entry.compressedSize > limit) continue;
           handle ??= await fsp.open(root.absPath, 'r');
           // A damaged sidecar costs its photo the sidecar, never the other members of the part.
           const text = await readSmallMember(handle, entry, limit).catch(() => null);
-          if (text === null) continue;
-          if (kind.keep === 'details') details.add(text);
-          else index.add(entry.name, text);
+          if (text !== null) addSidecar(kind.keep, entry.name, text);
         }
       } catch (error) {
         failed.set(
@@ -412,10 +437,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       if (entry.folder || entry.encrypted) continue;
       const kind = classify(entry.name, new Set());
       if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) continue;
-      const text = inflateFromBuffer(data, entry, kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES);
-      if (text === null) continue;
-      if (kind.keep === 'details') details.add(text.toString('utf8'));
-      else index.add(entry.name, text.toString('utf8'));
+      const text = inflateFromBuffer(data, entry, sidecarLimit(kind.keep));
+      if (text !== null) addSidecar(kind.keep, entry.name, text.toString('utf8'));
     }
     let events: WalkEvent[] = [];
     for (const entry of entries) {
@@ -441,20 +464,14 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 
   function nestedMember(root: ArchiveRoot, name: string, entry: ZipEntry, zip: Buffer): WalkFile {
     const sidecars = index.find(name.slice(name.indexOf(MEMBER_SEPARATOR) + MEMBER_SEPARATOR.length));
-    const limit = limitProblem(entry.size, entry.compressedSize);
-    const problem: FileProblem | null = entry.encrypted
-      ? {
-          code: 'unsupported_format',
-          message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)',
-        }
-      : limit !== null
-        ? { code: 'archive_limit', message: limit }
-        : entry.size > ARCHIVE_LIMITS.inMemoryBytes
-          ? {
-              code: 'archive_limit',
-              message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes`,
-            }
-          : null;
+    const problem: FileProblem | null =
+      memberProblem(entry) ??
+      (entry.size > ARCHIVE_LIMITS.inMemoryBytes
+        ? {
+            code: 'archive_limit',
+            message: `a member of a nested zip is read in memory up to ${ARCHIVE_LIMITS.inMemoryBytes} bytes`,
+          }
+        : null);
     // Only the compressed bytes are cut out here: the thread inflates and checks them.
     const start =
       problem === null
@@ -490,14 +507,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
 
   function zipMember(root: ArchiveRoot, entry: ZipEntry): WalkFile {
     const sidecars = index.find(entry.name);
-    const problem: FileProblem | null = entry.encrypted
-      ? {
-          code: 'unsupported_format',
-          message: 'the member is encrypted; camroll does not decrypt archives (export it again without a password)',
-        }
-      : limitProblem(entry.size, entry.compressedSize) === null
-        ? null
-        : { code: 'archive_limit', message: limitProblem(entry.size, entry.compressedSize)! };
+    const problem = memberProblem(entry);
     const absPath = memberPath(root.absPath, entry.name);
     const task: MemberTask | null =
       problem === null
@@ -552,13 +562,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         } else if (kind.keep !== 'media') {
           events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
           const size = entry.header.size ?? 0;
-          const text =
-            size <= (kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES)
-              ? Buffer.from(await collect(entry, size)).toString('utf8')
-              : null;
-          if (text === null) await drain(entry);
-          else if (kind.keep === 'details') details.add(text);
-          else index.add(name, text);
+          if (size > sidecarLimit(kind.keep)) await drain(entry);
+          else addSidecar(kind.keep, name, Buffer.from(await collect(entry, size)).toString('utf8'));
         } else {
           const file = await tarMember(root, name, entry);
           if (options.signal?.aborted) break; // a member cut short by the stop is not a line
@@ -646,6 +651,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     tarBytesRead: (): number => tarBytesDone + (tarInput?.bytesRead ?? 0),
     /** Whether a record's sidecars may still come (a tar member read before its JSON). */
     isLate: (absPath: string): boolean => late.has(absPath),
+    /** Whether any member read so far is waiting for its sidecars (none in a run of zips). */
+    hasLate: (): boolean => late.size > 0,
   };
 }
 

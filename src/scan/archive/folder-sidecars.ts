@@ -3,10 +3,8 @@ import path from 'node:path';
 import { createExcludeMatcher } from '../exclude.js';
 import { fileSkipReason, folderSkipReason, isSidecarName } from '../junk.js';
 import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
+import { readSidecarText } from '../extract/sidecars.js';
 import { folderKey, type SidecarIndex } from './sidecar-index.js';
-
-/** A sidecar larger than this is not one camroll reads (as sidecars.ts). */
-const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 
 /**
  * Adds the sidecars of folders given beside archives to the run's tree, keyed by their path
@@ -93,17 +91,7 @@ async function listSidecars(folder: string): Promise<Map<string, string>> {
   return listing;
 }
 
-async function readSidecar(file: string): Promise<string | null> {
-  try {
-    const handle = await fsp.open(file, 'r');
-    try {
-      const buffer = Buffer.alloc(Math.min((await handle.stat()).size, MAX_SIDECAR_BYTES));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      return buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return null;
-  }
+/** A folder sidecar's text, or null when it cannot be read (the folder's own read reports that). */
+function readSidecar(file: string): Promise<string | null> {
+  return readSidecarText(file).catch(() => null);
 }

@@ -47,6 +47,14 @@ export function splitMemberPath(absPath: string): { archive: string; member: str
 export interface ArchiveRoot {
   absPath: string;
   kind: ArchiveKind;
+  /** The archive's size and time when its root was just stat'ed (not stat'ed again); absent for one a walk found. */
+  stat?: ArchiveStat;
+}
+
+/** What a run needs of an archive's stats. */
+export interface ArchiveStat {
+  size: number;
+  mtimeMs: number;
 }
 
 /** The archive a path names by its extension, or null for any other file. */

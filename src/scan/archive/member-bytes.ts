@@ -89,13 +89,22 @@ function readable(entry: ZipEntry, limit: number): boolean {
 }
 
 /**
+ * A deflated member inflated whole, one byte past its declared size at most: a member that
+ * would grow further costs nothing (zlib throws a RangeError), one that is short is returned
+ * short. Damaged data throws zlib's error.
+ */
+export function inflateCapped(compressed: Buffer, size: number): Buffer {
+  return zlib.inflateRawSync(compressed, { maxOutputLength: size + 1 });
+}
+
+/**
  * A member's bytes, or null when they are damaged or not the size its headers declare (a
  * sidecar that is not what the zip says is not read at all). Inflation stops one byte past
  * the declared size, so a member that would grow further costs nothing.
  */
 function inflated(compressed: Buffer, entry: ZipEntry): Buffer | null {
   try {
-    const data = entry.method === 0 ? compressed : zlib.inflateRawSync(compressed, { maxOutputLength: entry.size + 1 });
+    const data = entry.method === 0 ? compressed : inflateCapped(compressed, entry.size);
     return data.length === entry.size ? data : null;
   } catch {
     return null;

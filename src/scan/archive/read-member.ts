@@ -14,6 +14,7 @@ import {
 } from '../read-file.js';
 import type { ByteSource, Extraction } from '../types.js';
 import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
+import { inflateCapped } from './member-bytes.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 
 export interface MemberReaderOptions {
@@ -134,8 +135,7 @@ function dataStart(fd: number, headerOffset: number): number {
 function inflate(compressed: Buffer, size: number): Buffer {
   let out: Buffer;
   try {
-    // One more byte than declared: a member that inflates to more is caught, not grown.
-    out = zlib.inflateRawSync(compressed, { maxOutputLength: size + 1 });
+    out = inflateCapped(compressed, size);
   } catch (error) {
     if (error instanceof RangeError)
       throw new MemberProblem('archive_limit', 'the member inflates past its declared size');
@@ -144,6 +144,12 @@ function inflate(compressed: Buffer, size: number): Buffer {
   if (out.length !== size)
     throw new MemberProblem('corrupt_file', `the member inflates to ${out.length} bytes, not the ${size} declared`);
   return out;
+}
+
+/** A member whose bytes do not give the CRC-32 its headers declare is damaged. */
+function checkCrc(sum: number, crc: number): void {
+  if (sum >>> 0 !== crc >>> 0)
+    throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
 }
 
 type Extract = (bytes: ByteSource) => Promise<Extraction>;
@@ -165,8 +171,7 @@ async function fromBuffer(
   extract: Extract,
   crc: number | null,
 ): Promise<FileResult> {
-  if (crc !== null && zlib.crc32(data) >>> 0 !== crc >>> 0)
-    throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+  if (crc !== null) checkCrc(zlib.crc32(data), crc);
   const extraction = await extractOrFail(extract, {
     size: data.length,
     head: data.subarray(0, Math.min(data.length, headBytes)),
@@ -254,8 +259,7 @@ async function fromFile(
     sum = zlib.crc32(part, sum);
     position += read;
   }
-  if (sum >>> 0 !== crc >>> 0)
-    throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+  checkCrc(sum, crc);
   return done(task.absPath, size, `sha256:${hash.digest('hex')}`, extraction);
 }
 
@@ -314,8 +318,7 @@ async function fromStream(
   }
   if (total !== member.size)
     throw new MemberProblem('corrupt_file', `the member inflates to ${total} bytes, not the ${member.size} declared`);
-  if (sum >>> 0 !== crc >>> 0)
-    throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+  checkCrc(sum, crc);
   return done(task.absPath, total, `sha256:${hash.digest('hex')}`, extraction);
 }
 

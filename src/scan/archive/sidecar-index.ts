@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import path from 'node:path';
 import { takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
+import { MAX_SIDECAR_BYTES } from '../extract/sidecars.js';
 
 /** The sidecars matched to one member, and what the scan cache keys them on. */
 export interface MatchedSidecars {
@@ -67,9 +68,6 @@ interface Slot {
   folder?: FolderHeld;
   archive?: Held;
 }
-
-/** A sidecar larger than this is not one camroll reads (as folder-sidecars.ts). */
-const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 
 const digestOf = (text: string): string => createHash('sha1').update(text).digest('base64url').slice(0, 12);
 

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { TakeoutData } from './takeout.js';
 import { parseTakeout } from './takeout.js';
@@ -26,11 +26,19 @@ export interface SidecarFinderOptions {
   maxCachedDirs?: number;
 }
 
-const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+/** A sidecar is small: of a larger file only this much is read (in a folder or an archive alike). */
+export const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 
-async function defaultReadText(path: string): Promise<string> {
-  const data = await readFile(path);
-  return data.subarray(0, MAX_SIDECAR_BYTES).toString('utf8');
+/** A sidecar file's text, at most MAX_SIDECAR_BYTES of it: a larger file is never read whole. */
+export async function readSidecarText(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min((await handle.stat()).size, MAX_SIDECAR_BYTES));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -40,7 +48,7 @@ async function defaultReadText(path: string): Promise<string> {
  */
 export function createSidecarFinder(options: SidecarFinderOptions = {}): SidecarFinder {
   const listDir = options.listDir ?? ((dir: string) => readdir(dir));
-  const readText = options.readText ?? defaultReadText;
+  const readText = options.readText ?? readSidecarText;
   const maxDirs = options.maxCachedDirs ?? 64;
   const listings = new Map<string, Promise<Map<string, string>>>();
 

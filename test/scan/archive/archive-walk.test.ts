@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import yauzl from 'yauzl';
 import { storedZip } from '../../e2e/helpers/stored-zip.js';
+import { findMember } from '../helpers/zip-surgery.js';
 import Database from 'better-sqlite3';
 import { createArchiveWalk } from '../../../src/scan/archive/archive-walk.js';
 import {
@@ -302,6 +303,21 @@ describe('scanLibrary over archives', () => {
     expect(second).toEqual({ done: first.done, total: first.total, cached: first.done });
   });
 
+  it('counts a zip whose central directory breaks part-way once: its members recovered from the local headers', async () => {
+    const whole = fs.readFileSync(path.join(ARCHIVES, 'takeout-001.zip'));
+    const broken = Buffer.from(whole);
+    // The last member's central record is no longer one: the listing fails after the others.
+    broken.writeUInt32LE(0, findMember(broken, 'Recently Deleted/IMG_DEL.jpg').central);
+    const file = path.join(dir, 'takeout-001.zip');
+    fs.writeFileSync(file, broken);
+    const intact = createArchiveWalk({ archives: [archiveRootOf(path.join(ARCHIVES, 'takeout-001.zip'))!] });
+    await intact.prepare();
+    const recovered = createArchiveWalk({ archives: [archiveRootOf(file)!] });
+    await recovered.prepare();
+    expect(intact.totals().files).toBeGreaterThan(0);
+    expect(recovered.totals()).toEqual(intact.totals());
+  });
+
   it('counts a zip whose listing is not kept (past the held entries) as its first pass streamed it', async () => {
     const archives = ['takeout-001.zip', 'takeout-002.zip'].map((name) => archiveRootOf(path.join(ARCHIVES, name))!);
     const kept = createArchiveWalk({ archives });
@@ -332,6 +348,25 @@ describe('scanLibrary over archives', () => {
     }))
       void event;
     expect(calls).toBe(0);
+  });
+
+  it('a tar member read before its JSON (in the next part) is held and gets it at the end of the run', async () => {
+    const records: ScanRecord[] = [];
+    for await (const event of scanLibrary({
+      roots: ['takeout-001.tgz', 'takeout-002.tgz'].map((name) => path.join(ARCHIVES, name)),
+      cache: false,
+      cacheDir: path.join(dir, 'cache'),
+      extract: extractFile,
+      cwd: ARCHIVES,
+    }))
+      if (event.type === 'record') records.push(event.record);
+    const crossPart = records.filter(
+      (record) =>
+        record.absPath.includes('takeout-001.tgz!/') &&
+        record.absPath.includes('Photos from 2022') &&
+        record.source?.taken_at === 'takeout',
+    );
+    expect(crossPart.length).toBeGreaterThanOrEqual(6);
   });
 
   it('a tgz total stays open until the stream is read', async () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ARCHIVE_LIMITS } from '../../../src/scan/archive/types.js';
 import { scanLibrary } from '../../../src/scan/scan.js';
 import type { ScanRecord } from '../../../src/scan/types.js';
 import { declareCrc, findMember, replaceStored, storedBytes, zeroData } from '../helpers/zip-surgery.js';
@@ -37,6 +38,30 @@ async function scanNested(part2: string): Promise<Map<string, ScanRecord>> {
     if (at >= 0) records.set(event.record.absPath.slice(at + NESTED.length + 2), event.record);
   }
   return records;
+}
+
+/** The error of the nested zip itself (not of a member of it), scanned as part of `part2`. */
+async function nestedError(part2: string): Promise<ScanRecord['error'] | undefined> {
+  let error: ScanRecord['error'] | undefined;
+  for await (const event of scanLibrary({
+    roots: [PART1, part2],
+    cache: false,
+    cacheDir: path.join(dir, 'cache'),
+    workers: 1,
+    cwd: dir,
+  })) {
+    if (event.type === 'record' && event.record.absPath.endsWith(`!/${NESTED}`)) error = event.record.error;
+  }
+  return error;
+}
+
+/** Part 2 with the outer zip's headers of the nested zip changed by `patch` (given both header offsets). */
+function part2Patched(patch: (outer: Buffer, at: { central: number; local: number }) => void): string {
+  const outer = Buffer.from(fs.readFileSync(PART2));
+  patch(outer, findMember(outer, NESTED));
+  const file = path.join(dir, 'iCloud Photos Part 2 of 2.zip');
+  fs.writeFileSync(file, outer);
+  return file;
 }
 
 /** Part 2 with its nested zip (stored in it) changed by `surgery`. */
@@ -75,5 +100,39 @@ describe('a zip inside a zip', () => {
     // The member beside it is read as before.
     expect(damaged.get(SECOND)?.error).toBeNull();
     expect(damaged.get(SECOND)?.media?.taken_at).toBe('2024-03-01T08:00:00Z');
+  });
+
+  it('a refused nested zip is one error line with its code: encrypted, too large, unreadable, not a zip', async () => {
+    const encrypted = part2Patched((outer, { central, local }) => {
+      outer.writeUInt16LE(outer.readUInt16LE(central + 8) | 1, central + 8);
+      outer.writeUInt16LE(outer.readUInt16LE(local + 6) | 1, local + 6);
+    });
+    expect(await nestedError(encrypted)).toMatchObject({
+      code: 'unsupported_format',
+      message: expect.stringContaining('the nested zip is encrypted'),
+    });
+    // Declared larger than a nested zip is read in memory (both sizes, so no ratio limit answers first).
+    const huge = part2Patched((outer, { central, local }) => {
+      const size = ARCHIVE_LIMITS.nestedZipBytes + 1;
+      for (const at of [central + 20, central + 24, local + 18, local + 22]) outer.writeUInt32LE(size, at);
+    });
+    expect(await nestedError(huge)).toMatchObject({
+      code: 'archive_limit',
+      message: expect.stringContaining(`read in memory up to ${ARCHIVE_LIMITS.nestedZipBytes} bytes`),
+    });
+    // Its local header is not one (its data cannot be found): not read.
+    const unread = part2Patched((outer, { local }) => outer.writeUInt32LE(0, local));
+    expect(await nestedError(unread)).toMatchObject({
+      code: 'corrupt_file',
+      message: expect.stringContaining('the nested zip cannot be read'),
+    });
+    // Garbage stored as the nested zip (its CRC-32 made right): read, but it cannot be listed.
+    const garbage = part2With((nested) => Buffer.alloc(nested.length, 0x41));
+    expect(await nestedError(garbage)).toMatchObject({
+      code: 'corrupt_file',
+      message: expect.stringContaining('the nested zip cannot be listed'),
+    });
+    // The intact nested zip is no error line of its own.
+    expect(await nestedError(PART2)).toBeUndefined();
   });
 });
