@@ -93,7 +93,6 @@ async function startKeepingNothing(dir: string, catalog: Catalog, ingestThreads:
   const { port } = listening.server.address() as { port: number };
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
-    everyInterface: false,
     localKey: KEY,
     localKeySource: null,
     close: async () => {

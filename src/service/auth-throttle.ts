@@ -1,3 +1,5 @@
+import { backoffCeiling } from '../util/backoff.js';
+
 export interface AuthThrottleOptions {
   /** Wrong keys in a row from one address answered at once; later ones wait. */
   freeFailures: number;
@@ -104,9 +106,7 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
 
   const delayAfter = (failures: number): number => {
     const excess = failures - options.freeFailures;
-    if (excess <= 0) return 0;
-    // Capped before the power, so a long run never overflows to Infinity.
-    return Math.min(options.baseDelayMs * 2 ** Math.min(excess - 1, 30), options.maxDelayMs);
+    return excess <= 0 ? 0 : backoffCeiling(excess, options);
   };
 
   return {

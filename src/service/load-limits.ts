@@ -92,7 +92,6 @@ export async function installLoadLimits(app: FastifyInstance, limits: LoadLimits
       done();
       return;
     }
-    let leave: (() => void) | null = null;
     // 'close' comes once the response is sent or the connection is gone, whichever is first:
     // it frees the slot, or withdraws the request from the line (it is then never admitted).
     // (Not `request.raw.destroyed`: a GET's request stream ends, and is destroyed, while the
@@ -102,15 +101,14 @@ export async function installLoadLimits(app: FastifyInstance, limits: LoadLimits
         done(error);
         return;
       }
-      leave = granted ?? null;
       // Leaving is idempotent: one who leaves early (a wrong key waiting out its delay) and
       // again on close frees one place.
-      request.leaveQueue = leave;
+      request.leaveQueue = granted ?? null;
       done();
     });
     reply.raw.once('close', () => {
       ticket.cancel();
-      leave?.();
+      request.leaveQueue?.();
     });
   });
   return admission;

@@ -4,7 +4,8 @@ import { createApp, type AppLoggerOptions, type ServedRequest } from './app.js';
 import { loadCatalog } from './catalog/index.js';
 export { defaultIngestThreads } from './ingest-threads.js';
 import type { LoadLimits } from './load-limits.js';
-import { advertisedHost, isWildcardHost, listenErrorFrom } from './listen-address.js';
+import { advertisedHost, listenErrorFrom } from './listen-address.js';
+export { isWildcardHost } from './listen-address.js';
 import { loadKeysFile, localKeyEntry, resolveLocalKey, type KeyEntry, type LocalKeySource } from './keys.js';
 import { openStoreAt, postgresTarget } from './store/open.js';
 
@@ -37,8 +38,6 @@ export interface StartServiceOptions {
 export interface RunningService {
   /** `http://HOST:PORT/v1`, with the real port; for 0.0.0.0 or ::, a host a client can call (see advertisedHost). */
   baseUrl: string;
-  /** Whether it listens on every interface (0.0.0.0 or ::): reachable from the network, in plain HTTP. */
-  everyInterface: boolean;
   /** The local key when no keys file was given, else null. */
   localKey: string | null;
   /** Where the local key came from (null with a keys file). */
@@ -98,7 +97,6 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let closing: Promise<void> | null = null;
   return {
     baseUrl: `http://${host}:${port}${VERSION_PREFIX}`,
-    everyInterface: isWildcardHost(options.host),
     localKey,
     localKeySource,
     close() {

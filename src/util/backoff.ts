@@ -70,13 +70,19 @@ export function resolvePolicy<P extends Backoff>(policy: Readonly<P>, overrides:
   return resolved;
 }
 
+/** The ceiling after failed attempt number `attempt` (1 after the first): `baseDelayMs * 2^(attempt-1)`, capped. */
+export function backoffCeiling(attempt: number, backoff: Pick<Backoff, 'baseDelayMs' | 'maxDelayMs'>): number {
+  // The exponent is capped before the power: 2^1100 is Infinity, and a base of 0 times Infinity is NaN.
+  return Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** Math.min(Math.max(0, attempt - 1), 30));
+}
+
 /**
  * The pause after failed attempt number `attempt` (1 after the first failure): the ceiling
  * `baseDelayMs * 2^(attempt-1)`, capped at `maxDelayMs`, jittered, never below `minDelayMs`.
  * `random` is in [0, 1): Math.random in production, fixed in tests.
  */
 export function backoffDelay(attempt: number, backoff: Backoff, random: () => number): number {
-  const ceiling = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  const ceiling = backoffCeiling(attempt, backoff);
   if (backoff.jitter === 'half') return Math.max(backoff.minDelayMs, ceiling * (0.5 + random() / 2));
   return Math.max(backoff.minDelayMs, Math.floor(random() * ceiling));
 }

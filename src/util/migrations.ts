@@ -1,3 +1,5 @@
+import { LocalStateError, type LocalStateErrorCode } from '../errors.js';
+
 /**
  * One step of a database's schema: `up` runs once, on a database whose recorded version is
  * below `version`. Every camroll database (the SQLite files through `openVersionedDatabase`,
@@ -17,6 +19,16 @@ export function latestVersion(migrations: readonly Migration[]): number {
     if (step.version !== index + 1) throw new Error(`migration ${index + 1} is numbered ${step.version}`);
   });
   return migrations.length;
+}
+
+/**
+ * The refusal to open a database whose recorded schema is newer than this build knows: its
+ * data may use what this build cannot read, so it is left untouched. `subject` names the
+ * database at the front of the message; empty when the caller adds its own.
+ */
+export function schemaTooNew(code: LocalStateErrorCode, found: number, latest: number, subject = ''): LocalStateError {
+  const message = `was written by a newer camroll (schema ${found} is newer than this camroll's ${latest}); upgrade camroll`;
+  return new LocalStateError(code, subject === '' ? message : `${subject} ${message}`);
 }
 
 /** The steps a database recorded at `version` still needs, in order. */

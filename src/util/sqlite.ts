@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LocalStateError, type LocalStateErrorCode } from '../errors.js';
-import { latestVersion, migrationsAfter, type Migration } from './migrations.js';
+import { latestVersion, migrationsAfter, schemaTooNew, type Migration } from './migrations.js';
 import { restrictToOwner } from './private-file.js';
 
 export type { Migration } from './migrations.js';
@@ -82,12 +82,7 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
       if (path !== ':memory:') restrictToOwner(path, `${path}-wal`, `${path}-shm`);
       db.pragma('synchronous = NORMAL');
     }
-    const tooNew = (found: number): LocalStateError =>
-      new LocalStateError(
-        codes.tooNew,
-        `${what} ${path} was written by a newer camroll (schema ${found} is newer than this camroll's ${version}); ` +
-          `upgrade camroll`,
-      );
+    const tooNew = (found: number): LocalStateError => schemaTooNew(codes.tooNew, found, version, `${what} ${path}`);
     const current = (): number => db.pragma('user_version', { simple: true }) as number;
     const found = current();
     if (found > version && !(readonly && options.acceptNewer === true)) throw tooNew(found);

@@ -9,6 +9,7 @@ import { createClient, type WaitNotice } from '../../src/client/index.js';
 import { createSchemeProbe, detectSchemeMismatch, otherSchemeUrl } from '../../src/client/scheme-probe.js';
 import { nextStep } from '../../src/cli/hints.js';
 import { InterruptedError, NetworkError } from '../../src/errors.js';
+import { nginxPlainHttpPage, tlsAlert, tlsFront } from '../helpers/tls-front.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TLS = {
@@ -117,27 +118,9 @@ describe('the wrong scheme', () => {
   });
 
   it("http:// against a TLS port that answers plain requests with a 400 page (nginx's way): the https:// URL named", async () => {
-    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
-    const page = '<html><body>400 The plain HTTP request was sent to HTTPS port</body></html>';
     // One port for both, as nginx: a TLS hello goes to the TLS server, anything else gets the page.
-    const front = await listen(
-      createNetServer((socket) => {
-        socket.once('data', (first: Buffer) => {
-          if (first[0] === 0x16) {
-            socket.pause();
-            socket.unshift(first);
-            tlsServer.emit('connection', socket);
-            process.nextTick(() => socket.resume());
-            return;
-          }
-          socket.end(
-            `HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: ` +
-              `close\r\n\r\n${page}`,
-          );
-        });
-      }),
-    );
-    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    const front = await tlsFront({ onPlain: nginxPlainHttpPage });
+    cleanups.push(front.close);
     const error = await clientFor(`http://127.0.0.1:${front.port}/v1`)
       .ping()
       .catch((e: unknown) => e);
@@ -146,23 +129,8 @@ describe('the wrong scheme', () => {
   });
 
   it('http:// against a TLS port that answers plain bytes with a TLS alert (not HTTP at all): the https:// URL named', async () => {
-    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
-    const front = await listen(
-      createNetServer((socket) => {
-        socket.once('data', (first: Buffer) => {
-          if (first[0] === 0x16) {
-            socket.pause();
-            socket.unshift(first);
-            tlsServer.emit('connection', socket);
-            process.nextTick(() => socket.resume());
-            return;
-          }
-          // An alert record: fatal, protocol_version.
-          socket.end(Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46]));
-        });
-      }),
-    );
-    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    const front = await tlsFront({ onPlain: tlsAlert });
+    cleanups.push(front.close);
     const error = await clientFor(`http://127.0.0.1:${front.port}/v1`)
       .ping()
       .catch((e: unknown) => e);
@@ -180,26 +148,8 @@ describe('the wrong scheme', () => {
   });
 
   it("a TLS failure on a port that answers plain requests with a 400 page (nginx's TLS port) is not called plain HTTP", async () => {
-    const tlsServer = createHttpsServer(TLS, (_req, res) => res.end('{}'));
-    const page = '<html><body>400 The plain HTTP request was sent to HTTPS port</body></html>';
-    const front = await listen(
-      createNetServer((socket) => {
-        socket.once('data', (first: Buffer) => {
-          if (first[0] === 0x16) {
-            socket.pause();
-            socket.unshift(first);
-            tlsServer.emit('connection', socket);
-            process.nextTick(() => socket.resume());
-            return;
-          }
-          socket.end(
-            `HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: ` +
-              `close\r\n\r\n${page}`,
-          );
-        });
-      }),
-    );
-    cleanups.push(() => new Promise<void>((resolve) => tlsServer.close(() => resolve())));
+    const front = await tlsFront({ onPlain: nginxPlainHttpPage });
+    cleanups.push(front.close);
     // The failure codes after which the probe asks (an alert, or a proxy in the way): the port
     // speaks TLS, so the hint must not send the key to http:// in clear text.
     for (const code of ['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER']) {

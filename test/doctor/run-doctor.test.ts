@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +5,7 @@ import { describeSkew, runDoctor, type DoctorTarget } from '../../src/doctor/run
 import { Agent } from 'undici';
 import { judgeIngest, smokeBatch, smokeEmail } from '../../src/doctor/round-trip.js';
 import { startTestServer, type SeenRequest } from '../client/test-server.js';
+import { tlsAlert, tlsFront } from '../helpers/tls-front.js';
 
 const KEY = 'sk_test_doctor_secret_1234';
 const HEALTH = {
@@ -300,28 +299,9 @@ describe('each broken promise fails its own check, with a hint', () => {
   });
 
   it('http:// to a TLS port that answers plain bytes with a TLS alert: one line naming the https:// URL', async () => {
-    const tls = {
-      key: readFileSync(new URL('../../fixtures/tls/test-only-key.pem', import.meta.url)),
-      cert: readFileSync(new URL('../../fixtures/tls/test-only-cert.pem', import.meta.url)),
-    };
-    const tlsServer = createHttpsServer(tls, (_req, res) => res.end('{}'));
-    const sockets = new Set<import('node:net').Socket>();
-    const front = createNetServer((socket) => {
-      sockets.add(socket);
-      socket.once('data', (first: Buffer) => {
-        if (first[0] === 0x16) {
-          socket.pause();
-          socket.unshift(first);
-          tlsServer.emit('connection', socket);
-          process.nextTick(() => socket.resume());
-          return;
-        }
-        socket.end(Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46])); // a fatal alert record
-      });
-    });
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const front = await tlsFront({ onPlain: tlsAlert });
     try {
-      const port = (front.address() as { port: number }).port;
+      const port = front.port;
       const checks = await runDoctor({ target: target({ baseUrl: `http://127.0.0.1:${port}/v1` }) });
       expect(checks.find((c) => c.name === 'reach.ping')).toEqual({
         name: 'reach.ping',
@@ -330,9 +310,7 @@ describe('each broken promise fails its own check, with a hint', () => {
         hint: `the server speaks TLS: did you mean https://127.0.0.1:${port}/v1?`,
       });
     } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => front.close(() => resolve()));
-      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+      await front.close();
     }
   });
 });

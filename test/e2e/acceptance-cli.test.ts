@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, ROOT, runCamroll, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { collect, ROOT, runCamroll, spawnCamroll, type RunResult } from './helpers/camroll.js';
+import { useTempHomes } from './helpers/temp-homes.js';
 import { startServe, type ServeHandle } from './helpers/serve.js';
 
 /*
@@ -19,7 +20,9 @@ const FIXTURES = join(ROOT, 'fixtures', 'library');
 
 const outputs: RunResult[] = [];
 const files: string[] = [];
-const homes: string[] = [];
+const makeHome = useTempHomes('camroll-acceptance-');
+/** The service's home, the first made: reports and libraries the tests write go there. */
+let serveDir: string;
 let serve: ServeHandle;
 let proxyA: PrefixProxy;
 let proxyB: PrefixProxy;
@@ -45,9 +48,7 @@ function expectNoCrash(result: RunResult): void {
 }
 
 function home(): NodeJS.ProcessEnv {
-  const made = tempHome('camroll-acceptance-');
-  homes.push(made.dir);
-  return made.env;
+  return makeHome().env;
 }
 
 interface Seen {
@@ -121,7 +122,9 @@ const canonical = (text: string): string => JSON.stringify(JSON.parse(text));
 let demoUser: string;
 
 beforeAll(async () => {
-  serve = await startServe({ env: { ...home(), CAMROLL_API_KEY: KEY }, db: ':memory:' });
+  const serveHome = makeHome();
+  serveDir = serveHome.dir;
+  serve = await startServe({ env: { ...serveHome.env, CAMROLL_API_KEY: KEY }, db: ':memory:' });
   proxyA = await startPrefixProxy(serve.baseUrl, '/partner/api');
   proxyB = await startPrefixProxy(serve.baseUrl, '/other/prefix/v2');
   env = { ...home(), CAMROLL_BASE_URL: proxyA.baseUrl, CAMROLL_API_KEY: KEY };
@@ -135,7 +138,6 @@ afterAll(async () => {
   if (stopped) outputs.push(stopped);
   await proxyA?.close();
   await proxyB?.close();
-  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
 });
 
 // Help, usage errors and exit codes of every command run in-process (test/cli/surface.test.ts);
@@ -260,7 +262,7 @@ describe('sync', () => {
       'document, indented like every --json',
     async () => {
       const since = proxyA.seen.length;
-      const report = join(homes[0]!, 'sync-report.jsonl');
+      const report = join(serveDir, 'sync-report.jsonl');
       files.push(report);
       const result = await camroll([
         'sync',
@@ -402,7 +404,7 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
 
 describe('scan --jsonl lines', () => {
   it('hold exactly {path, media, source} or {path, error}; ids are sha256 of the bytes under any name', async () => {
-    const lib = join(homes[0]!, 'jsonl-lib');
+    const lib = join(serveDir, 'jsonl-lib');
     mkdirSync(join(lib, 'elsewhere', 'deeper'), { recursive: true });
     const photo = join(FIXTURES, 'events', 'sao-paulo', 'IMG_5003.jpg');
     copyFileSync(photo, join(lib, 'a.jpg'));

@@ -6,7 +6,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,8 @@ import {
   Stats,
   type Event,
 } from '../../src/contract/index.js';
-import { collect, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { collect, spawnCamroll, type RunResult } from './helpers/camroll.js';
+import { useTempHomes } from './helpers/temp-homes.js';
 import { createResponseCheck } from '../service/contract-check.js';
 import { withTestStore } from './helpers/store.js';
 
@@ -121,12 +122,7 @@ const CATALOG = {
   generated_by: 'acceptance test',
 };
 
-const homes: string[] = [];
-function home(): { dir: string; env: NodeJS.ProcessEnv } {
-  const made = tempHome('camroll-acceptance-');
-  homes.push(made.dir);
-  return made;
-}
+const home = useTempHomes('camroll-acceptance-');
 function writeJson(dir: string, name: string, value: unknown): string {
   const file = join(dir, name);
   writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
@@ -290,7 +286,6 @@ afterAll(async () => {
     server.child.kill('SIGTERM');
     await server.done;
   }
-  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('start-up, files and signals', () => {

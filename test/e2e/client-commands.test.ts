@@ -1,15 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, collect, ROOT, runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { BIN, collect, ROOT, runCamroll, type RunResult } from './helpers/camroll.js';
+import { useTempHomes } from './helpers/temp-homes.js';
 import { startServe, type ServeHandle } from './helpers/serve.js';
 
 const KEY = 'sk_local_e2e_client_commands_secret_9f3a';
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 const outputs: RunResult[] = [];
-const homes: string[] = [];
+const makeHome = useTempHomes('camroll-client-e2e-');
 let serve: ServeHandle;
 let env: NodeJS.ProcessEnv;
 
@@ -26,9 +27,7 @@ function expectExit(result: RunResult, code: number): void {
 }
 
 function home(): NodeJS.ProcessEnv {
-  const made = tempHome('camroll-client-e2e-');
-  homes.push(made.dir);
-  return made.env;
+  return makeHome().env;
 }
 
 beforeAll(async () => {
@@ -40,7 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   const stopped = await serve?.stop();
   if (stopped) outputs.push(stopped);
-  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('client commands against camroll serve', () => {

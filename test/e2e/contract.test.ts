@@ -1,8 +1,8 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, describe, expect, it } from 'vitest';
-import { collect, spawnCamroll, tempHome as makeTempHome } from './helpers/camroll.js';
+import { describe, expect, it } from 'vitest';
+import { collect, spawnCamroll } from './helpers/camroll.js';
+import { useTempHomes } from './helpers/temp-homes.js';
 import { startServe } from './helpers/serve.js';
 import { itemAt } from '../service/helpers.js';
 
@@ -10,15 +10,7 @@ const KEY = 'sk_test_e2e_contract_key';
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 describe('the contract as clients meet it (real binary)', () => {
-  const homes: string[] = [];
-  const tempHome = (): ReturnType<typeof makeTempHome> => {
-    const home = makeTempHome();
-    homes.push(home.dir);
-    return home;
-  };
-  afterAll(() => {
-    for (const dir of homes) rmSync(dir, { recursive: true, force: true });
-  });
+  const tempHome = useTempHomes();
 
   it('answers 70 wrong keys at once with 401, never 429; the later ones wait, a right key does not', async () => {
     const home = tempHome();

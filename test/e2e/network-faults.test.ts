@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { barRows, renderScreen, showsWhole } from './helpers/screen.js';
-import { BIN, collect, ROOT, runCamroll, spawnCamroll, tempHome } from './helpers/camroll.js';
+import { BIN, collect, ROOT, runCamroll, spawnCamroll, tempHome, waitForStderr } from './helpers/camroll.js';
 import { generateLibrary } from './helpers/library.js';
 import { startServe } from './helpers/serve.js';
 import { startFreezingRelay, startSilentHost, type SilentHost } from './helpers/silent-host.js';
@@ -102,14 +102,7 @@ describe('a silent host (takes the connection, never answers)', () => {
         ];
         const child = spawnCamroll([...args, '-v', '--json'], { env });
         const done = collect(child, 90_000);
-        await new Promise<void>((resolve, reject) => {
-          let seen = '';
-          child.stderr!.on('data', (chunk: Buffer) => {
-            seen += chunk.toString();
-            if (/POST \S+\/media -> 200/.test(seen)) resolve();
-          });
-          void done.then(() => reject(new Error(`sync ended before a batch was answered: ${seen}`)));
-        });
+        await waitForStderr(child, done, /POST \S+\/media -> 200/);
         relay.freeze();
         const frozenAt = Date.now();
         const stopped = await done;

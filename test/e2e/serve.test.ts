@@ -1,10 +1,11 @@
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { request } from 'undici';
-import { afterAll, describe, expect, it } from 'vitest';
-import { collect, spawnCamroll, tempHome as makeTempHome } from './helpers/camroll.js';
+import { describe, expect, it } from 'vitest';
+import { collect, spawnCamroll } from './helpers/camroll.js';
+import { useTempHomes } from './helpers/temp-homes.js';
 import { startServe } from './helpers/serve.js';
 import { ANCHOR_CATALOG_JSON, itemAt } from '../service/helpers.js';
 import { paths } from '../../src/contract/index.js';
@@ -22,15 +23,7 @@ async function call(baseUrl: string, method: 'GET' | 'POST', path: string, body?
 
 describe('camroll serve (real binary)', () => {
   // Every test's home (databases, catalogs, the generated key) is removed after the file.
-  const homes: string[] = [];
-  const tempHome = (): ReturnType<typeof makeTempHome> => {
-    const home = makeTempHome();
-    homes.push(home.dir);
-    return home;
-  };
-  afterAll(() => {
-    for (const dir of homes) rmSync(dir, { recursive: true, force: true });
-  });
+  const tempHome = useTempHomes();
 
   it('prints a generated local key once, reuses it, and exits 0 on SIGTERM', async () => {
     const home = tempHome();

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCamroll, tempHome, type RunResult } from './helpers/camroll.js';
+import { runCamroll, type RunResult } from './helpers/camroll.js';
+import { useTempHomes } from './helpers/temp-homes.js';
 import { startServe, type ServeHandle } from './helpers/serve.js';
 
 /*
@@ -15,14 +16,8 @@ import { startServe, type ServeHandle } from './helpers/serve.js';
 const KEY = 'sk_local_e2e_support_directory_7c1d';
 /** A second target that is never called: entries there are only read from the directory. */
 const OTHER = 'http://127.0.0.1:9/v1';
-const homes: string[] = [];
+const home = useTempHomes('camroll-support-e2e-');
 let serve: ServeHandle;
-
-function home(): { dir: string; env: NodeJS.ProcessEnv } {
-  const made = tempHome('camroll-support-e2e-');
-  homes.push(made.dir);
-  return made;
-}
 
 function expectExit(result: RunResult, code: number): void {
   expect(result.code, `stdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(code);
@@ -52,7 +47,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await serve?.stop();
-  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the user directory round-trips through users list --json and users import', () => {

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, ROOT, runCamroll, spawnCamroll, tempHome } from './helpers/camroll.js';
+import { collect, ROOT, runCamroll, spawnCamroll, tempHome, waitForStderr } from './helpers/camroll.js';
 import { generateLibrary } from './helpers/library.js';
 import { startServe } from './helpers/serve.js';
 
@@ -41,14 +41,7 @@ describe('the host going away mid-sync', () => {
     const child = spawnCamroll([...args, '-v', '--json'], { env });
     const done = collect(child, 60_000);
     // Kill the service once the first batch was answered (the -v trace says so).
-    await new Promise<void>((resolve, reject) => {
-      let seen = '';
-      child.stderr!.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        if (/POST \S+\/media -> 200/.test(seen)) resolve();
-      });
-      void done.then(() => reject(new Error(`sync ended before a batch was answered: ${seen}`)));
-    });
+    await waitForStderr(child, done, /POST \S+\/media -> 200/);
     serve.child.kill('SIGKILL');
     const killedAt = Date.now();
     const stopped = await done;

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorEnvelope, HealthResponse, IngestResponse, UserCreateResponse } from '../../src/contract/index.js';
+import { parseCatalog } from '../../src/service/catalog/index.js';
+import { FRESH_STATS } from '../helpers/stats.js';
 import { ACME, ACME_PROD, createUser, GLOBEX, itemAt, LIMITED, makeApp, type TestApp } from './helpers.js';
 
 const EVENT1 = '2024-07-13T00:00:00Z';
@@ -331,5 +333,39 @@ describe('events query', () => {
     expectError(await get(`${url}?cursor=abc`, ACME), 400, 'invalid_cursor');
     expectError(await get(`${url}?cursor=eyJzIjoxLCJpIjoxfQ.AAAA`, ACME), 400, 'invalid_cursor');
     expect((await get(url, ACME)).json()).toEqual({ events: [], has_more: false, next_cursor: null, total: 0 });
+  });
+});
+
+describe('an empty catalog', () => {
+  it('answers every accepted item unmatched and keeps the stats of a fresh profile', async () => {
+    const empty = await makeApp({ catalog: parseCatalog({ venues: [], performers: [], events: [] }) });
+    try {
+      const user = await createUser(empty.app, ACME, 'empty@example.com');
+      const headers = { 'x-partner-api-key': ACME, 'content-type': 'application/json' };
+      const items = [itemAt('a', 1, EVENT1), itemAt('b', 3, '2024-03-30T19:00:00Z', 30), { id: 'c' }];
+      const res = await empty.app.inject({
+        method: 'POST',
+        url: `/v1/users/${user}/media`,
+        headers,
+        payload: JSON.stringify({ media: items }),
+      });
+      expect(res.statusCode).toBe(200);
+      const body = IngestResponse.parse(res.json());
+      expect(body.accepted).toBe(2);
+      expect(body.matched).toBe(0);
+      expect(body.rejected).toEqual([{ id: 'c', reason: 'missing_coordinates' }]);
+      expect(body.matches).toEqual([
+        { media_id: 'a', matched: false, event_id: null, venue_id: null },
+        { media_id: 'b', matched: false, event_id: null, venue_id: null },
+      ]);
+      expect(body.events).toEqual([]);
+      const stats = await empty.app.inject({ method: 'GET', url: `/v1/users/${user}/stats`, headers });
+      expect(stats.statusCode).toBe(200);
+      expect(stats.json()).toEqual({ ...FRESH_STATS, last_sync_at: body.last_sync_at });
+      const events = await empty.app.inject({ method: 'GET', url: `/v1/users/${user}/events`, headers });
+      expect(events.json()).toEqual({ events: [], has_more: false, next_cursor: null, total: 0 });
+    } finally {
+      await empty.close();
+    }
   });
 });

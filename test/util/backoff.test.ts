@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, LOCK_RETRY, REQUEST_RETRY, resolvePolicy } from '../../src/util/backoff.js';
+import { backoffCeiling, backoffDelay, LOCK_RETRY, REQUEST_RETRY, resolvePolicy } from '../../src/util/backoff.js';
 
 const top = (): number => 0.999999;
 const zero = (): number => 0;
@@ -13,6 +13,12 @@ describe('the one backoff', () => {
   it('lock retry: between half the ceiling and the ceiling, 5 ms doubling to 250 ms', () => {
     expect([1, 2, 3, 6, 7, 9].map((a) => backoffDelay(a, LOCK_RETRY, zero))).toEqual([2.5, 5, 10, 80, 125, 125]);
     expect(backoffDelay(7, LOCK_RETRY, top)).toBeCloseTo(250, 3);
+  });
+
+  it('the ceiling survives a very long run: no Infinity, and no NaN from a base of 0', () => {
+    expect(backoffCeiling(2000, { baseDelayMs: 250, maxDelayMs: 4000 })).toBe(4000);
+    expect(backoffCeiling(2000, { baseDelayMs: 0, maxDelayMs: 4000 })).toBe(0);
+    expect(backoffDelay(2000, { ...LOCK_RETRY, baseDelayMs: 0 }, top)).toBe(0);
   });
 
   it('an override replaces one member; an undefined one keeps the policy', () => {

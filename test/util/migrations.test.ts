@@ -8,6 +8,8 @@ import { openScanCache, type CacheKey, type CachedResult } from '../../src/scan/
 import { openStore } from '../../src/service/store/store.js';
 import { findJournal, openJournalReader } from '../../src/sync/journal-reader.js';
 import { fingerprintMedia, journalFileName, openJournal, type JournalKey } from '../../src/sync/journal.js';
+import { LocalStateError } from '../../src/errors.js';
+import { schemaTooNew } from '../../src/util/migrations.js';
 
 /**
  * Files written by the build before numbered migrations: each made here with that build's
@@ -338,5 +340,20 @@ describe('files of the previous build open unchanged', () => {
     const again = openScanCache({ dir, extractorVersion: 1 });
     expect(again.get(cacheKey)).toEqual(cached);
     again.close();
+  });
+});
+
+describe('schemaTooNew', () => {
+  it('names the subject when given one, and says which schema and what to do', () => {
+    const named = schemaTooNew('database_too_new', 99, 3, 'service database /x/camroll.db');
+    expect(named).toBeInstanceOf(LocalStateError);
+    expect(named.code).toBe('database_too_new');
+    expect(named.message).toBe(
+      "service database /x/camroll.db was written by a newer camroll (schema 99 is newer than this camroll's 3); " +
+        'upgrade camroll',
+    );
+    expect(schemaTooNew('database_too_new', 4, 3).message).toBe(
+      "was written by a newer camroll (schema 4 is newer than this camroll's 3); upgrade camroll",
+    );
   });
 });

@@ -114,7 +114,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const flags = parsed.data;
       const databaseUrl = chooseDatabase(flags.db, flags.database, ctx.env.CAMROLL_DATABASE_URL);
       // Loaded here so that every other command starts without Fastify and SQLite.
-      const { startService, defaultIngestThreads } = await import('../../service/server.js');
+      const { startService, defaultIngestThreads, isWildcardHost } = await import('../../service/server.js');
       const service = await startService({
         host: flags.host,
         port: flags.port,
@@ -134,7 +134,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
       if (service.localKeySource === 'env') writeLine(ctx.stdout, 'local key: (from CAMROLL_API_KEY)');
       else if (service.localKey !== null) writeLine(ctx.stdout, `local key: ${service.localKey}`);
       writeLine(ctx.stdout, `listening on ${service.baseUrl}`);
-      if (service.everyInterface) writeLine(ctx.stderr, everyInterfaceWarning(flags.host));
+      // On every interface (0.0.0.0 or ::): reachable from the network, in plain HTTP.
+      if (isWildcardHost(flags.host)) writeLine(ctx.stderr, everyInterfaceWarning(flags.host));
 
       await untilAborted(ctx.signal);
       writeLine(ctx.stderr, 'stopping: finishing in-flight requests');

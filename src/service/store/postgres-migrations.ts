@@ -1,6 +1,5 @@
 import type { Pool } from 'pg';
-import { LocalStateError } from '../../errors.js';
-import { latestVersion, migrationsAfter, type Migration } from '../../util/migrations.js';
+import { latestVersion, migrationsAfter, schemaTooNew, type Migration } from '../../util/migrations.js';
 
 /**
  * PostgreSQL schema steps, numbered like every SQLite list (`Migration`); `camroll_schema.version`
@@ -78,12 +77,7 @@ export async function migratePostgres(pool: Pool, schema: string | null): Promis
       const row = (await client.query<{ version: number }>('SELECT version FROM camroll_schema')).rows[0];
       const current = row?.version ?? 0;
       const latest = latestVersion(PG_MIGRATIONS);
-      if (current > latest) {
-        throw new LocalStateError(
-          'database_too_new',
-          `was written by a newer camroll (schema ${current} is newer than this camroll's ${latest}); upgrade camroll`,
-        );
-      }
+      if (current > latest) throw schemaTooNew('database_too_new', current, latest);
       if (current < latest) {
         await client.query('BEGIN');
         try {

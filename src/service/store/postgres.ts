@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { migratePostgres, quoteIdent } from './postgres-migrations.js';
-import { withRetry, type StoreRetryOptions } from './retry.js';
+import { storeRetry, withRetry, type StoreRetryOptions } from './retry.js';
 import type { MatchedMediaRow, NewUser, Scope, Store, StoredMedia, UserEventRow, UserRow } from './types.js';
 
 export interface PostgresStoreOptions {
@@ -137,7 +137,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await pool.end().catch(() => undefined);
     throw error;
   }
-  const policy = options.retry ?? {};
+  // Resolved once here: every read and write of this store reuses it.
+  const retry = storeRetry(options.retry);
 
   async function transaction<T>(begin: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     return withRetry(
@@ -157,7 +158,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         }
       },
       isPgTransient,
-      policy,
+      retry,
     );
   }
   const write = <T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> => transaction('BEGIN', fn);
@@ -228,7 +229,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         async () =>
           (await pool.query<UserRow>(q('userInScope', [userId, scope.partnerId, scope.environment]))).rows[0] ?? null,
         isPgTransient,
-        policy,
+        retry,
       ),
 
     applyIngest: (userId, batch) =>

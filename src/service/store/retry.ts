@@ -20,6 +20,19 @@ export function unavailable(retryAfterSeconds: number, cause: unknown): ServiceE
   });
 }
 
+/** A store's retry, resolved once when it opens: the policy with its overrides applied, the clock and the sleep. */
+export interface StoreRetry {
+  policy: LockRetryPolicy;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** Resolves the options once, so the store's every read and write reuses the result. */
+export function storeRetry(options: StoreRetryOptions = {}): StoreRetry {
+  const { now, sleep, ...overrides } = options;
+  return { policy: resolvePolicy(LOCK_RETRY, overrides), now: now ?? Date.now, sleep: sleep ?? defaultSleep };
+}
+
 /**
  * Runs `attempt`, and while it fails with a transient error (`isTransient`), runs it again
  * after the lock-retry backoff (`backoffDelay`), without ever blocking the event loop. Past
@@ -28,12 +41,9 @@ export function unavailable(retryAfterSeconds: number, cause: unknown): ServiceE
 export async function withRetry<T>(
   attempt: () => T | Promise<T>,
   isTransient: (error: unknown) => boolean,
-  options: StoreRetryOptions = {},
+  retry: StoreRetry,
 ): Promise<T> {
-  const { now: clock, sleep: pause, ...overrides } = options;
-  const policy = resolvePolicy(LOCK_RETRY, overrides);
-  const now = clock ?? Date.now;
-  const sleep = pause ?? defaultSleep;
+  const { policy, now, sleep } = retry;
   const deadline = now() + policy.budgetMs;
   for (let n = 0; ; n += 1) {
     try {

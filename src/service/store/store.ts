@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createMatchIndex } from './match-index.js';
 import { MIGRATIONS } from './migrations.js';
-import { withRetry, type StoreRetryOptions } from './retry.js';
+import { storeRetry, withRetry, type StoreRetryOptions } from './retry.js';
 import type {
   IngestApplied,
   IngestWrite,
@@ -163,9 +163,10 @@ export function openStore(options: SqliteStoreOptions): Store {
     eventIds: db.prepare<[string], number>('SELECT event_id FROM user_events WHERE user_id = ?').pluck(true),
   };
 
-  const policy = options.retry ?? {};
-  const read = <T>(fn: () => T): Promise<T> => withRetry(() => db.transaction(fn).deferred(), isSqliteBusy, policy);
-  const write = <T>(fn: () => T): Promise<T> => withRetry(() => db.transaction(fn).immediate(), isSqliteBusy, policy);
+  // Resolved once here: every read and write of this store reuses it.
+  const retry = storeRetry(options.retry);
+  const read = <T>(fn: () => T): Promise<T> => withRetry(() => db.transaction(fn).deferred(), isSqliteBusy, retry);
+  const write = <T>(fn: () => T): Promise<T> => withRetry(() => db.transaction(fn).immediate(), isSqliteBusy, retry);
   const eventsMedia = (userId: string, eventIds: readonly number[]): Map<number, MatchedMediaRow[]> =>
     eventIds.length === 0 ? new Map() : groupByEvent(st.eventsMedia.all(userId, JSON.stringify(eventIds)));
 
@@ -263,7 +264,7 @@ export function openStore(options: SqliteStoreOptions): Store {
 
     // One statement reads one snapshot: no transaction needed around it.
     findUser: (userId, scope) =>
-      withRetry(() => st.userInScope.get(userId, scope.partnerId, scope.environment) ?? null, isSqliteBusy, policy),
+      withRetry(() => st.userInScope.get(userId, scope.partnerId, scope.environment) ?? null, isSqliteBusy, retry),
 
     applyIngest: (userId, batch) =>
       withRetry(
@@ -277,7 +278,7 @@ export function openStore(options: SqliteStoreOptions): Store {
           }
         },
         isSqliteBusy,
-        policy,
+        retry,
       ),
 
     markSynced: (userId, nowMs) => write(() => st.touch.get(nowMs, 1, userId)?.last_sync_at_ms ?? nowMs),

@@ -1,23 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { formatScanSummary } from '../../../src/cli/output/scan-summary.js';
-import type { ScanSummary } from '../../../src/scan/summary.js';
+import { createScanSummary, type ScanSummary } from '../../../src/scan/summary.js';
 
-const summary = (over: Partial<ScanSummary>): ScanSummary => ({
-  files: 0,
-  media: 0,
-  photos: 0,
-  videos: 0,
-  errors: {},
-  unreadable: 0,
-  damaged: 0,
-  skipped: {},
-  warnings: {},
-  would_reject: { missing_coordinates: 0, missing_taken_at: 0 },
-  duplicates: { files: 0, distinct_ids: 0 },
-  bytes: 0,
-  cached: 0,
-  ...over,
-});
+// The empty summary comes from the accumulator itself, so a new member needs no edit here.
+const summary = (over: Partial<ScanSummary>): ScanSummary => ({ ...createScanSummary().result(), ...over });
 
 describe("scan's summary speaks sync's vocabulary", () => {
   it('unreadable and damaged files on lines of their own, reasons as codes with a total, plurals that agree', () => {

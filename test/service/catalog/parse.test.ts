@@ -90,6 +90,13 @@ describe('parseCatalog: the first bad entry is named', () => {
 });
 
 describe('parseCatalog: defaults and unknown members', () => {
+  it('parses an empty but valid catalog to three empty maps, with or without adopt', () => {
+    for (const adopt of [false, true]) {
+      const catalog = parseCatalog({ venues: [], performers: [], events: [] }, { adopt });
+      expect([catalog.venues.size, catalog.performers.size, catalog.events.size]).toEqual([0, 0, 0]);
+    }
+  });
+
   it('fills radius 300, licensed true, hidden false, null texts, empty performers; ignores unknown members', () => {
     const catalog = build({
       venues: [{ id: 1, name: 'V', latitude: 1, longitude: 2, timezone: 'UTC', capacity: 20000 }],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/service/service-error.js';
-import { withRetry } from '../../../src/service/store/retry.js';
+import { storeRetry, withRetry } from '../../../src/service/store/retry.js';
 
 /** A fake clock that advances only when the retry sleeps. */
 function fakeTime() {
@@ -29,7 +29,7 @@ describe('store retry', () => {
         return 'done';
       },
       isBusy,
-      { now: time.now, sleep: time.sleep, baseDelayMs: 10, maxDelayMs: 40, budgetMs: 10_000 },
+      storeRetry({ now: time.now, sleep: time.sleep, baseDelayMs: 10, maxDelayMs: 40, budgetMs: 10_000 }),
     );
     expect(result).toBe('done');
     expect(time.pauses).toHaveLength(5);
@@ -48,7 +48,7 @@ describe('store retry', () => {
         throw busy;
       },
       isBusy,
-      { now: time.now, sleep: time.sleep, budgetMs: 500, retryAfterSeconds: 2 },
+      storeRetry({ now: time.now, sleep: time.sleep, budgetMs: 500, retryAfterSeconds: 2 }),
     ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ServiceError);
     expect(failure).toMatchObject({
@@ -69,7 +69,7 @@ describe('store retry', () => {
           throw other;
         },
         isBusy,
-        { now: time.now, sleep: time.sleep },
+        storeRetry({ now: time.now, sleep: time.sleep }),
       ),
     ).rejects.toBe(other);
     expect(time.pauses).toEqual([]);
