@@ -118,6 +118,14 @@ export async function readDirectory(ctx: CliContext): Promise<UserDirectoryReade
 
 /** Opens the directory of users known on this machine (taking over ids an older camroll kept in config.json). */
 export async function openDirectory(ctx: CliContext): Promise<UserDirectory> {
+  return (await directoryOpener(ctx))();
+}
+
+/**
+ * What openDirectory loads, without opening the directory yet: the returned function opens it
+ * (creating the file) when first called, for a command that may never need it (`sync --user`).
+ */
+export async function directoryOpener(ctx: CliContext): Promise<() => UserDirectory> {
   const reader = commandConfig(ctx);
   // Writing the file back needs conf: loaded only when there are ids to take over (a file of an
   // older camroll).
@@ -125,11 +133,12 @@ export async function openDirectory(ctx: CliContext): Promise<UserDirectory> {
   const writer = legacyFound
     ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path), reader })
     : null;
-  return openUserDirectory({
-    path: join(ctx.paths.data, 'users.sqlite3'),
-    legacy: () => reader.legacyUsers(),
-    legacyTaken: () => writer?.dropLegacyUsers(),
-  });
+  return () =>
+    openUserDirectory({
+      path: join(ctx.paths.data, 'users.sqlite3'),
+      legacy: () => reader.legacyUsers(),
+      legacyTaken: () => writer?.dropLegacyUsers(),
+    });
 }
 
 /**
