@@ -6,7 +6,7 @@ import { Agent } from '../client/undici.js';
 import { describeMismatch, detectSchemeMismatch, mismatchHint } from '../client/scheme-probe.js';
 import { HealthResult, PingResult, readRateLimit } from '../client/schemas.js';
 import { ErrorEnvelope } from '../contract/index.js';
-import { isLoopbackUrl } from '../rules/base-url.js';
+import { isLocalService, isLoopbackUrl } from '../rules/base-url.js';
 import type { Check } from './check.js';
 import { firstIssue } from './check.js';
 import { describeBody, probe, type ProbeOptions, type ProbeResult } from './probe.js';
@@ -143,7 +143,7 @@ async function runChecks(options: DoctorOptions, probeOptions: ProbeOptions): Pr
   if (healthCheck.status === 'fail' || health.kind !== 'answer') return skipRest(checks, options);
   const { partner_id: partnerId, environment } = health.json as HealthResult;
   // A service on this machine (`camroll serve`, the embedded one) keeps its users in a local database.
-  const local = target.kind === 'embedded' || loopback;
+  const local = isLocalService(target);
   add(
     environment === 'sandbox' && !local
       ? {
