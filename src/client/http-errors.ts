@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ErrorEnvelope } from '../contract/index.js';
-import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
+import { ApiError, CLIENT_ERROR_CODES, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
 import { formatSeconds } from '../util/seconds.js';
 import { parseRetryAfter } from './retry.js';
 
@@ -103,7 +103,7 @@ export function parseBody<S extends z.ZodType>(
  * HTTPParserError without llhttp's `HPE_*` code, which left such a failure `network_error`,
  * and the scheme probe (which asks after an `HPE_*` failure) never ran for it.
  */
-export const NOT_HTTP_CODE = 'HPE_INVALID_RESPONSE';
+export const NOT_HTTP_CODE = CLIENT_ERROR_CODES.notHttp[0];
 
 /** A transport failure's code: its own, its cause's, NOT_HTTP_CODE for a reply not HTTP, else `network_error`. */
 export function transportFailureCode(error: unknown): string {
