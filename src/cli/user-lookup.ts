@@ -7,23 +7,25 @@ import { commandConfig } from './command-config.js';
 import { parseEmail, parseUserId } from './connection-args.js';
 import type { CliContext } from './context.js';
 
-/** Runs `use` with the user directory open, and always closes it. */
-export async function withDirectory<T>(ctx: CliContext, use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
-  const directory = await openDirectory(ctx);
+/** Runs `use` on what `open` gives, and always closes it. */
+async function withOpened<D extends { close(): void }, T>(
+  open: Promise<D>,
+  use: (directory: D) => T | Promise<T>,
+): Promise<T> {
+  const directory = await open;
   return Promise.resolve()
     .then(() => use(directory))
     .finally(() => directory.close());
 }
 
+/** Runs `use` with the user directory open, and always closes it. */
+export function withDirectory<T>(ctx: CliContext, use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
+  return withOpened(openDirectory(ctx), use);
+}
+
 /** Runs `use` with the user directory open to read only (nothing created or changed), and always closes it. */
-export async function withReader<T>(
-  ctx: CliContext,
-  use: (directory: UserDirectoryReader) => T | Promise<T>,
-): Promise<T> {
-  const directory = await readDirectory(ctx);
-  return Promise.resolve()
-    .then(() => use(directory))
-    .finally(() => directory.close());
+export function withReader<T>(ctx: CliContext, use: (directory: UserDirectoryReader) => T | Promise<T>): Promise<T> {
+  return withOpened(readDirectory(ctx), use);
 }
 
 /** What `unknownEmail` needs to say where the e-mail is known, or what was meant. */
