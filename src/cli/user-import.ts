@@ -238,10 +238,7 @@ export async function readImportFile(file: string, target: string, problem: Impo
       if (format === 'json') {
         pending = '';
         for (const piece of splitter.push(text))
-          add(
-            piece.line,
-            piece.kind === 'object' ? jsonEntry(piece.text) : { kind: 'bad', reason: 'not a JSON object' },
-          );
+          add(piece.line, piece.kind === 'object' ? jsonEntry(piece.text) : NOT_AN_OBJECT);
         continue;
       }
       const lines = text.split(/\r?\n/);
