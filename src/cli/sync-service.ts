@@ -6,10 +6,11 @@ import type { SyncService } from '../sync/session.js';
 export interface SyncServiceOptions {
   ctx: CliContext;
   flags: ConnectionFlags;
-  /** A retry's line (without `camroll: `), as describeRetry words it. */
-  onRetry: (line: string) => void;
-  /** A request's "waiting for the host" line (without `camroll: `), as describeWait words it. */
-  onWaiting: (line: string) => void;
+  /**
+   * A notice line (without `camroll: `): a retry as describeRetry words it, or a request's
+   * "waiting for the host" as describeWait does.
+   */
+  onNotice: (line: string) => void;
 }
 
 /**
@@ -42,8 +43,8 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
         flags,
         client: {
           onRequest,
-          onRetry: (notice) => options.onRetry(describeRetry(notice)),
-          onWaiting: (notice) => options.onWaiting(describeWait(notice)),
+          onRetry: (notice) => options.onNotice(describeRetry(notice)),
+          onWaiting: (notice) => options.onNotice(describeWait(notice)),
         },
       });
       return {

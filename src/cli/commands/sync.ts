@@ -103,7 +103,7 @@ async function runSyncCommand(
     maxConnectionFailures: flags.maxConnectionFailures,
     journalDir: join(ctx.paths.data, 'journals'),
     signal: ctx.signal,
-    service: createSyncService({ ctx, flags, onRetry: view.retry, onWaiting: view.retry }),
+    service: createSyncService({ ctx, flags, onNotice: view.retry }),
     onEvent: view.onEvent,
     // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
     pace: () => report?.ready(),
