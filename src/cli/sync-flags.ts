@@ -3,7 +3,7 @@ import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../contract/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_MAX_CONNECTION_FAILURES } from '../sync/outage.js';
 import type { SyncSessionOptions } from '../sync/session.js';
-import { parseEmail, parseUserId } from './connection-args.js';
+import { parseEmail, parseUserId, refuseBothUserFlags } from './connection-args.js';
 
 /** Requests in flight at most (`--concurrency`). */
 export const MAX_CONCURRENCY = 32;
@@ -40,7 +40,7 @@ export type Pass = SyncSessionOptions['pass'];
 
 /** What the session runs: a dry run (reading the user's journal when one is named), or a pass for the user. */
 export function passOf(flags: SyncFlags): Pass {
-  if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
+  refuseBothUserFlags(flags);
   if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
   if (flags.watch && flags.dryRun)
     throw new UsageError('--watch sends what changes: it cannot be combined with --dry-run');

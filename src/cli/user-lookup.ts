@@ -4,7 +4,7 @@ import type { UserDirectory, UserDirectoryReader } from '../config/user-director
 import { ApiError, LocalStateError, UsageError } from '../errors.js';
 import { openDirectory, readDirectory, targetIdentity, type ConnectionFlags } from './connection.js';
 import { commandConfig } from './command-config.js';
-import { parseEmail, parseUserId } from './connection-args.js';
+import { parseEmail, parseUserId, refuseBothUserFlags } from './connection-args.js';
 import type { CliContext } from './context.js';
 
 /** Runs `use` on what `open` gives, and always closes it. */
@@ -110,8 +110,7 @@ export async function userFromFlags(
   ctx: CliContext,
   flags: ConnectionFlags & { user?: string; email?: string },
 ): Promise<ResolvedUser> {
-  if (flags.user !== undefined && flags.email !== undefined)
-    throw new UsageError('give either --user or --email, not both');
+  refuseBothUserFlags(flags);
   if (flags.user !== undefined) return { userId: parseUserId(flags.user), entry: null };
   if (flags.email === undefined)
     throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');

@@ -56,6 +56,15 @@ describe('sync takes the scan options', () => {
     for (const line of lines) expect(existsSync(join(process.cwd(), line.path)), line.path).toBe(true);
   });
 
+  it('--user and --email together are refused as events and stats refuse them, before anything is read', async () => {
+    const id = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
+    for (const args of [['sync', LIBRARY, '--dry-run'], ['events'], ['stats']]) {
+      const result = await runCli([...args, '--user', id, '--email', 'both@example.com']);
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stderr, args[0]).toContain('give either --user or --email, not both');
+    }
+  });
+
   it('--workers is checked like scan checks it', async () => {
     const result = await runCli(['sync', LIBRARY, '--dry-run', '--workers', '0']);
     expect(result.code).toBe(2);
