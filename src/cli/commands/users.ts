@@ -5,7 +5,7 @@ import { addConnectionOptions, targetIdentity, withConnection, type ConnectionFl
 import { parseEmail } from '../connection-args.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
-import { renderTable } from '../format/table.js';
+import { renderTable, tableLines } from '../format/table.js';
 import { readImportFile } from '../user-import.js';
 import { unknownEmail, withDirectory, withReader } from '../user-lookup.js';
 import { commandConfig } from '../command-config.js';
@@ -116,14 +116,18 @@ export function registerUsers(program: Command, ctx: CliContext): void {
           ctx.stdout.write(first ? ']\n' : '\n]\n');
           return;
         }
-        const entries = [...directory.list()];
-        if (entries.length === 0) {
+        // The first row only, its query closed at once so the table's reads can use it.
+        const probe = directory.list();
+        const empty = probe.next().done === true;
+        probe.return?.(undefined);
+        if (empty) {
           ctx.stdout.write(
             'No users known on this machine. `users create`, `sync --email` and `users import FILE` add them.\n',
           );
           return;
         }
-        ctx.stdout.write(renderTable(ENTRY_COLUMNS, entries));
+        // Streamed too: the widths from one read of the directory, the lines from a second.
+        for (const line of tableLines(ENTRY_COLUMNS, () => directory.list())) ctx.stdout.write(line);
       }),
     );
 
