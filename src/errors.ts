@@ -75,10 +75,11 @@ export const CLIENT_ERROR_CODES = {
   outage: ['host_unreachable'],
   /**
    * camroll's own network codes beside the system's and undici's: the base URL's scheme is not
-   * what the server speaks (confirmed by a probe of the port; src/client/scheme-probe.ts), and
-   * a reply that is not HTTP (llhttp's family, named by camroll: undici 7 sets no code on it).
+   * what the server speaks (confirmed by a probe of the port; src/client/scheme-probe.ts).
    */
-  network: ['server_speaks_plain_http', 'server_speaks_tls', 'HPE_INVALID_RESPONSE'],
+  schemeMismatch: ['server_speaks_plain_http', 'server_speaks_tls'],
+  /** A reply that is not HTTP (llhttp's family, named by camroll: undici 7 sets no code on it). */
+  notHttp: ['HPE_INVALID_RESPONSE'],
   /**
    * `camroll serve` cannot listen where it was told (a taken port, a privileged one, an address not on this machine).
    */
@@ -102,6 +103,8 @@ export type RequestErrorCode = CodesOf<'request'>;
 export type OutputErrorCode = CodesOf<'output'>;
 export type StartupErrorCode = CodesOf<'startup'>;
 export type ListenErrorCode = CodesOf<'listen'>;
+/** camroll's codes for a base URL whose scheme is not what its server speaks. */
+export type SchemeMismatch = CodesOf<'schemeMismatch'>;
 
 export interface CamrollErrorOptions {
   cause?: unknown;

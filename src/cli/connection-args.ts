@@ -2,6 +2,12 @@ import { EVENTS_PAGE_MAX, UserId } from '../contract/index.js';
 import { UsageError } from '../errors.js';
 import { isValidEmail, normalizeEmail } from '../rules/email.js';
 
+/** Refuses `--user` and `--email` together: a command is about one user, named one way. */
+export function refuseBothUserFlags(flags: { user?: string | undefined; email?: string | undefined }): void {
+  if (flags.user !== undefined && flags.email !== undefined)
+    throw new UsageError('give either --user or --email, not both');
+}
+
 /**
  * Checks a `--user` value: a UUID, returned in lower case as the service issues it. UUIDs are
  * case-insensitive, and the id keys the sync journal: `ABC…` and `abc…` are one user, one journal.

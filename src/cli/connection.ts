@@ -18,6 +18,7 @@ import {
 } from '../config/user-directory.js';
 import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import type { AppPaths } from '../paths.js';
+import { checkBaseUrl } from '../rules/base-url.js';
 import { commandConfig } from './command-config.js';
 import { formatSeconds } from '../util/seconds.js';
 import type { CliContext } from './context.js';
@@ -74,10 +75,23 @@ export function targetIdentity(
   flags: ConnectionFlags,
   store: ConfigReader = commandConfig(ctx),
 ): string {
+  checkFlags(flags);
+  return identityOf(decideTarget(resolveSettings({ flags, env: ctx.env, store }), { requireKey: false }), ctx.paths);
+}
+
+/**
+ * The one naming of where requests go, for `targetIdentity` and `openConnection` alike: the base
+ * URL through the client's own check (a stored URL is kept as written, and a trailing slash must
+ * not split the user directory and the journals), or `embedded:<database>`.
+ */
+function identityOf(decision: { kind: 'remote'; baseUrl: string } | { kind: 'embedded' }, paths: AppPaths): string {
+  return decision.kind === 'remote' ? checkBaseUrl(decision.baseUrl) : `embedded:${embeddedDbPath(paths)}`;
+}
+
+/** A bad flag is a usage error (exit 2); a bad stored or environment value is a config error. */
+function checkFlags(flags: ConnectionFlags): void {
   if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
   if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
-  const decision = decideTarget(resolveSettings({ flags, env: ctx.env, store }), { requireKey: false });
-  return decision.kind === 'remote' ? decision.baseUrl : `embedded:${embeddedDbPath(ctx.paths)}`;
 }
 
 /**
@@ -104,6 +118,14 @@ export async function readDirectory(ctx: CliContext): Promise<UserDirectoryReade
 
 /** Opens the directory of users known on this machine (taking over ids an older camroll kept in config.json). */
 export async function openDirectory(ctx: CliContext): Promise<UserDirectory> {
+  return (await directoryOpener(ctx))();
+}
+
+/**
+ * What openDirectory loads, without opening the directory yet: the returned function opens it
+ * (creating the file) when first called, for a command that may never need it (`sync --user`).
+ */
+export async function directoryOpener(ctx: CliContext): Promise<() => UserDirectory> {
   const reader = commandConfig(ctx);
   // Writing the file back needs conf: loaded only when there are ids to take over (a file of an
   // older camroll).
@@ -111,11 +133,12 @@ export async function openDirectory(ctx: CliContext): Promise<UserDirectory> {
   const writer = legacyFound
     ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path), reader })
     : null;
-  return openUserDirectory({
-    path: join(ctx.paths.data, 'users.sqlite3'),
-    legacy: () => reader.legacyUsers(),
-    legacyTaken: () => writer?.dropLegacyUsers(),
-  });
+  return () =>
+    openUserDirectory({
+      path: join(ctx.paths.data, 'users.sqlite3'),
+      legacy: () => reader.legacyUsers(),
+      legacyTaken: () => writer?.dropLegacyUsers(),
+    });
 }
 
 /**
@@ -124,9 +147,7 @@ export async function openDirectory(ctx: CliContext): Promise<UserDirectory> {
  */
 export async function openConnection(options: OpenConnectionOptions): Promise<Connection> {
   const { ctx, flags } = options;
-  // A bad flag is a usage error (exit 2); a bad stored or environment value is a config error.
-  if (flags.baseUrl !== undefined) asUsage(() => validateBaseUrl(flags.baseUrl as string));
-  if (flags.profile !== undefined) asUsage(() => validateProfileName(flags.profile as string));
+  checkFlags(flags);
 
   const store = options.store ?? commandConfig(ctx);
   const settings = resolveSettings({ flags, env: ctx.env, store });
@@ -150,7 +171,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     return {
       client,
       apiKey: decision.apiKey,
-      target: { kind: 'remote', baseUrl: client.baseUrl, profile, identity: client.baseUrl },
+      target: { kind: 'remote', baseUrl: client.baseUrl, profile, identity: identityOf(decision, ctx.paths) },
       store,
       close: () => client.close(),
     };
@@ -179,7 +200,12 @@ async function openEmbedded(
   return {
     client,
     apiKey: service.localKey,
-    target: { kind: 'embedded', baseUrl: client.baseUrl, profile, identity: `embedded:${dbPath}` },
+    target: {
+      kind: 'embedded',
+      baseUrl: client.baseUrl,
+      profile,
+      identity: identityOf({ kind: 'embedded' }, ctx.paths),
+    },
     store,
     close: async () => {
       try {

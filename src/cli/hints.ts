@@ -102,6 +102,8 @@ export function nextStep(error: unknown): string | null {
         `NODE_EXTRA_CA_CERTS`
       );
     }
+    // Both: TIMEOUT_CODES holds ETIMEDOUT, which the pattern misses, and the pattern takes any other
+    // code the system names a timeout (Node's ERR_SOCKET_CONNECTION_TIMEOUT).
     if (TIMEOUT_CODES.has(error.code) || /TIMEOUT/i.test(error.code))
       return `${origin} did not answer in time: check the network, or try again later`;
     return `the connection to ${origin} failed: check the network and the base URL`;

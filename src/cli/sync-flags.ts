@@ -3,17 +3,19 @@ import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../contract/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_MAX_CONNECTION_FAILURES } from '../sync/outage.js';
 import type { SyncSessionOptions } from '../sync/session.js';
-import { parseEmail, parseUserId } from './connection-args.js';
+import { parseEmail, parseUserId, refuseBothUserFlags } from './connection-args.js';
 
 /** Requests in flight at most (`--concurrency`). */
 export const MAX_CONCURRENCY = 32;
+/** Requests in flight without `--concurrency`. */
+export const DEFAULT_CONCURRENCY = 4;
 
-/** `camroll sync`'s flags as commander hands them over, checked. */
+/** `camroll sync`'s flags as commander hands them over, checked; the scan's own are read by `scanOptionsFrom`. */
 export const SyncFlags = z.object({
   user: z.string().min(1).optional(),
   email: z.string().min(1).optional(),
   batchSize: z.number().int().min(MIN_BATCH_ITEMS).max(MAX_BATCH_ITEMS).default(MAX_BATCH_ITEMS),
-  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(4),
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
   full: z.boolean().default(false),
   dryRun: z.boolean().default(false),
   report: z.string().min(1).optional(),
@@ -24,11 +26,6 @@ export const SyncFlags = z.object({
   timeout: z.number().int().optional(),
   verbose: z.boolean().optional(),
   debug: z.boolean().optional(),
-  exclude: z.array(z.string()).default([]),
-  followSymlinks: z.boolean().default(false),
-  archives: z.boolean().default(false),
-  cache: z.boolean().default(true),
-  workers: z.number().int().optional(),
   quiet: z.boolean().default(false),
   progress: z.boolean().default(true),
   events: z.boolean().default(true),
@@ -43,7 +40,7 @@ export type Pass = SyncSessionOptions['pass'];
 
 /** What the session runs: a dry run (reading the user's journal when one is named), or a pass for the user. */
 export function passOf(flags: SyncFlags): Pass {
-  if (flags.user && flags.email) throw new UsageError('give either --user or --email, not both');
+  refuseBothUserFlags(flags);
   if (!flags.user && !flags.email && !flags.dryRun) throw new UsageError('give --user <uuid> or --email <email>');
   if (flags.watch && flags.dryRun)
     throw new UsageError('--watch sends what changes: it cannot be combined with --dry-run');

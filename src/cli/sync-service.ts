@@ -1,3 +1,4 @@
+import type { UserDirectory } from '../config/user-directory.js';
 import type { ConnectionFlags } from './connection-options.js';
 import type { CliContext } from './context.js';
 import type { SyncService } from '../sync/session.js';
@@ -5,10 +6,11 @@ import type { SyncService } from '../sync/session.js';
 export interface SyncServiceOptions {
   ctx: CliContext;
   flags: ConnectionFlags;
-  /** A retry's line (without `camroll: `), as describeRetry words it. */
-  onRetry: (line: string) => void;
-  /** A request's "waiting for the host" line (without `camroll: `), as describeWait words it. */
-  onWaiting: (line: string) => void;
+  /**
+   * A notice line (without `camroll: `): a retry as describeRetry words it, or a request's
+   * "waiting for the host" as describeWait does.
+   */
+  onNotice: (line: string) => void;
 }
 
 /**
@@ -28,31 +30,37 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
   };
   return {
     async open(onRequest) {
-      const { describeRetry, describeWait, openConnection, openDirectory } = await connection();
-      const directory = await openDirectory(ctx);
+      const { describeRetry, describeWait, directoryOpener, openConnection } = await connection();
+      // Opened on first use: a sync for a `--user` id never reads or creates the directory.
+      const openUsers = await directoryOpener(ctx);
+      let directory: UserDirectory | null = null;
+      const users = (): UserDirectory => {
+        directory ??= openUsers();
+        return directory;
+      };
       const opened = await openConnection({
         ctx,
         flags,
         client: {
           onRequest,
-          onRetry: (notice) => options.onRetry(describeRetry(notice)),
-          onWaiting: (notice) => options.onWaiting(describeWait(notice)),
+          onRetry: (notice) => options.onNotice(describeRetry(notice)),
+          onWaiting: (notice) => options.onNotice(describeWait(notice)),
         },
-      }).catch((error: unknown) => {
-        directory.close();
-        throw error;
       });
       return {
         client: opened.client,
         target: opened.target,
         users: {
-          recall: (target, email) => directory.lookup(target, email)?.userId,
+          recall: (target, email) => users().lookup(target, email)?.userId,
           remember: (target, email, userId, existing) =>
-            directory.remember({ target, email, userId, source: existing ? 'found' : 'created' }),
+            users().remember({ target, email, userId, source: existing ? 'found' : 'created' }),
         },
         async close() {
-          directory.close();
-          await opened.close();
+          try {
+            directory?.close();
+          } finally {
+            await opened.close();
+          }
         },
       };
     },

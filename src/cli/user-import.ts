@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import type { RememberInput } from '../config/user-directory.js';
+import { IMPORT_CHUNK_ROWS, type RememberInput } from '../config/user-directory.js';
 import { UserId } from '../contract/index.js';
 import { UsageError } from '../errors.js';
 import { checkBaseUrl } from '../rules/base-url.js';
@@ -184,9 +184,15 @@ export type ImportProblem = (text: string) => void;
 
 /**
  * Reads an import file: a JSON array or JSON lines (by its first character) or CSV. Entries
- * without a target of their own go to `target`; bad entries are reported and skipped.
+ * without a target of their own go to `target`; bad entries are reported and skipped. The
+ * entries come in blocks of at most IMPORT_CHUNK_ROWS, as the directory commits them, so a
+ * file of a million users is never held whole; a file that cannot be opened fails at the first.
  */
-export async function readImportFile(file: string, target: string, problem: ImportProblem): Promise<RememberInput[]> {
+export async function* readImportFile(
+  file: string,
+  target: string,
+  problem: ImportProblem,
+): AsyncGenerator<RememberInput[]> {
   const entries: RememberInput[] = [];
   const input = createReadStream(file, { encoding: 'utf8' });
   const opened = new Promise<void>((resolve, reject) => {
@@ -226,6 +232,7 @@ export async function readImportFile(file: string, target: string, problem: Impo
   let pending = '';
   try {
     for await (const chunk of input as AsyncIterable<string>) {
+      while (entries.length >= IMPORT_CHUNK_ROWS) yield entries.splice(0, IMPORT_CHUNK_ROWS);
       if (format === null) {
         const first = chunk.replace(/^\uFEFF/, '').trimStart()[0];
         if (first === undefined) {
@@ -238,10 +245,7 @@ export async function readImportFile(file: string, target: string, problem: Impo
       if (format === 'json') {
         pending = '';
         for (const piece of splitter.push(text))
-          add(
-            piece.line,
-            piece.kind === 'object' ? jsonEntry(piece.text) : { kind: 'bad', reason: 'not a JSON object' },
-          );
+          add(piece.line, piece.kind === 'object' ? jsonEntry(piece.text) : NOT_AN_OBJECT);
         continue;
       }
       const lines = text.split(/\r?\n/);
@@ -254,5 +258,6 @@ export async function readImportFile(file: string, target: string, problem: Impo
   if (format === 'csv' && pending !== '') csvLine(pending);
   for (const piece of splitter.end())
     add(piece.line, { kind: 'bad', reason: 'a JSON object not closed before the end of the file' });
-  return entries;
+  while (entries.length >= IMPORT_CHUNK_ROWS) yield entries.splice(0, IMPORT_CHUNK_ROWS);
+  if (entries.length > 0) yield entries;
 }

@@ -4,26 +4,28 @@ import type { UserDirectory, UserDirectoryReader } from '../config/user-director
 import { ApiError, LocalStateError, UsageError } from '../errors.js';
 import { openDirectory, readDirectory, targetIdentity, type ConnectionFlags } from './connection.js';
 import { commandConfig } from './command-config.js';
-import { parseEmail, parseUserId } from './connection-args.js';
+import { parseEmail, parseUserId, refuseBothUserFlags } from './connection-args.js';
 import type { CliContext } from './context.js';
 
-/** Runs `use` with the user directory open, and always closes it. */
-export async function withDirectory<T>(ctx: CliContext, use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
-  const directory = await openDirectory(ctx);
+/** Runs `use` on what `open` gives, and always closes it. */
+async function withOpened<D extends { close(): void }, T>(
+  open: Promise<D>,
+  use: (directory: D) => T | Promise<T>,
+): Promise<T> {
+  const directory = await open;
   return Promise.resolve()
     .then(() => use(directory))
     .finally(() => directory.close());
 }
 
+/** Runs `use` with the user directory open, and always closes it. */
+export function withDirectory<T>(ctx: CliContext, use: (directory: UserDirectory) => T | Promise<T>): Promise<T> {
+  return withOpened(openDirectory(ctx), use);
+}
+
 /** Runs `use` with the user directory open to read only (nothing created or changed), and always closes it. */
-export async function withReader<T>(
-  ctx: CliContext,
-  use: (directory: UserDirectoryReader) => T | Promise<T>,
-): Promise<T> {
-  const directory = await readDirectory(ctx);
-  return Promise.resolve()
-    .then(() => use(directory))
-    .finally(() => directory.close());
+export function withReader<T>(ctx: CliContext, use: (directory: UserDirectoryReader) => T | Promise<T>): Promise<T> {
+  return withOpened(readDirectory(ctx), use);
 }
 
 /** What `unknownEmail` needs to say where the e-mail is known, or what was meant. */
@@ -108,8 +110,7 @@ export async function userFromFlags(
   ctx: CliContext,
   flags: ConnectionFlags & { user?: string; email?: string },
 ): Promise<ResolvedUser> {
-  if (flags.user !== undefined && flags.email !== undefined)
-    throw new UsageError('give either --user or --email, not both');
+  refuseBothUserFlags(flags);
   if (flags.user !== undefined) return { userId: parseUserId(flags.user), entry: null };
   if (flags.email === undefined)
     throw new UsageError('give --user <uuid>, or --email <email> of a user known on this machine');

@@ -36,7 +36,7 @@ import {
 import { createSchemeProbe, describeMismatch } from './scheme-probe.js';
 import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
-import { Agent, request } from './undici.js';
+import { Agent, connectOptions, request } from './undici.js';
 
 /** Told as each retry is sent (after its wait), so callers can show the retry or count throttling. */
 export interface RetryNotice {
@@ -142,8 +142,6 @@ export interface ApiClient {
 
 const DEFAULT_TIMEOUT_MS = 30 * 1000; // 30 s
 const DEFAULT_WAIT_NOTICE_MS = 5 * 1000; // 5 s
-/** undici's own limit for opening a connection; a shorter `--timeout` shortens it too. */
-const MAX_CONNECT_TIMEOUT_MS = 10 * 1000; // 10 s
 
 interface Call<S extends z.ZodType> {
   method: 'GET' | 'POST';
@@ -174,7 +172,7 @@ export function createClient(options: ClientOptions): ApiClient {
     : new Agent({
         keepAliveTimeout: 10 * 1000,
         connections: 16,
-        connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) },
+        connect: connectOptions(timeoutMs),
       });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownDispatcher as Agent);
   // One probe per client: retries during an outage do not each ask the port again.

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ErrorEnvelope } from '../contract/index.js';
-import { ApiError, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
+import { ApiError, CLIENT_ERROR_CODES, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
 import { formatSeconds } from '../util/seconds.js';
 import { parseRetryAfter } from './retry.js';
 
@@ -103,7 +103,7 @@ export function parseBody<S extends z.ZodType>(
  * HTTPParserError without llhttp's `HPE_*` code, which left such a failure `network_error`,
  * and the scheme probe (which asks after an `HPE_*` failure) never ran for it.
  */
-export const NOT_HTTP_CODE = 'HPE_INVALID_RESPONSE';
+export const NOT_HTTP_CODE = CLIENT_ERROR_CODES.notHttp[0];
 
 /** A transport failure's code: its own, its cause's, NOT_HTTP_CODE for a reply not HTTP, else `network_error`. */
 export function transportFailureCode(error: unknown): string {
@@ -127,7 +127,7 @@ export function networkErrorFrom(
   const source = error as { name?: unknown; message?: unknown } | null;
   const code = transportFailureCode(error);
   const rawMessage = typeof source?.message === 'string' && source.message !== '' ? source.message : String(code);
-  const message = redact(plainWords(code, rawMessage, timeoutMs), secret);
+  const message = redact(describeTransportFailure(code, rawMessage, timeoutMs), secret);
   const safeCause = new Error(message);
   safeCause.name = typeof source?.name === 'string' ? source.name : 'Error';
   return new NetworkError(code, `${endpoint} failed: ${message}`, { cause: safeCause, request: request ?? null });
@@ -138,7 +138,7 @@ export function networkErrorFrom(
  * nothing of how long was waited, and OpenSSL's text (`80AC…:error:0A00010B:SSL
  * routines:ssl3_get_record:wrong version number:../deps/openssl/…`) is noise on a terminal.
  */
-function plainWords(code: string, message: string, timeoutMs: number | undefined): string {
+export function describeTransportFailure(code: string, message: string, timeoutMs: number | undefined): string {
   const seconds = timeoutMs === undefined ? null : formatSeconds(timeoutMs, { short: true });
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return seconds === null ? 'no answer in time' : `no answer within ${seconds}`;
   if (code === 'UND_ERR_BODY_TIMEOUT')

@@ -1,3 +1,5 @@
+import { CLIENT_ERROR_CODES } from '../errors.js';
+
 /**
  * Network failure codes by what they mean for a caller, in one place: the retry policy, the
  * sync's outage stop, the CLI's hints and doctor all read them here.
@@ -18,7 +20,7 @@ export const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
  * The scheme does not match what the server speaks: https:// against a plain HTTP server, or
  * http:// against a TLS one (camroll's own codes, set once a probe of the port confirmed it).
  */
-export const SCHEME_MISMATCH_CODES: ReadonlySet<string> = new Set(['server_speaks_plain_http', 'server_speaks_tls']);
+export const SCHEME_MISMATCH_CODES: ReadonlySet<string> = new Set(CLIENT_ERROR_CODES.schemeMismatch);
 
 /**
  * Failures the next attempt would meet again: a name that does not resolve, a refused certificate, the wrong scheme.

@@ -3,8 +3,11 @@
  * apart from the probes (scheme-probe.ts), so printing a hint loads no socket module.
  */
 
-/** camroll's codes for the two mismatches (src/errors.ts, `network`). */
-export type SchemeMismatch = 'server_speaks_plain_http' | 'server_speaks_tls';
+/**
+ * camroll's codes for the two mismatches (src/errors.ts, `schemeMismatch`), named in a type
+ * only: this module loads no other.
+ */
+export type SchemeMismatch = import('../errors.js').SchemeMismatch;
 
 /** `http://host:443/v1` for `https://host/v1`, and the reverse: the base URL with the other scheme, same port. */
 export function otherSchemeUrl(baseUrl: string): string {

@@ -13,6 +13,18 @@ const require = createRequire(import.meta.url);
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 export type Agent = UndiciAgent;
 
+/** undici's own limit for opening a connection (TLS included): 10 s whatever the request timeout. */
+const MAX_CONNECT_TIMEOUT_MS = 10 * 1000; // 10 s
+
+/**
+ * An Agent's `connect` options for a request timeout: a shorter timeout shortens the connect
+ * limit too, so a host that takes the connection and never finishes the TLS handshake does not
+ * outlast `--timeout 2`.
+ */
+export function connectOptions(timeoutMs: number): { timeout: number } {
+  return { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) };
+}
+
 const apiRequest = require('undici/lib/api/api-request.js') as (
   this: Dispatcher,
   options: Dispatcher.RequestOptions,

@@ -71,6 +71,8 @@ export interface OpenUserDirectoryOptions {
   legacy?: () => Record<string, Record<string, string>>;
   /** Called after the legacy entries were taken over, so they can be dropped from their old place. */
   legacyTaken?: () => void;
+  /** How long a statement waits for another camroll's write lock before it is said as `locked`. */
+  busyTimeoutMs?: number;
 }
 
 /** The directory's schema steps (append only). */
@@ -233,6 +235,7 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
     // A rollback journal: a reader (an `--email` lookup) opens the file read-only and leaves no
     // -wal and -shm files beside it, and the file is never switched between modes.
     journalMode: 'delete',
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   // A writer that spills its page cache takes the exclusive lock before it commits, and readers
   // wait until it does: an import's chunk is small enough to stay in memory instead.
@@ -289,25 +292,36 @@ export function openUserDirectory(options: OpenUserDirectoryOptions): UserDirect
   const legacyEntries = Object.entries(legacy).flatMap(([target, emails]) =>
     Object.entries(emails).map(([email, userId]) => ({ target, email, userId, source: 'found' as const })),
   );
+  // The writes wait for another camroll's lock as the reads do, and one held past the busy
+  // timeout is said as `locked` (try again), not as an internal error.
+  const path = options.path;
   if (legacyEntries.length > 0) {
-    rememberAll(legacyEntries);
+    try {
+      whileNotBusy(path, () => rememberAll(legacyEntries));
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     options.legacyTaken?.();
   }
 
   return {
-    ...readerOf(db, options.path),
-    remember: (input) => upsert(input, now())[1],
-    lookup: (target, email) => {
-      const row = select.get(target, normalizeEmail(email));
-      if (row === undefined) return null;
-      const at = now();
-      touch.run(at, row.target, row.email);
-      return { ...toEntry(row), lastSeen: at };
-    },
-    rememberAll: (entries) => rememberAll(entries),
+    ...readerOf(db, path),
+    remember: (input) => whileNotBusy(path, () => upsert(input, now())[1]),
+    lookup: (target, email) =>
+      whileNotBusy(path, () => {
+        const row = select.get(target, normalizeEmail(email));
+        if (row === undefined) return null;
+        const at = now();
+        touch.run(at, row.target, row.email);
+        return { ...toEntry(row), lastSeen: at };
+      }),
+    rememberAll: (entries) => whileNotBusy(path, () => rememberAll(entries)),
     forget: (email, target) =>
-      target === undefined
-        ? removeAll.run(normalizeEmail(email)).changes
-        : removeOne.run(normalizeEmail(email), target).changes,
+      whileNotBusy(path, () =>
+        target === undefined
+          ? removeAll.run(normalizeEmail(email)).changes
+          : removeOne.run(normalizeEmail(email), target).changes,
+      ),
   };
 }

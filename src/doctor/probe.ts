@@ -1,7 +1,6 @@
 import { request, type Dispatcher } from 'undici';
-import { transportFailureCode } from '../client/http-errors.js';
+import { describeTransportFailure, redact, transportFailureCode } from '../client/http-errors.js';
 import { API_KEY_HEADER } from '../contract/index.js';
-import { formatSeconds } from '../util/seconds.js';
 
 /** What a raw request gave: the facts the API client hides (content type, Date, timing). */
 export type ProbeResult =
@@ -66,14 +65,10 @@ export async function probe(
   } catch (error) {
     const source = error as { message?: unknown };
     const code = transportFailureCode(error);
-    // Only the code and message: undici errors can carry the request's headers.
-    const raw = typeof source.message === 'string' ? source.message.split(apiKey ?? '\0').join('[redacted]') : code;
-    // OpenSSL's own text (`80AC…:error:0A00010B:SSL routines:…`) is noise in a check's line.
-    const message = /SSL routines|openssl/i.test(raw)
-      ? `the TLS handshake failed (${code})`
-      : code === 'UND_ERR_HEADERS_TIMEOUT'
-        ? `no answer within ${formatSeconds(options.timeoutMs, { short: true })}`
-        : raw;
+    // Only the code and message (undici errors can carry the request's headers), in the words
+    // every other command uses for the same failure.
+    const raw = typeof source.message === 'string' ? source.message : code;
+    const message = redact(describeTransportFailure(code, raw, options.timeoutMs), apiKey);
     return { kind: 'no_answer', code, message, ms: options.now() - started };
   }
 }

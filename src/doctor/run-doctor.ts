@@ -2,11 +2,11 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { CERTIFICATE_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
-import { Agent } from '../client/undici.js';
+import { Agent, connectOptions } from '../client/undici.js';
 import { describeMismatch, detectSchemeMismatch, mismatchHint } from '../client/scheme-probe.js';
 import { HealthResult, PingResult, readRateLimit } from '../client/schemas.js';
 import { ErrorEnvelope } from '../contract/index.js';
-import { isLoopbackUrl } from '../rules/base-url.js';
+import { isLocalService, isLoopbackUrl } from '../rules/base-url.js';
 import type { Check } from './check.js';
 import { firstIssue } from './check.js';
 import { describeBody, probe, type ProbeOptions, type ProbeResult } from './probe.js';
@@ -50,16 +50,12 @@ const SOURCE_WORDS: Record<SettingSource, string> = {
 const SKEW_WARN_S = 60;
 const SKEW_FAIL_S = 3600;
 
-/** undici's own limit for opening a connection (TLS included); a shorter timeout shortens it, as in the client. */
-const MAX_CONNECT_TIMEOUT_MS = 10 * 1000; // 10 s
-
 /** Runs the checks in order; a check whose prerequisite failed is skipped. */
 export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   // undici's global dispatcher waits 10 s for a connection whatever the timeout: a host that
   // takes the connection and never finishes the TLS handshake would outlast `--timeout 2`.
-  const connect = { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) };
-  const own = options.dispatcher ? null : new Agent({ connect });
+  const own = options.dispatcher ? null : new Agent({ connect: connectOptions(timeoutMs) });
   const now = options.monotonic ?? (() => performance.now());
   try {
     return await runChecks(options, { timeoutMs, now, dispatcher: options.dispatcher ?? (own as Agent) });
@@ -143,7 +139,7 @@ async function runChecks(options: DoctorOptions, probeOptions: ProbeOptions): Pr
   if (healthCheck.status === 'fail' || health.kind !== 'answer') return skipRest(checks, options);
   const { partner_id: partnerId, environment } = health.json as HealthResult;
   // A service on this machine (`camroll serve`, the embedded one) keeps its users in a local database.
-  const local = target.kind === 'embedded' || loopback;
+  const local = isLocalService(target);
   add(
     environment === 'sandbox' && !local
       ? {

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openConnection } from '../../src/cli/connection.js';
+import { openConnection, targetIdentity } from '../../src/cli/connection.js';
 import type { CliContext } from '../../src/cli/context.js';
-import { createConfigStore, type ConfigStore } from '../../src/config/index.js';
+import { createConfigReader, createConfigStore, type ConfigStore } from '../../src/config/index.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 import { startTestServer } from '../client/test-server.js';
 
@@ -107,5 +107,31 @@ describe('openConnection', () => {
     await expect(openConnection({ ctx: fromEnv.ctx, flags: {}, store: fromEnv.store })).rejects.toMatchObject({
       code: 'unknown_profile',
     });
+  });
+
+  it('names a hand-edited base URL with a trailing slash the same way without and with a connection', async () => {
+    const { ctx } = setup();
+    // An older or hand-edited config.json: `config set` strips the slash, a text editor does not.
+    writeFileSync(
+      join(ctx.paths.config, 'config.json'),
+      JSON.stringify({
+        current_profile: 'prod',
+        profiles: { prod: { base_url: 'https://api.example.com/v1//', api_key: 'sk_live_stored_key_1234' } },
+      }),
+    );
+    const store = createConfigReader({ cwd: ctx.paths.config });
+    const identity = targetIdentity(ctx, {}, store);
+    const connection = await openConnection({ ctx, flags: {}, store });
+    try {
+      expect(identity).toBe('https://api.example.com/v1');
+      expect(connection.target.identity).toBe(identity);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('names the embedded service by its database file, not its port', () => {
+    const { ctx, store } = setup();
+    expect(targetIdentity(ctx, {}, store)).toBe(`embedded:${join(ctx.paths.data, 'service.db')}`);
   });
 });

@@ -7,7 +7,7 @@ import { passOf, SyncFlags } from '../../src/cli/sync-flags.js';
 import { countPerYear, renderBarChart } from '../../src/cli/format/bar-chart.js';
 import { renderEventsTable } from '../../src/cli/format/events.js';
 import { eventYear, renderStats } from '../../src/cli/format/stats.js';
-import { renderTable, truncate } from '../../src/cli/format/table.js';
+import { renderTable, tableLines, truncate } from '../../src/cli/format/table.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('renderTable', () => {
@@ -195,5 +195,47 @@ describe('argument checks', () => {
       partner_user_id: 'p1',
       address: { city: 'Lyon', postal_code: '69001' },
     });
+  });
+});
+
+describe('tableLines', () => {
+  const columns = [
+    { header: 'NAME', value: (r: { name: string; n: number }) => r.name, maxWidth: 8 },
+    { header: 'N', value: (r: { name: string; n: number }) => String(r.n), align: 'right' as const },
+  ];
+
+  it("gives renderTable's lines one by one, from two reads of the rows", () => {
+    const rows = [
+      { name: 'alpha', n: 1 },
+      { name: 'a very long name', n: 12345 },
+      { name: 'b\tc', n: 7 },
+    ];
+    let reads = 0;
+    const lines = [
+      ...tableLines(columns, () => {
+        reads += 1;
+        return rows.values();
+      }),
+    ];
+    expect(reads).toBe(2);
+    expect(lines.join('')).toBe(renderTable(columns, rows));
+    expect(lines).toEqual([
+      'NAME          N\n',
+      '--------  -----\n',
+      'alpha         1\n',
+      'a very …  12345\n',
+      'b c           7\n',
+    ]);
+  });
+
+  it('a row that grew between the two reads pushes its line out, never breaks the table', () => {
+    let read = 0;
+    const lines = [
+      ...tableLines(columns, () => {
+        read += 1;
+        return [{ name: 'ab', n: read === 1 ? 1 : 1000 }];
+      }),
+    ];
+    expect(lines).toEqual(['NAME  N\n', '----  -\n', 'ab    1000\n']);
   });
 });

@@ -9,6 +9,7 @@ import {
   readImportFile,
   splitCsv,
 } from '../../src/cli/user-import.js';
+import { IMPORT_CHUNK_ROWS, type RememberInput } from '../../src/config/user-directory.js';
 
 const ID = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
 
@@ -54,7 +55,9 @@ describe('import files', () => {
       const file = join(dir, 'f');
       writeFileSync(file, text);
       const problems: string[] = [];
-      const entries = await readImportFile(file, HERE, (p) => problems.push(p.replace(`${file}:`, '')));
+      const entries: RememberInput[] = [];
+      for await (const block of readImportFile(file, HERE, (p) => problems.push(p.replace(`${file}:`, ''))))
+        entries.push(...block);
       return { entries: entries.map(({ target, email, userId }) => ({ target, email, userId })), problems };
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -140,6 +143,27 @@ describe('a JSON entry', () => {
       });
     } finally {
       parse.mockRestore();
+    }
+  });
+
+  it('hands a big file over in blocks the directory commits, never the whole file at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-import-'));
+    try {
+      const file = join(dir, 'big.csv');
+      const total = IMPORT_CHUNK_ROWS * 2 + 5;
+      const lines = ['email,user_id'];
+      for (let n = 0; n < total; n += 1) lines.push(`u${n}@example.com,${ID}`);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      const sizes: number[] = [];
+      let last = '';
+      for await (const block of readImportFile(file, 'https://api.example.com/v1', () => undefined)) {
+        sizes.push(block.length);
+        last = block.at(-1)?.email ?? '';
+      }
+      expect(sizes).toEqual([IMPORT_CHUNK_ROWS, IMPORT_CHUNK_ROWS, 5]);
+      expect(last).toBe(`u${total - 1}@example.com`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

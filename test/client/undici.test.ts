@@ -1,6 +1,6 @@
 import * as undici from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, request } from '../../src/client/undici.js';
+import { Agent, connectOptions, request } from '../../src/client/undici.js';
 import { startTestServer } from './test-server.js';
 
 /*
@@ -44,5 +44,13 @@ describe("undici's parts loaded alone", () => {
     const res = await request(new URL('https://partner.example/v1/ping'), { dispatcher: mock, method: 'GET' });
     expect(await res.body.json()).toEqual({ status: 'ok' });
     await mock.close();
+  });
+});
+
+describe('connectOptions', () => {
+  it("shortens undici's 10 s connect limit to a shorter request timeout, never lengthens it", () => {
+    expect(connectOptions(2000)).toEqual({ timeout: 2000 });
+    expect(connectOptions(10_000)).toEqual({ timeout: 10_000 });
+    expect(connectOptions(60_000)).toEqual({ timeout: 10_000 });
   });
 });

@@ -130,6 +130,40 @@ describe('the user directory', () => {
     }
   });
 
+  it('a write another camroll keeps waiting is said as busy, not as an internal error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-directory-'));
+    dirs.push(dir);
+    const directory = openUserDirectory({ path: join(dir, 'users.sqlite3'), busyTimeoutMs: 50 });
+    opened.push(directory);
+    directory.remember({ target: PROD, email: 'a@example.com', userId: ID_A, source: 'created' });
+    const holder = new Database(directory.path);
+    holder.exec('BEGIN EXCLUSIVE');
+    const locked = expect.objectContaining({
+      code: 'locked',
+      message: `another camroll is writing the user directory (${directory.path}); try again`,
+    });
+    try {
+      expect(() =>
+        directory.remember({ target: PROD, email: 'b@example.com', userId: ID_B, source: 'created' }),
+      ).toThrow(locked);
+      expect(() => directory.lookup(PROD, 'a@example.com')).toThrow(locked);
+      expect(() =>
+        directory.rememberAll([{ target: PROD, email: 'c@example.com', userId: ID_B, source: 'import' }]),
+      ).toThrow(locked);
+      expect(() => directory.forget('a@example.com')).toThrow(locked);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    // Nothing was lost or half written: once the lock is gone the writes go through.
+    expect(directory.get(PROD, 'a@example.com')?.userId).toBe(ID_A);
+    expect(directory.rememberAll([{ target: PROD, email: 'c@example.com', userId: ID_B, source: 'import' }])).toEqual({
+      added: 1,
+      updated: 0,
+      unchanged: 0,
+    });
+  });
+
   it('takes over the ids an older camroll kept in config.json, once', () => {
     let taken = 0;
     const { directory } = open({ legacy: { [PROD]: { 'old@example.com': ID_A } }, onTaken: () => (taken += 1) });

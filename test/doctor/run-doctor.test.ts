@@ -264,6 +264,22 @@ describe('each broken promise fails its own check, with a hint', () => {
     }
   });
 
+  it('a host whose answer stalls after the headers: said as every other command says it', async () => {
+    const server = await startTestServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"status":');
+    });
+    try {
+      const checks = await runDoctor({ target: target({ baseUrl: `${server.origin}/v1` }), timeoutMs: 300 });
+      expect(checks.find((c) => c.name === 'reach.ping')).toMatchObject({
+        status: 'fail',
+        detail: 'UND_ERR_BODY_TIMEOUT: the answer stalled for 0.3 s',
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('https:// to a host that takes the connection and never starts TLS: gives up after the timeout, not after 10 s', async () => {
     const sockets = new Set<import('node:net').Socket>();
     const silent = createNetServer((socket) => sockets.add(socket));

@@ -4,12 +4,12 @@ import type { CliContext } from '../context.js';
 import { addConnectionOptions } from '../connection-options.js';
 import { flagsError, wholeNumber } from '../flag-values.js';
 import { createSyncView, openSyncFiles } from '../output/sync-events.js';
-import { addScanOptions } from '../scan-options.js';
+import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-options.js';
 import { createSyncService } from '../sync-service.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
 import { resolveScanRoots } from '../../scan/scan.js';
 import { DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
-import { MAX_CONCURRENCY, passOf, SyncFlags, type Pass } from '../sync-flags.js';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, passOf, SyncFlags, type Pass } from '../sync-flags.js';
 import { runSyncSession, type SyncEnded } from '../../sync/session.js';
 
 /** `camroll sync <dir...>`: scan, send in batches, call sync-complete, print events and stats. */
@@ -32,7 +32,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
       '--concurrency <n>',
       `requests in flight at once, 1 to ${MAX_CONCURRENCY}`,
       wholeNumber('--concurrency', 1, MAX_CONCURRENCY),
-      4,
+      DEFAULT_CONCURRENCY,
     )
     .option('--full', 'send everything again, ignoring the local journal')
     .option(
@@ -75,19 +75,25 @@ export function registerSync(program: Command, ctx: CliContext): void {
     const flags = parsed.data;
     const pass = passOf(flags);
     const roots = resolveScanRoots(dirs, ctx.cwd);
-    await runSyncCommand(ctx, roots, flags, pass);
+    await runSyncCommand(ctx, roots, flags, scanOptionsFrom(raw as Record<string, unknown>), pass);
   });
 }
 
 /** Runs the session with the flags as options and renders it: the display as it goes, the summary at the end. */
-async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags, pass: Pass): Promise<void> {
+async function runSyncCommand(
+  ctx: CliContext,
+  roots: string[],
+  flags: SyncFlags,
+  scan: ScanOptions,
+  pass: Pass,
+): Promise<void> {
   const started = Date.now();
   const { report, log } = await openSyncFiles(ctx, flags);
   const view = createSyncView({ ctx, flags, report, log });
   const settled: { value: SyncEnded } | { error: unknown } = await runSyncSession({
     roots,
     cwd: ctx.cwd,
-    scan: { ...flags, cacheDir: ctx.paths.cache },
+    scan: { ...scan, cacheDir: ctx.paths.cache },
     pass,
     batchSize: flags.batchSize,
     concurrency: flags.concurrency,
@@ -97,7 +103,7 @@ async function runSyncCommand(ctx: CliContext, roots: string[], flags: SyncFlags
     maxConnectionFailures: flags.maxConnectionFailures,
     journalDir: join(ctx.paths.data, 'journals'),
     signal: ctx.signal,
-    service: createSyncService({ ctx, flags, onRetry: view.retry, onWaiting: view.retry }),
+    service: createSyncService({ ctx, flags, onNotice: view.retry }),
     onEvent: view.onEvent,
     // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
     pace: () => report?.ready(),

@@ -5,7 +5,7 @@ import { addConnectionOptions, targetIdentity, withConnection, type ConnectionFl
 import { parseEmail } from '../connection-args.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
-import { renderTable } from '../format/table.js';
+import { renderTable, tableLines } from '../format/table.js';
 import { readImportFile } from '../user-import.js';
 import { unknownEmail, withDirectory, withReader } from '../user-lookup.js';
 import { commandConfig } from '../command-config.js';
@@ -116,14 +116,18 @@ export function registerUsers(program: Command, ctx: CliContext): void {
           ctx.stdout.write(first ? ']\n' : '\n]\n');
           return;
         }
-        const entries = [...directory.list()];
-        if (entries.length === 0) {
+        // The first row only, its query closed at once so the table's reads can use it.
+        const probe = directory.list();
+        const empty = probe.next().done === true;
+        probe.return?.(undefined);
+        if (empty) {
           ctx.stdout.write(
             'No users known on this machine. `users create`, `sync --email` and `users import FILE` add them.\n',
           );
           return;
         }
-        ctx.stdout.write(renderTable(ENTRY_COLUMNS, entries));
+        // Streamed too: the widths from one read of the directory, the lines from a second.
+        for (const line of tableLines(ENTRY_COLUMNS, () => directory.list())) ctx.stdout.write(line);
       }),
     );
 
@@ -165,21 +169,42 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     );
   addConnectionOptions(importCmd).action(async (file: string, flags: ConnectionFlags) => {
     const target = targetIdentity(ctx, flags);
-    const problems: string[] = [];
-    const entries = await readImportFile(file, target, (problem) => problems.push(problem));
-    const counts = await withDirectory(ctx, (directory) => directory.rememberAll(entries));
-    for (const problem of problems.slice(0, PRINTED_IMPORT_PROBLEMS))
-      ctx.stderr.write(`camroll: warning: ${problem}\n`);
-    if (problems.length > PRINTED_IMPORT_PROBLEMS)
-      ctx.stderr.write(`camroll: … and ${problems.length - PRINTED_IMPORT_PROBLEMS} more\n`);
-    const targets = new Set(entries.map((entry) => entry.target));
+    // The first lines of a bad import are shown as they are met; the rest are only counted.
+    let problems = 0;
+    const problem = (text: string): void => {
+      problems += 1;
+      if (problems <= PRINTED_IMPORT_PROBLEMS) ctx.stderr.write(`camroll: warning: ${text}\n`);
+    };
+    const blocks = readImportFile(file, target, problem);
+    // The first block opens the file: one that cannot be read fails before the directory is opened.
+    const counts = { added: 0, updated: 0, unchanged: 0 };
+    const targets = new Set<string>();
+    let imported = 0;
+    try {
+      const first = await blocks.next();
+      await withDirectory(ctx, async (directory) => {
+        for (let block = first; block.done !== true; block = await blocks.next()) {
+          const done = directory.rememberAll(block.value);
+          counts.added += done.added;
+          counts.updated += done.updated;
+          counts.unchanged += done.unchanged;
+          imported += block.value.length;
+          for (const entry of block.value) targets.add(entry.target);
+        }
+      });
+    } finally {
+      // Closes the file when the directory failed half way.
+      await blocks.return(undefined);
+    }
+    if (problems > PRINTED_IMPORT_PROBLEMS)
+      ctx.stderr.write(`camroll: … and ${problems - PRINTED_IMPORT_PROBLEMS} more\n`);
     const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
-      `imported ${entries.length} users for ${where}: ${counts.added} added, ${counts.updated} updated, ` +
+      `imported ${imported} users for ${where}: ${counts.added} added, ${counts.updated} updated, ` +
         `${counts.unchanged} unchanged` +
-        `${problems.length > 0 ? `; ${problems.length} lines skipped` : ''}\n`,
+        `${problems > 0 ? `; ${problems} lines skipped` : ''}\n`,
     );
-    if (problems.length > 0) ctx.exitCode = 1;
+    if (problems > 0) ctx.exitCode = 1;
   });
 
   const forget = users

@@ -18,25 +18,32 @@ const width = (text: string): number => [...text].length;
 
 /** Renders rows as aligned columns separated by two spaces, with a header and a rule. */
 export function renderTable<Row>(columns: Column<Row>[], rows: Row[]): string {
-  const cells = rows.map((row) =>
+  return [...tableLines(columns, () => rows)].join('');
+}
+
+/**
+ * renderTable's lines one by one, for a table too long to hold: `rows` is read twice, once for
+ * the column widths and once for the lines, and no row or cell is kept between the two.
+ * Rows that grew in between (another process writing) push their line out, never break it.
+ */
+export function* tableLines<Row>(columns: Column<Row>[], rows: () => Iterable<Row>): Generator<string> {
+  const cellsOf = (row: Row): string[] =>
     columns.map((column) => {
       const raw = column.value(row).replace(/\s+/g, ' ');
       return column.maxWidth === undefined ? raw : truncate(raw, column.maxWidth);
-    }),
-  );
-  // A loop, not Math.max(...cells): spreading 100,000 rows overflows the call stack (a RangeError).
+    });
   const widths = columns.map((column) => width(column.header));
-  for (const line of cells) {
-    line.forEach((cell, i) => {
+  for (const row of rows()) {
+    cellsOf(row).forEach((cell, i) => {
       widths[i] = Math.max(widths[i] ?? 0, width(cell));
     });
   }
   const pad = (text: string, i: number): string => {
-    const gap = ' '.repeat((widths[i] ?? 0) - width(text));
+    const gap = ' '.repeat(Math.max(0, (widths[i] ?? 0) - width(text)));
     return columns[i]?.align === 'right' ? gap + text : text + gap;
   };
-  const join = (parts: string[]): string => parts.map(pad).join('  ').trimEnd();
-  const lines = [join(columns.map((c) => c.header)), join(widths.map((w) => '-'.repeat(w)))];
-  for (const line of cells) lines.push(join(line));
-  return `${lines.join('\n')}\n`;
+  const join = (parts: string[]): string => `${parts.map(pad).join('  ').trimEnd()}\n`;
+  yield join(columns.map((c) => c.header));
+  yield join(widths.map((w) => '-'.repeat(w)));
+  for (const row of rows()) yield join(cellsOf(row));
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, useTempHome } from '../helpers/run-cli.js';
@@ -56,6 +56,15 @@ describe('sync takes the scan options', () => {
     for (const line of lines) expect(existsSync(join(process.cwd(), line.path)), line.path).toBe(true);
   });
 
+  it('--user and --email together are refused as events and stats refuse them, before anything is read', async () => {
+    const id = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
+    for (const args of [['sync', LIBRARY, '--dry-run'], ['events'], ['stats']]) {
+      const result = await runCli([...args, '--user', id, '--email', 'both@example.com']);
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stderr, args[0]).toContain('give either --user or --email, not both');
+    }
+  });
+
   it('--workers is checked like scan checks it', async () => {
     const result = await runCli(['sync', LIBRARY, '--dry-run', '--workers', '0']);
     expect(result.code).toBe(2);
@@ -106,6 +115,20 @@ describe('sync for automation', () => {
       expect(JSON.parse(again.stdout)).toMatchObject({ user_created: false });
     },
   );
+
+  it('--user <id> neither reads nor creates the directory of users known on this machine', async () => {
+    const first = await runCli(['sync', join(LIBRARY, 'misc'), '--email', 'by-id@example.com', '--no-events']);
+    expect(first.code).toBe(0);
+    const userId = /^user ([0-9a-f-]{36}) /m.exec(first.stdout)?.[1];
+    expect(userId).toBeDefined();
+    const directory = join(home.paths.data, 'users.sqlite3');
+    expect(existsSync(directory)).toBe(true);
+    rmSync(directory);
+    const result = await runCli(['sync', join(LIBRARY, 'misc'), '--user', userId as string, '--no-events']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`user ${userId} `);
+    expect(existsSync(directory)).toBe(false);
+  });
 
   it('--no-progress keeps notices as plain lines', async () => {
     const result = await runCli(['sync', LIBRARY, '--email', 'plain@example.com', '--no-progress']);

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, startTestServer } from '../../client/test-server.js';
@@ -38,6 +38,35 @@ describe('support: from an e-mail to a user, without creating one', () => {
     expect(result.stderr).toContain('camroll users create --email');
     expect(result.stderr).toContain('[unknown_email]');
     expect(server.seen.length).toBe(before);
+  });
+
+  it('users import shows the first 20 bad lines and counts the rest; a file it cannot read opens nothing', async () => {
+    const file = join(home.home, 'many-bad.csv');
+    const bad = Array.from({ length: 25 }, (_, n) => `b${n}@example.com,not-a-uuid`);
+    writeFileSync(file, `email,user_id\n${bad.join('\n')}\nfan@example.com,${ID}\n`);
+    const imported = await remote(['users', 'import', file]);
+    expect(imported.code).toBe(1);
+    expect(imported.stdout).toBe(
+      `imported 1 users for ${server.origin}/v1: 1 added, 0 updated, 0 unchanged; 25 lines skipped\n`,
+    );
+    const lines = imported.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toBe(`camroll: warning: ${file}:2: not a user id (a UUID): not-a-uuid`);
+    expect(lines[19]).toBe(`camroll: warning: ${file}:21: not a user id (a UUID): not-a-uuid`);
+    expect(lines[20]).toBe('camroll: … and 5 more');
+
+    const fresh = useTempHome();
+    try {
+      const missing = await runCli(['users', 'import', join(fresh.home, 'missing.csv')], {
+        paths: fresh.paths,
+        env: { CAMROLL_API_KEY: KEY, CAMROLL_BASE_URL: `${server.origin}/v1` },
+      });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('cannot read');
+      expect(existsSync(join(fresh.paths.data, 'users.sqlite3'))).toBe(false);
+    } finally {
+      fresh.cleanup();
+    }
   });
 
   it('users import fills the directory from a partner export; bad lines are named and skipped', async () => {
