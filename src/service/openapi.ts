@@ -29,7 +29,7 @@ import {
   SyncCompleteResponse,
 } from '../contract/service.js';
 import { Stats, UniqueVenue } from '../contract/stats.js';
-import { Address, UserCreateRequest, UserCreateResponse } from '../contract/users.js';
+import { Address, PROFILE_MAX_LENGTH, UserCreateRequest, UserCreateResponse } from '../contract/users.js';
 import { MAX_EMAIL_OCTETS } from '../rules/email.js';
 import { OPERATIONS, STATUS_TEXT, type Operation } from './openapi-operations.js';
 import { ERROR_STATUS } from '../contract/errors.js';
@@ -115,6 +115,12 @@ function componentSchemas(): Record<string, Json> {
     `fetched, validated or served. A longer one (or one with a lone UTF-16 surrogate) is dropped, never the item.`;
   setDescription(out.MediaMetadata, 'thumbnail_url', thumbnail);
   setDescription(out.EventMedia, 'thumbnail_url', 'The thumbnail as submitted, verbatim. Absent when none was sent.');
+  setDescription(
+    out.UserCreateRequest,
+    'phone_number',
+    'Stored when no other profile of the partner uses it. Never makes the call fail: one in use, one that is ' +
+      `not a string, or one over ${PROFILE_MAX_LENGTH.phone_number} characters is ignored.`,
+  );
   return out;
 }
 

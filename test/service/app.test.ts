@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ErrorEnvelope, HealthResponse, IngestResponse, UserCreateResponse } from '../../src/contract/index.js';
+import {
+  ErrorEnvelope,
+  HealthResponse,
+  IngestResponse,
+  PROFILE_MAX_LENGTH,
+  UserCreateResponse,
+} from '../../src/contract/index.js';
 import { parseCatalog } from '../../src/service/catalog/index.js';
 import { FRESH_STATS } from '../helpers/stats.js';
 import { ACME, ACME_PROD, createUser, GLOBEX, itemAt, LIMITED, makeApp, type TestApp } from './helpers.js';
@@ -193,6 +199,18 @@ describe('users', () => {
       }),
     ];
     expect(rows[0]?.phone_number).toBeNull();
+  });
+
+  it('ignores a phone number over PROFILE_MAX_LENGTH (never failing) and keeps one at the cap', async () => {
+    const scope = { partnerId: 'acme', environment: 'sandbox' } as const;
+    const stored = async (email: string, phone_number: string) => {
+      const res = await post('/v1/users', ACME, { email, phone_number });
+      expect(res.statusCode).toBe(201);
+      return (await t.store.findUser(UserCreateResponse.parse(res.json()).user_id, scope))?.phone_number;
+    };
+    const atCap = '+'.padEnd(PROFILE_MAX_LENGTH.phone_number, '1');
+    expect(await stored('long1@example.com', `${atCap}2`)).toBeNull();
+    expect(await stored('long2@example.com', atCap)).toBe(atCap);
   });
 });
 

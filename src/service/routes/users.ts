@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isValidEmail, normalizeEmail } from '../../rules/email.js';
-import { UserCreateRequest, UserId, type UserCreateResponse } from '../../contract/users.js';
+import { PROFILE_MAX_LENGTH, UserCreateRequest, UserId, type UserCreateResponse } from '../../contract/users.js';
 import type { ServiceDeps } from '../deps.js';
 import { ServiceError } from '../service-error.js';
 import type { Scope, UserRow } from '../store/types.js';
@@ -49,12 +49,21 @@ export function registerUserRoutes(app: FastifyInstance, deps: ServiceDeps): voi
     const email = typeof raw === 'string' ? normalizeEmail(raw) : '';
     if (!isValidEmail(email)) throw new ServiceError('invalid_email', 'email is missing or not a valid address');
     const members = withoutNulls(body as Record<string, unknown>);
-    // The contract: a phone number never makes the call fail; one that is not a string is ignored.
-    if (typeof members.phone_number !== 'string') delete members.phone_number;
+    // The contract: a phone number never makes the call fail; one that is not a string, or is
+    // longer than any phone number (PROFILE_MAX_LENGTH), is ignored.
+    const phoneNumber = members.phone_number;
+    if (typeof phoneNumber !== 'string' || phoneNumber.length > PROFILE_MAX_LENGTH.phone_number) {
+      delete members.phone_number;
+    }
     const parsed = UserCreateRequest.safeParse({ ...members, email });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ServiceError('invalid_request', `invalid ${issue?.path.join('.') || 'body'}: ${issue?.message ?? ''}`);
+      const field = issue?.path.join('.') || 'body';
+      // A member over its length names its cap: the client can say which field to shorten.
+      const maxLength = issue?.code === 'too_big' ? { max_length: Number(issue.maximum) } : {};
+      throw new ServiceError('invalid_request', `invalid ${field}: ${issue?.message ?? ''}`, {
+        details: { field, ...maxLength },
+      });
     }
     const input = parsed.data;
     const phone = input.phone_number?.trim();
