@@ -191,8 +191,10 @@ async function buildApp(
   // Step `rate limit`.
   await app.register(rateLimit, {
     global: true,
-    // After the auth hook, so the limit applies per key, not per address.
-    hook: 'preHandler',
+    // A route's own onRequest hooks run after the v1 scope's, so after the key is known (the
+    // limit applies per key, not per address), and before the body is read: a throttled
+    // request costs the service its headers only, never the read and parse of its body.
+    hook: 'onRequest',
     keyGenerator: (request) => request.partnerKey?.id ?? 'anonymous',
     allowList: (request) => request.partnerKey?.rateLimit == null,
     max: async (request) => request.partnerKey?.rateLimit?.limit ?? Number.MAX_SAFE_INTEGER,

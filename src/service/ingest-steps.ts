@@ -29,7 +29,7 @@ export interface IngestStep {
  * by lifecycle stage, then by registration inside a stage: this table is that order, and
  * test/service/ingest-steps.test.ts holds the service to it (for every two neighbouring
  * steps, a request both would refuse gets the earlier one's answer). The other API routes
- * share the steps up to `rate limit` except `plan`, then run their own handler.
+ * share the steps up to `body`, then run their own handler.
  */
 export const INGEST_STEPS: readonly IngestStep[] = [
   {
@@ -60,6 +60,15 @@ export const INGEST_STEPS: readonly IngestStep[] = [
       'and later once an address guesses too often (never 429, which a client would retry)',
   },
   {
+    name: 'rate limit',
+    stage: 'onRequest',
+    where: "app.ts (@fastify/rate-limit, a route onRequest hook: after the v1 scope's key hook)",
+    refuses: ['rate_limited'],
+    why:
+      'per key, so after the key; before the body is read, so a throttled request costs its headers only (no read, ' +
+      'no parse, no matching); every authenticated request counts, whatever its body',
+  },
+  {
     name: 'body',
     stage: 'parse',
     where: 'app.ts (content-type parsers, BODY_LIMIT_BYTES)',
@@ -73,14 +82,7 @@ export const INGEST_STEPS: readonly IngestStep[] = [
     refuses: ['invalid_request'],
     why:
       'the bytes are parsed and the batch matched (in an ingest thread under serve); bytes that are not JSON are ' +
-      'refused here, as any unreadable body is, and do not count against the rate limit',
-  },
-  {
-    name: 'rate limit',
-    stage: 'preHandler',
-    where: 'app.ts (@fastify/rate-limit)',
-    refuses: ['rate_limited'],
-    why: 'per key, so after the key; counts every authenticated request whose body could be read',
+      'refused here, as any unreadable body is, before the user lookup',
   },
   {
     name: 'user',

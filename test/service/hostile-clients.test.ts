@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -66,6 +68,94 @@ async function call(
   const text = await res.body.text();
   return { status: res.statusCode, body: text === '' ? null : JSON.parse(text), headers: res.headers };
 }
+
+const portOf = (svc: RunningService): number => Number(new URL(svc.baseUrl).port);
+
+/** A raw connection: what it has received so far, and whether the server has closed it. */
+interface Raw {
+  socket: Socket;
+  text(): string;
+  /** Resolves when the server ended its side (FIN) or the connection broke. */
+  ended: Promise<void>;
+}
+
+function raw(svc: RunningService, options: { localAddress?: string; allowHalfOpen?: boolean } = {}): Raw {
+  const socket = connect({ port: portOf(svc), host: '127.0.0.1', ...options });
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  socket.on('error', () => undefined);
+  const ended = new Promise<void>((resolve) => {
+    socket.once('end', resolve);
+    socket.once('close', resolve);
+  });
+  return { socket, text: () => received, ended };
+}
+
+/** The status and lower-cased head of the first response received on `conn` (waits for it). */
+async function firstResponse(conn: Raw): Promise<{ status: number; head: string; body: string }> {
+  for (;;) {
+    const all = conn.text();
+    const split = all.indexOf('\r\n\r\n');
+    if (split >= 0) {
+      const head = all.slice(0, split);
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+      if (all.length >= split + 4 + length) {
+        return {
+          status: Number(head.slice(9, 12)),
+          head: head.toLowerCase(),
+          body: all.slice(split + 4, split + 4 + length),
+        };
+      }
+    }
+    if (conn.socket.destroyed || conn.socket.readableEnded) throw new Error(`closed without a whole response: ${all}`);
+    await Promise.race([once(conn.socket, 'data'), conn.ended]);
+  }
+}
+
+const postHead = (path: string, key: string, length: number, type = 'application/json'): string =>
+  `POST ${path} HTTP/1.1\r\nHost: x\r\nX-PARTNER-API-KEY: ${key}\r\nContent-Type: ${type}\r\n` +
+  `Content-Length: ${length}\r\n\r\n`;
+
+const UNKNOWN_USER = '00000000-0000-4000-8000-000000000000';
+
+describe('a throttled request is refused before its body is read (rate limit before body)', () => {
+  it('429 with Retry-After as soon as the headers are in, the 8 MB body never read, the connection closed', async () => {
+    // The whole request may take 5 s: before that, only an answer that does not wait for the body comes.
+    const svc = await serve({ limits: { requestTimeoutMs: 5_000 } });
+    const user = (await call(svc, 'POST', '/users', { key: LIMITED_KEY, body: { email: 'limited@example.com' } })).body
+      .user_id as string;
+    // The key's 2 requests an hour: the user creation above and one batch.
+    const item = { id: 'a', latitude: 1, longitude: 1, taken_at: '2024-01-01T00:00:00Z' };
+    expect(
+      (await call(svc, 'POST', `/users/${user}/media`, { key: LIMITED_KEY, body: { media: [item] } })).status,
+    ).toBe(200);
+
+    // Headers announcing 8,000,000 bytes and none of them sent: answered at once.
+    const conn = raw(svc);
+    conn.socket.write(postHead(`/v1/users/${user}/media`, LIMITED_KEY, 8_000_000));
+    const res = await firstResponse(conn);
+    expect(res.status).toBe(429);
+    expect(JSON.parse(res.body).error.code).toBe('rate_limited');
+    expect(res.head).toMatch(/\r\nretry-after: \d+(\r|$)/);
+    expect(res.head).toContain('connection: close');
+    await conn.ended;
+
+    // Whatever the body: over the byte limit, not JSON, not JSON's content type, a whole batch.
+    const bodies: Array<{ raw: string | Buffer; type?: string }> = [
+      { raw: Buffer.alloc(9 * 1024 * 1024, '[') },
+      { raw: '{"media": [' },
+      { raw: 'email=a', type: 'text/plain' },
+      { raw: JSON.stringify({ media: Array.from({ length: 200 }, (_, i) => ({ ...item, id: `b${i}` })) }) },
+    ];
+    for (const body of bodies) {
+      const c = raw(svc);
+      c.socket.write(postHead(`/v1/users/${UNKNOWN_USER}/media`, LIMITED_KEY, body.raw.length, body.type));
+      c.socket.write(body.raw);
+      expect((await firstResponse(c)).status).toBe(429);
+      c.socket.destroy();
+    }
+  });
+});
 
 describe('profile members have a maximum length (POST /users)', () => {
   const MEMBERS = Object.entries(PROFILE_MAX_LENGTH).filter(([name]) => name !== 'phone_number');
