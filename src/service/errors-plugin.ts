@@ -97,6 +97,7 @@ const REASON: Record<number, string> = {
   400: 'Bad Request',
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
+  503: 'Service Unavailable',
 };
 
 /** The envelope for a failure Node reports on the socket, before or outside any request. */
@@ -112,9 +113,36 @@ function socketFailure(code: string | undefined): ServiceError {
   }
 }
 
+/** How long a raw answer may take to reach the client before its socket is destroyed anyway. */
+const RAW_ANSWER_GRACE_MS = 1000;
+
+/**
+ * Writes a raw answer with the envelope on a socket no request owns, then destroys the socket
+ * as soon as the answer is handed to the system (or after RAW_ANSWER_GRACE_MS if the client
+ * does not read). Never `end()` alone: the server's sockets allow half-open connections, so
+ * a client that never closes its side would keep the socket, and its place among the
+ * server's connections, for as long as it likes.
+ */
+export function sendRawFailure(socket: Socket, failure: ServiceError): void {
+  const body = JSON.stringify(envelopeOf(failure));
+  const headers = Object.entries(failure.headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const grace = setTimeout(() => socket.destroy(), RAW_ANSWER_GRACE_MS);
+  grace.unref();
+  socket.once('close', () => clearTimeout(grace));
+  socket.write(
+    `HTTP/1.1 ${failure.status} ${REASON[failure.status] ?? 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `${headers}Connection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
+}
+
 /**
  * Raw answer for requests too malformed or too slow to reach Fastify (bad HTTP, oversized
- * headers, the request or headers timeout).
+ * headers, the request or headers timeout); the socket is destroyed after it, so a client
+ * that sent half a request and keeps its side open holds no connection past the timeout.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   // An answer already started on this socket (a 401 before a slow body) cannot get a second.
@@ -123,11 +151,5 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     socket.destroy();
     return;
   }
-  const failure = socketFailure(error.code);
-  const body = JSON.stringify(envelopeOf(failure));
-  socket.end(
-    `HTTP/1.1 ${failure.status} ${REASON[failure.status] ?? 'Bad Request'}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
-  );
+  sendRawFailure(socket, socketFailure(error.code));
 }

@@ -35,11 +35,12 @@ export const INGEST_STEPS: readonly IngestStep[] = [
   {
     name: 'limits',
     stage: 'onRequest',
-    where: 'load-limits.ts (installLoadLimits), errors-plugin.ts (clientErrorHandler)',
-    refuses: ['invalid_request', 'request_header_too_large', 'request_timeout'],
+    where: 'load-limits.ts (installLoadLimits, capConnectionsPerAddress), errors-plugin.ts (clientErrorHandler)',
+    refuses: ['invalid_request', 'request_header_too_large', 'request_timeout', 'service_unavailable'],
     why:
-      'what HTTP itself requires (a Host, headers of bounded size, a request that arrives in time; Node caps the ' +
-      'connections before that), checked before anything is queued',
+      'what HTTP itself requires (a Host, headers of bounded size, a request that arrives in time, its socket ' +
+      'destroyed after a 408), and the connections capped (Node caps them all, each address gets at most its ' +
+      'share: 503 and closed), checked before anything is queued',
   },
   {
     name: 'admission',

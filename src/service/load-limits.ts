@@ -1,5 +1,8 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ADMISSION_DEFAULTS, createAdmission, type Admission, type AdmissionOptions } from './admission.js';
+import { addressKey } from './auth-throttle.js';
+import { sendRawFailure } from './errors-plugin.js';
 import { ServiceError } from './service-error.js';
 
 declare module 'fastify' {
@@ -15,6 +18,11 @@ export interface LoadLimits {
   admission: AdmissionOptions | false;
   /** Open connections; Node refuses (closes) any beyond. */
   maxConnections: number;
+  /**
+   * Open connections one client address may hold (an IPv6 one counts with its /64); one more
+   * is answered 503 and closed at once, so one address cannot take the slots of the others.
+   */
+  maxConnectionsPerAddress: number;
   /** The whole request, body included, must arrive within this (ms), else 408. */
   requestTimeoutMs: number;
   /** The headers must arrive within this (ms), else 408. */
@@ -28,6 +36,9 @@ export interface LoadLimits {
 export const LOAD_LIMIT_DEFAULTS: LoadLimits = {
   admission: ADMISSION_DEFAULTS,
   maxConnections: 1024,
+  // A quarter of the slots: a partner's pool of 200 connections (the bench's load) fits, and
+  // one address holding all it may still leaves 768 to everyone else.
+  maxConnectionsPerAddress: 256,
   requestTimeoutMs: 30 * 1000, // 30 s
   headersTimeoutMs: 10 * 1000, // 10 s
   idleTimeoutMs: 60 * 1000, // 60 s
@@ -64,6 +75,35 @@ export function serverOptionsOf(limits: LoadLimits): {
   };
 }
 
+/**
+ * Counts the open connections of each client address (auth-throttle's addressKey: an IPv6
+ * client by its /64) and refuses one past `max` before reading it: a raw 503 with
+ * `Retry-After`, then the socket is destroyed. Only what is open counts: a connection the
+ * server has closed (answered, timed out, destroyed) frees its place at once.
+ */
+function capConnectionsPerAddress(app: FastifyInstance, max: number): void {
+  const open = new Map<string, number>();
+  app.server.on('connection', (socket: Socket) => {
+    const address = addressKey(socket.remoteAddress);
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > max) {
+      sendRawFailure(
+        socket,
+        new ServiceError('service_unavailable', `too many connections from this address (at most ${max})`, {
+          headers: { 'retry-after': '1' },
+        }),
+      );
+      return;
+    }
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
 const exempt = (request: FastifyRequest): boolean => request.is404 || request.routeOptions.config.shed === false;
 
 /**
@@ -77,6 +117,7 @@ const exempt = (request: FastifyRequest): boolean => request.is404 || request.ro
  */
 export async function installLoadLimits(app: FastifyInstance, limits: LoadLimits): Promise<Admission | null> {
   app.server.maxConnections = limits.maxConnections;
+  capConnectionsPerAddress(app, limits.maxConnectionsPerAddress);
 
   app.addHook('onRequest', async (request) => {
     // RFC 9112: an HTTP/1.1 request without Host is a 400 (HTTP/1.0 has no Host).

@@ -45,13 +45,20 @@ export interface Operation {
 
 const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-// Any request can be malformed HTTP, lack Host, time out or carry oversized headers.
-const ANY: ServiceErrorCode[] = ['invalid_request', 'request_timeout', 'request_header_too_large', 'internal_error'];
+// Any request can be malformed HTTP, lack Host, time out, carry oversized headers, or come on
+// a connection past its address's share of the server's connections (503, then closed).
+const ANY: ServiceErrorCode[] = [
+  'invalid_request',
+  'request_timeout',
+  'request_header_too_large',
+  'service_unavailable',
+  'internal_error',
+];
 // Keyed requests: a missing or wrong key is 401, however many wrong keys came before (they
 // are slowed down, never answered 429, which a client would retry).
 const KEYED: ServiceErrorCode[] = [...ANY, 'invalid_api_key'];
-// API routes go through the bounded queue (503) and the per-key rate limit (429).
-const API: ServiceErrorCode[] = [...KEYED, 'rate_limited', 'service_unavailable'];
+// API routes go through the bounded queue (503, listed in ANY) and the per-key rate limit (429).
+const API: ServiceErrorCode[] = [...KEYED, 'rate_limited'];
 // A body: not JSON (400 invalid_request), not application/json (415), over 8 MiB (413).
 const WITH_BODY: ServiceErrorCode[] = ['unsupported_media_type', 'payload_too_large'];
 

@@ -118,6 +118,94 @@ const postHead = (path: string, key: string, length: number, type = 'application
 
 const UNKNOWN_USER = '00000000-0000-4000-8000-000000000000';
 
+/** Opens `n` connections from `localAddress` and resolves once the client side of each is connected. */
+async function openMany(
+  svc: RunningService,
+  n: number,
+  localAddress: string,
+  first: (i: number) => string,
+): Promise<Raw[]> {
+  const conns = Array.from({ length: n }, () => raw(svc, { localAddress, allowHalfOpen: true }));
+  await Promise.all(conns.map((c) => once(c.socket, 'connect')));
+  for (const [i, c] of conns.entries()) c.socket.write(first(i));
+  return conns;
+}
+
+/**
+ * GET /v1/ping from `localAddress` on a fresh connection: its status, or 0 when the
+ * connection was refused or gave no answer within `withinMs` (the bound the service promises).
+ */
+async function ping(svc: RunningService, localAddress: string, withinMs = 1000): Promise<number> {
+  const conn = raw(svc, { localAddress });
+  conn.socket.write('GET /v1/ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<number>((resolve) => {
+    timer = setTimeout(() => resolve(0), withinMs);
+  });
+  try {
+    return await Promise.race([
+      firstResponse(conn).then(
+        (res) => res.status,
+        () => 0,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    conn.socket.destroy();
+  }
+}
+
+describe('half-sent requests cost only their own connections', () => {
+  it('after the header or body timeout the socket is destroyed, so its slot is free again', async () => {
+    // Every slot taken: half a request line on half of them, headers and half a body on the others.
+    const svc = await serve({
+      limits: {
+        maxConnections: 12,
+        maxConnectionsPerAddress: 12,
+        headersTimeoutMs: 300,
+        requestTimeoutMs: 600,
+        timeoutCheckIntervalMs: 50,
+      },
+    });
+    const attack = await openMany(svc, 12, '127.0.0.1', (i) =>
+      i % 2 === 0 ? 'GET /v1/pi' : `${postHead(`/v1/users/${UNKNOWN_USER}/media`, SANDBOX_KEY, 1000)}{"media": [`,
+    );
+    // Each gets its 408; the attacker keeps its own side open (half-open), as a hostile client would.
+    for (const conn of attack) expect((await firstResponse(conn)).status).toBe(408);
+    // Were the sockets only half-closed, the 12 would still fill the server and /ping would get nothing.
+    const answers: number[] = [];
+    for (let i = 0; i < 5 && !answers.includes(200); i += 1) answers.push(await ping(svc, '127.0.0.2'));
+    expect(answers).toContain(200);
+    for (const conn of attack) conn.socket.destroy();
+  });
+
+  it('one address holds at most its share of the connections; /ping from another answers within a second throughout', async () => {
+    const svc = await serve({
+      limits: { maxConnections: 20, maxConnectionsPerAddress: 5, headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 },
+    });
+    const attack = await openMany(svc, 20, '127.0.0.1', () => 'GET /v1/pi');
+    // The server accepts connections in order: these come after all of the attacker's.
+    const answers: number[] = [];
+    for (let i = 0; i < 10; i += 1) answers.push(await ping(svc, `127.0.0.${2 + (i % 2)}`));
+    expect(answers).toEqual(Array(10).fill(200));
+    // 15 of the 20 were refused at once with the envelope and closed; 5 still wait for their headers.
+    const refused = attack.filter((conn) => conn.text() !== '');
+    expect(refused).toHaveLength(15);
+    for (const conn of refused) {
+      const res = await firstResponse(conn);
+      expect(res.status).toBe(503);
+      expect(JSON.parse(res.body).error.code).toBe('service_unavailable');
+      expect(res.head).toMatch(/\r\nretry-after: 1(\r|$)/);
+    }
+    // The same address may open a connection again once one of its own is closed.
+    for (const conn of attack) conn.socket.destroy();
+    const again: number[] = [];
+    for (let i = 0; i < 5 && !again.includes(200); i += 1) again.push(await ping(svc, '127.0.0.1'));
+    expect(again).toContain(200);
+  });
+});
+
 describe('a throttled request is refused before its body is read (rate limit before body)', () => {
   it('429 with Retry-After as soon as the headers are in, the 8 MB body never read, the connection closed', async () => {
     // The whole request may take 5 s: before that, only an answer that does not wait for the body comes.
