@@ -211,6 +211,16 @@ async function buildApp(
       v1.addHook('onRequest', async (request) => {
         if (request.is404 || request.routeOptions.config.open) return;
         const presented = request.headers[API_KEY_HEADER];
+        // An address that has tried its wrong keys for the minute gets no answer about any key
+        // (a right one included): however many connections it opens, it learns nothing more.
+        const retryAfter = presented === undefined ? null : (throttle?.spent(request.ip) ?? null);
+        if (retryAfter !== null) {
+          throw new ServiceError(
+            'rate_limited',
+            `too many wrong keys from this address; the key was not checked; retry in ${retryAfter} s`,
+            { headers: { 'retry-after': String(retryAfter) }, details: { per: 'address' } },
+          );
+        }
         const key = keys.find(typeof presented === 'string' ? presented : undefined);
         if (!key) {
           // A wrong key (not a missing one) is slowed down per address, and still answered 401.

@@ -14,6 +14,12 @@ export interface AuthThrottleOptions {
   maxWaitingPerAddress?: number;
   /** Answers waiting at once over all addresses; past it a wrong key is answered at once. */
   maxWaiting?: number;
+  /**
+   * Wrong keys one address may try in any 60 s (default 30). Past it, a request from that
+   * address that carries a key is refused without its key being looked at, whatever the
+   * number of connections it uses.
+   */
+  maxTriesPerMinute?: number;
   /** Milliseconds (default Date.now). */
   clock?: () => number;
   /**
@@ -35,6 +41,11 @@ export const AUTH_THROTTLE_DEFAULTS: AuthThrottleOptions = {
 };
 
 export interface AuthThrottle {
+  /**
+   * Whether `address` has tried its `maxTriesPerMinute` wrong keys in the last 60 s: the
+   * whole seconds until it may try one again, else null. Asked before a key is looked at.
+   */
+  spent(address: string | undefined): number | null;
   /**
    * Counts one wrong key from `address` (an IPv6 address counts with its /64). Returns null
    * when its 401 goes out at once, else a promise that resolves when it may (a timer: the
@@ -75,7 +86,11 @@ interface Entry {
   failures: number;
   lastMs: number;
   waiting: number;
+  /** When the address's latest wrong keys came, oldest first, at most maxTriesPerMinute of them. */
+  tries: number[];
 }
+
+const TRY_WINDOW_MS = 60 * 1000;
 
 /**
  * Slows wrong keys down per client address while answering every one of them 401, as the
@@ -99,6 +114,7 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   const maxAddresses = options.maxAddresses ?? 10_000;
   const maxWaitingPerAddress = options.maxWaitingPerAddress ?? 8;
   const maxWaiting = options.maxWaiting ?? 256;
+  const maxTries = options.maxTriesPerMinute ?? 30;
   // Insertion order is last-failure order (each failure re-inserts), so the first is the oldest.
   const entries = new Map<string, Entry>();
   const waits = new Set<() => void>();
@@ -110,14 +126,22 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   };
 
   return {
+    spent(client) {
+      const tries = entries.get(addressKey(client))?.tries;
+      if (tries === undefined || tries.length < maxTries) return null;
+      const waitMs = (tries[0] as number) + TRY_WINDOW_MS - clock();
+      return waitMs <= 0 ? null : Math.ceil(waitMs / 1000);
+    },
     fail(client) {
       const address = addressKey(client);
       const now = clock();
       // The same object across a forgotten run: its waits still count down on it.
-      const entry = entries.get(address) ?? { failures: 0, lastMs: now, waiting: 0 };
+      const entry = entries.get(address) ?? { failures: 0, lastMs: now, waiting: 0, tries: [] };
       if (now - entry.lastMs >= forgetMs) entry.failures = 0;
       entry.failures += 1;
       entry.lastMs = now;
+      entry.tries.push(now);
+      if (entry.tries.length > maxTries) entry.tries.shift();
       entries.delete(address);
       entries.set(address, entry);
       if (entries.size > maxAddresses) {

@@ -55,10 +55,11 @@ export const INGEST_STEPS: readonly IngestStep[] = [
     name: 'key',
     stage: 'onRequest',
     where: 'app.ts (the v1 onRequest hook), keys.ts, auth-throttle.ts',
-    refuses: ['invalid_api_key'],
+    refuses: ['invalid_api_key', 'rate_limited'],
     why:
-      'before the body is read: a stranger cannot make the service read 8 MiB; a wrong key always gets 401, later ' +
-      'and later once an address guesses too often (never 429, which a client would retry)',
+      'before the body is read: a stranger cannot make the service read 8 MiB; a wrong key gets 401, later and ' +
+      'later once an address guesses too often, and an address that has tried 30 wrong keys in the last minute ' +
+      'gets 429 with Retry-After for any key, which is then not looked at',
   },
   {
     name: 'rate limit',

@@ -5,9 +5,17 @@ import { z } from 'zod';
 import { Environment, type RateLimitPolicy } from '../contract/service.js';
 import { StartupError } from '../errors.js';
 
+/** Shortest key a keys file may hold: a shorter one is quick to guess, even at 30 tries a minute. */
+export const MIN_KEY_LENGTH = 16;
+
 /** One entry of the `--keys` file. */
 export const KeyEntry = z.object({
-  key: z.string().min(1, 'key must be a non-empty string'),
+  key: z
+    .string()
+    .min(
+      MIN_KEY_LENGTH,
+      `key is shorter than ${MIN_KEY_LENGTH} characters: use a long random key (openssl rand -base64 24 makes one)`,
+    ),
   partner_id: z.string().min(1, 'partner_id must be a non-empty string'),
   environment: Environment,
   rate_limit: z
@@ -98,7 +106,13 @@ export async function loadKeysFile(path: string): Promise<KeyEntry[]> {
   const parsed = KeysFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    const [entry, ...member] = issue?.path ?? [];
+    const where =
+      typeof entry === 'number'
+        ? ` at entry ${entry}${member.length > 0 ? ` (${member.join('.')})` : ''}`
+        : issue && issue.path.length > 0
+          ? ` at ${issue.path.join('.')}`
+          : '';
     // Never echo the entry itself: it would print a key.
     throw new StartupError('invalid_keys', `keys file ${path}${where}: ${issue?.message ?? 'invalid'}`);
   }

@@ -54,11 +54,12 @@ const ANY: ServiceErrorCode[] = [
   'service_unavailable',
   'internal_error',
 ];
-// Keyed requests: a missing or wrong key is 401, however many wrong keys came before (they
-// are slowed down, never answered 429, which a client would retry).
-const KEYED: ServiceErrorCode[] = [...ANY, 'invalid_api_key'];
+// Keyed requests: a missing or wrong key is 401 (slowed down after a few wrong keys from one
+// address); an address that has tried 30 wrong keys in the last minute gets 429 for any key,
+// which is then not looked at (GET /health included: it is exempt from the per-key limit only).
+const KEYED: ServiceErrorCode[] = [...ANY, 'invalid_api_key', 'rate_limited'];
 // API routes go through the bounded queue (503, listed in ANY) and the per-key rate limit (429).
-const API: ServiceErrorCode[] = [...KEYED, 'rate_limited'];
+const API: ServiceErrorCode[] = KEYED;
 // A body: not JSON (400 invalid_request), not application/json (415), over 8 MiB (413).
 const WITH_BODY: ServiceErrorCode[] = ['unsupported_media_type', 'payload_too_large'];
 
@@ -82,7 +83,8 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'system',
     summary: "The key's partner, environment and rate-limit policy",
     description:
-      'Not rate limited per key and never shed, so it answers while the caller is throttled. Touches no user data.',
+      'Not rate limited per key and never shed, so it answers while the caller is throttled. Touches no user data. ' +
+      'An address that has tried 30 wrong keys in the last minute gets 429 for any key until a minute has passed.',
     success: { status: 200, description: 'The key in use.', schema: 'HealthResponse' },
     errors: KEYED,
   },

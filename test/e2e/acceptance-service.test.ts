@@ -26,7 +26,7 @@ import { withTestStore } from './helpers/store.js';
 const SANDBOX = 'sk_acc_acme_sandbox';
 const PRODUCTION = 'sk_acc_acme_production';
 const GLOBEX = 'sk_acc_globex_sandbox';
-const LIMITED = 'sk_acc_limited';
+const LIMITED = 'sk_acc_limited_partner';
 const KEYS = [
   { key: SANDBOX, partner_id: 'acme', environment: 'sandbox' },
   { key: PRODUCTION, partner_id: 'acme', environment: 'production' },
@@ -295,25 +295,35 @@ describe('start-up, files and signals', () => {
     for (const entry of KEYS) expect(server.stdout() + server.stderr()).not.toContain(entry.key);
   });
 
+  // Long enough to be accepted: each case below is refused for what its label says.
+  const X1 = 'sk_x1_acceptance_key';
   const badKeys: Array<[string, unknown, RegExp]> = [
-    ['an unknown environment', [{ key: 'sk_x1', partner_id: 'a', environment: 'staging' }], /environment/],
+    ['an unknown environment', [{ key: X1, partner_id: 'a', environment: 'staging' }], /environment/],
     [
       'a repeated key',
       [
-        { key: 'sk_x1', partner_id: 'a', environment: 'sandbox' },
-        { key: 'sk_x1', partner_id: 'b', environment: 'production' },
+        { key: X1, partner_id: 'a', environment: 'sandbox' },
+        { key: X1, partner_id: 'b', environment: 'production' },
       ],
       /repeat/,
     ],
-    ['an object instead of an array', { key: 'sk_x1', partner_id: 'a', environment: 'sandbox' }, /array/],
+    ['an object instead of an array', { key: X1, partner_id: 'a', environment: 'sandbox' }, /array/],
     ['no key at all', [], /no key/],
-    ['a missing partner_id', [{ key: 'sk_x1', environment: 'sandbox' }], /partner_id/],
+    ['a missing partner_id', [{ key: X1, environment: 'sandbox' }], /partner_id/],
     [
       'a zero rate limit',
-      [{ key: 'sk_x1', partner_id: 'a', environment: 'sandbox', rate_limit: { limit: 0, window_seconds: 60 } }],
+      [{ key: X1, partner_id: 'a', environment: 'sandbox', rate_limit: { limit: 0, window_seconds: 60 } }],
       /rate_limit/,
     ],
-    ['text that is not JSON', 'sk_x1,a,sandbox', /not valid JSON/],
+    [
+      'a key shorter than 16 characters (the entry named, never the key)',
+      [
+        { key: X1, partner_id: 'a', environment: 'sandbox' },
+        { key: 'sk_x1_short', partner_id: 'b', environment: 'production' },
+      ],
+      /at entry 1 \(key\): key is shorter than 16 characters/,
+    ],
+    ['text that is not JSON', `${X1},a,sandbox`, /not valid JSON/],
   ];
   it.each(badKeys)(
     'refuses a keys file with %s: exit 1, a clear message, no key echoed',

@@ -1,5 +1,6 @@
+import { connect } from 'node:net';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { collect, spawnCamroll } from './helpers/camroll.js';
 import { useTempHomes } from './helpers/temp-homes.js';
@@ -12,14 +13,22 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 describe('the contract as clients meet it (real binary)', () => {
   const tempHome = useTempHomes();
 
-  it('answers 70 wrong keys at once with 401, never 429; the later ones wait, a right key does not', async () => {
+  it('70 wrong keys at once from one address: 30 are tried (401, slowed down), the rest get 429 with the key unread; another address is not held up', async () => {
     const home = tempHome();
     const serve = await startServe({ env: { ...home.env, CAMROLL_API_KEY: KEY }, db: ':memory:' });
+    // Another client: its connections come from 127.0.0.2 (undici's connect options take no localAddress).
+    const elsewhere = new Agent({
+      connect: (options, callback) => {
+        const socket = connect({ host: options.hostname, port: Number(options.port), localAddress: '127.0.0.2' });
+        socket.once('connect', () => callback(null, socket));
+        socket.once('error', (error) => callback(error, null));
+      },
+    });
     try {
-      const health = async (key: string) => {
+      const health = async (key: string, dispatcher?: Agent) => {
         const started = performance.now();
-        const res = await request(`${serve.baseUrl}/health`, { headers: { 'x-partner-api-key': key } });
-        const body = (await res.body.json()) as { error?: { code: string } };
+        const res = await request(`${serve.baseUrl}/health`, { headers: { 'x-partner-api-key': key }, dispatcher });
+        const body = (await res.body.json()) as { error?: { code: string; details?: { per?: string } } };
         return {
           status: res.statusCode,
           body,
@@ -28,22 +37,34 @@ describe('the contract as clients meet it (real binary)', () => {
           doneAt: performance.now(),
         };
       };
-      // More than the old limit of 60 a minute, all from 127.0.0.1.
+      // All from 127.0.0.1, on 70 connections: before, each beyond the 8 waiting got its 401 at once.
       const wrong = Array.from({ length: 70 }, (_, i) => health(`sk_guess_${i}`));
-      const right = await health(KEY);
+      const right = await health(KEY, elsewhere);
       expect(right.status).toBe(200);
       const answers = await Promise.all(wrong);
-      for (const answer of answers) {
-        expect(answer.status).toBe(401);
+      const tried = answers.filter((answer) => answer.status === 401);
+      const refused = answers.filter((answer) => answer.status === 429);
+      expect(tried).toHaveLength(30);
+      expect(refused).toHaveLength(40);
+      for (const answer of tried) {
         expect(answer.body.error?.code).toBe('invalid_api_key');
         expect(answer.retryAfter).toBeUndefined();
       }
-      // Slowed down: some answers waited (the longest wait is 4 s; a wait never ends early).
-      const slowest = answers.reduce((a, b) => (a.ms > b.ms ? a : b));
+      for (const answer of refused) {
+        expect(answer.body.error).toMatchObject({ code: 'rate_limited', details: { per: 'address' } });
+        expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+        expect(Number(answer.retryAfter)).toBeLessThanOrEqual(60);
+      }
+      // Still slowed down: some 401s waited (the longest wait is 4 s; a wait never ends early).
+      const slowest = tried.reduce((a, b) => (a.ms > b.ms ? a : b));
       expect(slowest.ms).toBeGreaterThanOrEqual(2_000);
-      // The right key, sent after the wrong ones, was answered before the slowest of them.
+      // The right key from another address, sent after the wrong ones, was answered before the slowest.
       expect(right.doneAt).toBeLessThan(slowest.doneAt);
+      // From the guessing address even a right key is not looked at now; from another it is.
+      expect((await health(KEY)).status).toBe(429);
+      expect((await health(KEY, elsewhere)).status).toBe(200);
     } finally {
+      await elsewhere.close();
       await serve.stop();
     }
   }, 60_000);

@@ -177,6 +177,8 @@ describe('wrong keys over HTTP', () => {
           freeFailures: 3,
           baseDelayMs: 1000,
           maxDelayMs: 8000,
+          // The service's clock stands still here: the minute's budget of tries is tested below.
+          maxTriesPerMinute: 1000,
           setTimer: timers.setTimer,
         },
       });
@@ -224,6 +226,42 @@ describe('wrong keys over HTTP', () => {
       expect(timers.pending).toEqual([]);
     },
   );
+
+  it('past maxTriesPerMinute an address gets 429 for any key, not looked at, until its oldest try is a minute old', async () => {
+    t = await makeApp({
+      authThrottle: { ...AUTH_THROTTLE_DEFAULTS, freeFailures: 100, maxTriesPerMinute: 5, setTimer: (fn) => fn() },
+    });
+    const app = t.app;
+    const health = (key: string | undefined, remoteAddress = '127.0.0.1') =>
+      app.inject({
+        method: 'GET',
+        url: '/v1/health',
+        headers: key === undefined ? {} : { 'x-partner-api-key': key },
+        remoteAddress,
+      });
+    const start = Date.parse('2025-01-01T00:00:00Z');
+    for (let i = 0; i < 5; i += 1) {
+      t.setNow(start + i * 10_000); // one wrong key every 10 s
+      expect((await health(`sk_guess_${i}`)).statusCode).toBe(401);
+    }
+    t.setNow(start + 40_500);
+    for (const key of ['sk_guess_5', ACME]) {
+      const res = await health(key);
+      expect(res.statusCode).toBe(429);
+      expect(res.json()).toMatchObject({ error: { code: 'rate_limited', details: { per: 'address' } } });
+      // The oldest try (at 0 s) leaves the minute at 60 s: 19.5 s from now, rounded up.
+      expect(res.headers['retry-after']).toBe('20');
+    }
+    // A missing key tries nothing; another address, and a right key from it, are untouched.
+    expect((await health(undefined)).statusCode).toBe(401);
+    expect((await health(ACME, '10.0.0.9')).statusCode).toBe(200);
+    expect((await health('sk_guess_elsewhere', '10.0.0.9')).statusCode).toBe(401);
+    // A minute after the oldest try one more may be tried.
+    t.setNow(start + 60_000);
+    expect((await health(ACME)).statusCode).toBe(200);
+    expect((await health('sk_guess_6')).statusCode).toBe(401);
+    expect((await health('sk_guess_7')).statusCode).toBe(429);
+  });
 
   it('a waiting wrong key holds no place in the API queue: right keys on API routes go ahead of it', async () => {
     const timers = manualTimers();

@@ -231,9 +231,9 @@ describe('the ingest request order (INGEST_STEPS)', () => {
     },
   );
 
-  it("the key step's codes are the ones it answers: a wrong key past the free guesses is 401, never 429", async () => {
+  it("the key step's codes are the ones it answers: 401 past the free guesses, 429 past an address's tries", async () => {
     // Waits run at once: the codes are under test here, not the delays.
-    const throttle = { freeFailures: 2, baseDelayMs: 1, maxDelayMs: 1, forgetAfterSeconds: 60 };
+    const throttle = { freeFailures: 2, baseDelayMs: 1, maxDelayMs: 1, forgetAfterSeconds: 60, maxTriesPerMinute: 4 };
     t = await makeApp({ authThrottle: { ...throttle, setTimer: (fn) => fn() } });
     const codes = new Set<string>();
     for (let i = 0; i < 6; i += 1) codes.add(await codeOf(t.app, 'sk_wrong', media(UNKNOWN_USER), batch));

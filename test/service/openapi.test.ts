@@ -108,9 +108,11 @@ describe('the OpenAPI document', () => {
     },
   );
 
-  it('keeps wrong keys at 401: /health documents no 429, and no operation answers a wrong key otherwise', () => {
-    expect(Object.keys(doc.paths['/health'].get.responses)).not.toContain('429');
+  it('keeps wrong keys at 401; /health lists 429 only for an address past its tries, /ping none', () => {
     expect(knownCodes(doc.paths['/health'].get.responses['401'])).toEqual(['invalid_api_key']);
+    expect(knownCodes(doc.paths['/health'].get.responses['429'])).toEqual(['rate_limited']);
+    expect(doc.paths['/health'].get.description).toMatch(/30 wrong keys/);
+    expect(Object.keys(doc.paths['/ping'].get.responses)).not.toContain('429');
   });
 
   it('gives every operation an id, a tag, a description, its security and its error codes by status', () => {
