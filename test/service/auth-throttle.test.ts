@@ -167,8 +167,8 @@ afterEach(async () => {
 
 describe('wrong keys over HTTP', () => {
   it(
-    'answers every wrong key 401 (never 429), slower after a few; right keys, other addresses and missing keys are ' +
-      'not delayed',
+    'answers every wrong key 401 (within the tries of a minute), slower after a few; right keys, other addresses and ' +
+      'missing keys are not delayed',
     async () => {
       const timers = manualTimers();
       t = await makeApp({
