@@ -77,6 +77,8 @@ interface Raw {
   text(): string;
   /** Resolves when the server ended its side (FIN) or the connection broke. */
   ended: Promise<void>;
+  /** Resolves at the first bytes received. */
+  answered: Promise<void>;
 }
 
 function raw(svc: RunningService, options: { localAddress?: string; allowHalfOpen?: boolean } = {}): Raw {
@@ -88,7 +90,8 @@ function raw(svc: RunningService, options: { localAddress?: string; allowHalfOpe
     socket.once('end', resolve);
     socket.once('close', resolve);
   });
-  return { socket, text: () => received, ended };
+  const answered = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  return { socket, text: () => received, ended, answered };
 }
 
 /** The status and lower-cased head of the first response received on `conn` (waits for it). */
@@ -203,6 +206,30 @@ describe('half-sent requests cost only their own connections', () => {
     const again: number[] = [];
     for (let i = 0; i < 5 && !again.includes(200); i += 1) again.push(await ping(svc, '127.0.0.1'));
     expect(again).toContain(200);
+  });
+});
+
+describe("the issue's figure, with the production caps", () => {
+  it('1,030 half-sent request lines from one address: 256 held, the rest refused, /ping from another answers within a second', async () => {
+    const svc = await serve(); // LOAD_LIMIT_DEFAULTS: 1,024 connections, 256 per address, headers within 10 s
+    const attack = await openMany(svc, 1030, '127.0.0.1', () => 'GET /v1/pi');
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i += 1) answers.push(await ping(svc, '127.0.0.2'));
+    expect(answers).toEqual([200, 200, 200, 200, 200]);
+    // 774 are answered (whichever the server took last); the 256 it holds wait for their headers.
+    const refused: Raw[] = [];
+    await new Promise<void>((resolve) => {
+      for (const conn of attack) {
+        void conn.answered.then(() => {
+          refused.push(conn);
+          if (refused.length === 1030 - 256) resolve();
+        });
+      }
+    });
+    const statuses = await Promise.all(refused.map(async (conn) => (await firstResponse(conn)).status));
+    expect(new Set(statuses)).toEqual(new Set([503]));
+    expect(attack.filter((conn) => conn.text() === '')).toHaveLength(256);
+    for (const conn of attack) conn.socket.destroy();
   });
 });
 
