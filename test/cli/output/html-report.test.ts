@@ -1,0 +1,78 @@
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { escapeHtml, openHtmlReport, renderHtmlReport, scriptJson } from '../../../src/cli/output/html-report.js';
+import { buildHistory } from '../../../src/report/history.js';
+import { createLibraryAggregator } from '../../../src/report/library.js';
+import type { Report } from '../../../src/report/report.js';
+import { useTempHome } from '../helpers/run-cli.js';
+
+let home: ReturnType<typeof useTempHome>;
+beforeEach(() => {
+  home = useTempHome();
+});
+afterEach(() => home.cleanup());
+
+const HOSTILE = '</script><script>alert(1)</script><img src=x onerror=alert(2)>';
+
+function hostileReport(): Report {
+  const library = createLibraryAggregator();
+  library.add({
+    type: 'record',
+    record: {
+      path: `${HOSTILE}.jpg`,
+      absPath: '/x',
+      size: 1,
+      mtimeMs: 0,
+      media: null,
+      source: null,
+      error: { code: 'corrupt_file', message: HOSTILE },
+      cached: false,
+    },
+  });
+  const venue = { id: 1, name: HOSTILE, latitude: 10, longitude: 20 };
+  return {
+    subject: HOSTILE,
+    generated_at: '2024-01-01T00:00:00Z',
+    library: library.result(),
+    sync: null,
+    history: buildHistory('u', [{ id: 1, name: HOSTILE, starts_at_local: '2024-01-01T20:00:00', venue }], null),
+  };
+}
+
+describe('renderHtmlReport', () => {
+  it('escapes every text from the library and the service: no markup of theirs reaches the page', () => {
+    const html = renderHtmlReport(hostileReport());
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain(escapeHtml(HOSTILE));
+    // Two scripts: the data (JSON) and the page's own module.
+    expect(html.match(/<script/g)).toHaveLength(2);
+    expect(html.match(/<\/script>/g)).toHaveLength(2);
+  });
+
+  it('fetches nothing: a policy of default-src none, no external URL in any src or href', () => {
+    const html = renderHtmlReport(hostileReport());
+    expect(html).toContain(`content="default-src 'none';`);
+    expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/@import|url\(\s*["']?https?:/i);
+  });
+
+  it('keeps the data JSON inside its element', () => {
+    expect(scriptJson({ a: '</script>\u2028' })).toBe('{"a":"\\u003c/script>\\u2028"}');
+  });
+});
+
+describe('openHtmlReport', () => {
+  it('writes the page with mode 0600, also over a file that was readable by others', async () => {
+    const file = join(home.home, 'report.html');
+    writeFileSync(file, 'old');
+    chmodSync(file, 0o644);
+    const report = await openHtmlReport(file);
+    await report.write({ subject: 'scan of x' });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const html = readFileSync(file, 'utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('<path class="land" d="M');
+  });
+});
