@@ -14,7 +14,7 @@ import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
 import { fileProblem } from '../output/file-problem.js';
-import { HTML_OPTION_HELP, openHtmlReport } from '../output/html-report.js';
+import { HTML_OPTION_HELP } from '../html-option.js';
 
 interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
@@ -74,7 +74,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   if (flags.report) {
     report = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
   }
-  const html = flags.html === undefined ? null : await openHtmlReport(flags.html);
+  const html =
+    flags.html === undefined ? null : await (await import('../output/html-report.js')).openHtmlReport(flags.html);
   const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });

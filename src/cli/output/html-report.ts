@@ -1,8 +1,13 @@
 import { once } from 'node:events';
 import { readFileSync, type WriteStream } from 'node:fs';
 import { OutputError } from '../../errors.js';
+import type { ApiClient } from '../../client/index.js';
+import type { Event } from '../../contract/index.js';
+import type { DryRunResult, SyncResult } from '../../sync/session.js';
 import {
+  buildHistory,
   createLibraryAggregator,
+  syncFigures,
   type HistoryReport,
   type LibraryReport,
   type Report,
@@ -31,10 +36,6 @@ function pageAssets(): { css: string; js: string } {
   };
   return assets;
 }
-
-/** What the --help of a command with --html says. */
-export const HTML_OPTION_HELP =
-  'write a self-contained HTML report to FILE (mode 0600: it holds the paths and coordinates of your files)';
 
 /** Text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -360,7 +361,10 @@ async function endStream(stream: WriteStream, file: string, html: string): Promi
 export interface HtmlReportFile {
   /** One scan event into the library picture. */
   add(event: ScanEvent): void;
+  addAll(events: readonly ScanEvent[]): void;
   /** Renders and writes the page; `library: false` leaves the library out (a command that scanned nothing). */
+  /** The page of a sync: its counts beside the library and, after a real pass that read them, the user's history. */
+  writeSync(result: SyncResult | DryRunResult): Promise<void>;
   write(parts: {
     subject: string;
     library?: boolean;
@@ -373,8 +377,12 @@ export interface HtmlReportFile {
 export async function openHtmlReport(file: string): Promise<HtmlReportFile> {
   const stream = await openPrivateStream(file, 'w', 'HTML report');
   const library = createLibraryAggregator();
-  return {
+  const page: HtmlReportFile = {
+    writeSync: (result) => page.write(syncParts(result)),
     add: (event) => library.add(event),
+    addAll: (events) => {
+      for (const event of events) library.add(event);
+    },
     async write(parts) {
       const html = renderHtmlReport({
         subject: parts.subject,
@@ -386,4 +394,32 @@ export async function openHtmlReport(file: string): Promise<HtmlReportFile> {
       await endStream(stream, file, html);
     },
   };
+  return page;
+}
+
+/** What `sync --html` shows beside the library: the sync's counts and, after a real pass, the user's history. */
+function syncParts(result: SyncResult | DryRunResult): Parameters<HtmlReportFile['write']>[0] {
+  if (result.dry_run) return { subject: 'sync dry run (nothing was sent)', sync: syncFigures(result) };
+  return {
+    subject: `sync for user ${result.user_id}`,
+    sync: syncFigures(result),
+    history: result.stats === null ? null : buildHistory(result.user_id, result.events, result.stats),
+  };
+}
+
+/**
+ * `events --html` and `stats --html`: the user's history (every event, followed to the last
+ * page without media, and the stats) as a page of its own.
+ */
+export async function writeUserHtml(
+  file: string,
+  client: Pick<ApiClient, 'allEvents' | 'stats'>,
+  userId: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const page = await openHtmlReport(file);
+  const stats = await client.stats(userId, { signal });
+  const events: Event[] = [];
+  for await (const event of client.allEvents(userId, { includeMedia: false, limit: 100, signal })) events.push(event);
+  await page.write({ subject: `user ${userId}`, library: false, history: buildHistory(userId, events, stats) });
 }

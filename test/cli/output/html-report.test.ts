@@ -5,7 +5,9 @@ import { escapeHtml, openHtmlReport, renderHtmlReport, scriptJson } from '../../
 import { buildHistory } from '../../../src/report/history.js';
 import { createLibraryAggregator } from '../../../src/report/library.js';
 import type { Report } from '../../../src/report/report.js';
-import { useTempHome } from '../helpers/run-cli.js';
+import { runCli, useTempHome } from '../helpers/run-cli.js';
+
+const LIBRARY = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'library');
 
 let home: ReturnType<typeof useTempHome>;
 beforeEach(() => {
@@ -74,5 +76,45 @@ describe('openHtmlReport', () => {
     const html = readFileSync(file, 'utf8');
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toContain('<path class="land" d="M');
+  });
+});
+
+describe('--html on the commands', () => {
+  it.each(['scan', 'sync', 'events', 'stats'])(
+    '%s --help says the file holds paths and coordinates',
+    async (command) => {
+      const result = await runCli([command, '--help']);
+      expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+        '--html <file> write a self-contained HTML report to FILE (mode 0600: it holds the paths and coordinates',
+      );
+    },
+  );
+
+  it('sync --html writes the library and the history, mode 0600; events --html and stats --html the history', async () => {
+    const file = join(home.home, 'sync.html');
+    const result = await runCli(['sync', LIBRARY, '--email', 'html@example.com', '--json', '--html', file]);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { user_id: string; sent: number; matched: number; events: unknown[] };
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const html = readFileSync(file, 'utf8');
+    expect(html).toContain(`<span class="value" data-count="sent">${summary.sent}</span>`);
+    expect(html).toContain(`<span class="value" data-count="matched">${summary.matched}</span>`);
+    expect(html).toContain(`<span data-count="events">${summary.events.length}</span>`);
+
+    for (const command of ['events', 'stats']) {
+      const userFile = join(home.home, `${command}.html`);
+      const user = await runCli([command, '--user', summary.user_id, '--html', userFile]);
+      expect(user.code).toBe(0);
+      expect(statSync(userFile).mode & 0o777).toBe(0o600);
+      const page = readFileSync(userFile, 'utf8');
+      expect(page).toContain(`<span data-count="events">${summary.events.length}</span>`);
+      expect(page).not.toContain('id="library"');
+    }
+  });
+
+  it('a file that cannot be written stops the scan at once with a usage error', async () => {
+    const result = await runCli(['scan', LIBRARY, '--html', join(home.home, 'no', 'such', 'dir', 'r.html')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot write the HTML report');
   });
 });
