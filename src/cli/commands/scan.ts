@@ -74,11 +74,13 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   if (flags.report) {
     report = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
   }
-  const html =
-    flags.html === undefined ? null : await (await import('../output/html-report.js')).openHtmlReport(flags.html);
   const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
+  const html =
+    flags.html === undefined
+      ? null
+      : await (await import('../output/html-report.js')).openHtmlReport(flags.html, shown);
   let printedWarnings = 0;
   let interrupted = false;
   // `camroll scan --jsonl | head`: when the reader goes away, stop quietly, like other tools.

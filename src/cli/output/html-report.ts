@@ -13,7 +13,7 @@ import {
   type Report,
   type SyncFigures,
 } from '../../report/report.js';
-import type { ScanEvent } from '../../scan/types.js';
+import type { ScanEvent, ScanRecord } from '../../scan/types.js';
 import { describeFsError } from '../../util/fs-error.js';
 import { landPath, MAP_HEIGHT, MAP_WIDTH } from './html-land.js';
 import { openPrivateStream } from './lines.js';
@@ -374,12 +374,18 @@ export interface HtmlReportFile {
 }
 
 /** Opens `file` for a report (a path that cannot be written is a usage error now, not after the scan). */
-export async function openHtmlReport(file: string): Promise<HtmlReportFile> {
+export async function openHtmlReport(file: string, pathOf?: (record: ScanRecord) => string): Promise<HtmlReportFile> {
   const stream = await openPrivateStream(file, 'w', 'HTML report');
   const library = createLibraryAggregator();
   const page: HtmlReportFile = {
     writeSync: (result) => page.write(syncParts(result)),
-    add: (event) => library.add(event),
+    // A record is listed under the path the rest of the output shows it by (`pathOf`).
+    add: (event) =>
+      library.add(
+        pathOf === undefined || event.type !== 'record'
+          ? event
+          : { type: 'record', record: { ...event.record, path: pathOf(event.record) } },
+      ),
     addAll: (events) => {
       for (const event of events) library.add(event);
     },
