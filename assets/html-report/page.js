@@ -100,18 +100,17 @@ function drawMap() {
   const venues = document.getElementById('venues');
   const half = (data.cellSize ?? 0) / 2;
   const max = Math.max(1, ...data.cells.map((c) => c[2]));
-  const marks = [];
-  const frag = document.createDocumentFragment();
-  for (const [lat, lon, count] of data.cells) {
-    const c = el(frag, 'circle', {
-      class: 'cell',
-      cx: px(lon + half).toFixed(2),
-      cy: py(lat + half).toFixed(2),
-      'data-count': count,
-    });
-    marks.push([c, 1.5 + 6 * Math.sqrt(count / max)]);
-  }
-  cells.appendChild(frag);
+  // One string parsed once: far quicker than an element and four attributes at a time for 20,000 cells.
+  const radius = (count) => 1.5 + 6 * Math.sqrt(count / max);
+  cells.innerHTML = data.cells
+    .map(
+      ([lat, lon, count]) =>
+        `<circle class="cell" cx="${px(lon + half).toFixed(2)}" cy="${py(lat + half).toFixed(2)}" ` +
+        `r="${radius(count).toFixed(2)}" data-count="${count}"></circle>`,
+    )
+    .join('');
+  const marks = [...cells.children].map((c, i) => [c, radius(data.cells[i][2])]);
+  let scale = 1;
   const triangles = [];
   for (const [lat, lon, name, events] of data.venues) {
     const g = el(venues, 'path', { class: 'venue', 'data-events': events });
@@ -122,8 +121,10 @@ function drawMap() {
   let view = { ...full };
   const apply = () => {
     svg.setAttribute('viewBox', `${view.x} ${view.y} ${view.w} ${view.h}`);
+    // Marks keep their size on screen: their radius shrinks with the view (only when it changed).
     const s = view.w / W;
-    for (const [c, r] of marks) c.setAttribute('r', (r * s).toFixed(3));
+    if (s !== scale) for (const [c, r] of marks) c.setAttribute('r', (r * s).toFixed(3));
+    scale = s;
     const t = 6 * s;
     for (const [p, x, y] of triangles)
       p.setAttribute('d', `M${x} ${y - t}L${x + t} ${y + t * 0.8}L${x - t} ${y + t * 0.8}Z`);
@@ -259,4 +260,6 @@ drawHistogram();
 drawMap();
 drawTimeline();
 problemSearch();
+// When the page has drawn, and how long after navigation began (the benchmark and the tests wait for it).
+document.documentElement.dataset.drawnMs = String(Math.round(performance.now()));
 document.documentElement.dataset.drawn = 'true';

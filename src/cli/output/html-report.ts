@@ -185,7 +185,7 @@ function whereSection(library: LibraryReport | null, history: HistoryReport | nu
     `viewBox="0 0 ${MAP_WIDTH} ${MAP_HEIGHT}" data-width="${MAP_WIDTH}" data-height="${MAP_HEIGHT}">` +
     `<title id="map-title">World map of the places of the photos${history ? ' and the venues of matched events' : ''}</title>` +
     `<path class="land" d="${landPath()}"/><g id="cells"></g><g id="venues"></g><rect class="selection" id="selection" hidden width="0" height="0"/></svg>` +
-    `<figcaption>Land: Natural Earth 1:50m. <span id="map-caption"></span></figcaption></figure></section>`
+    `<figcaption>Land: Natural Earth 1:110m. <span id="map-caption"></span></figcaption></figure></section>`
   );
 }
 
