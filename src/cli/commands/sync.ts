@@ -100,7 +100,8 @@ async function runSyncCommand(
     batchSize: flags.batchSize,
     concurrency: flags.concurrency,
     full: flags.full,
-    readHistory: flags.events && !flags.quiet,
+    // --html shows the history also with --quiet, which only keeps it off the terminal.
+    readHistory: flags.events && (!flags.quiet || flags.html !== undefined),
     allowEmpty: flags.allowEmpty,
     maxConnectionFailures: flags.maxConnectionFailures,
     journalDir: join(ctx.paths.data, 'journals'),
