@@ -208,6 +208,22 @@ describe.skipIf(!HAS_CHROMIUM)(
         expect(await viewBox()).not.toBe(zoomed);
         await page.keyboard.press('0');
         expect(await viewBox()).toBe(whole);
+        // Zoom by selection: a rectangle dragged over Europe becomes the view.
+        const box = (await page.locator('#map').boundingBox())!;
+        const at = (lon: number, lat: number): [number, number] => [
+          box.x + ((lon + 180) / 360) * box.width,
+          box.y + ((90 - lat) / 180) * box.height,
+        ];
+        await page.mouse.move(...at(-10, 60));
+        await page.mouse.down();
+        await page.mouse.move(...at(10, 50), { steps: 4 });
+        await page.mouse.move(...at(30, 40), { steps: 4 });
+        await page.mouse.up();
+        const [x, , w] = (await viewBox())!.split(' ').map(Number) as [number, number, number, number];
+        expect(w).toBeLessThan(960 / 4);
+        expect(x / (960 / 360) - 180).toBeGreaterThan(-20);
+        expect(x / (960 / 360) - 180).toBeLessThan(0);
+        expect(await page.locator('#map-caption').textContent()).toContain('zoomed to longitude');
         // Tab order reaches the search field.
         await page.locator('#problem-search').focus();
         await page.keyboard.type('skipped');
