@@ -136,8 +136,26 @@ function librarySection(library: LibraryReport, sync: SyncFigures | null): strin
   );
 }
 
+/** Months past this many are tabled (and drawn) by year: a library of odd dates stays a short table. */
+const MAX_MONTH_ROWS = 480;
+
+/** The months as rows, or the years when there are too many months to list. */
+function timeRows(library: LibraryReport): { unit: 'month' | 'year'; rows: LibraryReport['months'] } {
+  if (library.months.length <= MAX_MONTH_ROWS) return { unit: 'month', rows: library.months };
+  const years = new Map<string, LibraryReport['months'][number]>();
+  for (const m of library.months) {
+    const year = m.month.slice(0, 4);
+    const row = years.get(year) ?? { month: year, with_place: 0, without_place: 0 };
+    row.with_place += m.with_place;
+    row.without_place += m.without_place;
+    years.set(year, row);
+  }
+  return { unit: 'year', rows: [...years.values()] };
+}
+
 function whenSection(library: LibraryReport): string {
-  const rows = library.months
+  const { unit, rows: timeTable } = timeRows(library);
+  const rows = timeTable
     .map(
       (m) =>
         `<tr><th scope="row">${m.month}</th><td class="num">${n(m.with_place)}</td><td class="num">${n(m.without_place)}</td></tr>`,
@@ -156,7 +174,7 @@ function whenSection(library: LibraryReport): string {
     `<figcaption id="histogram-caption"></figcaption></figure>` +
     (library.months.length === 0
       ? '<p class="empty">No file has a capture time.</p>'
-      : `<details><summary>The months as a table</summary><table><thead><tr><th scope="col">month</th>` +
+      : `<details><summary>The ${unit}s as a table</summary><table><thead><tr><th scope="col">${unit}</th>` +
         `<th scope="col" class="num">with a place</th><th scope="col" class="num">without a place</th></tr></thead><tbody>${rows}</tbody></table></details>`) +
     '</section>'
   );

@@ -60,6 +60,46 @@ describe('renderHtmlReport', () => {
     expect(html).not.toMatch(/@import|url\(\s*["']?https?:/i);
   });
 
+  it('tables odd dates over centuries by year: 600 distinct months make 50 rows, not 600', () => {
+    const library = createLibraryAggregator();
+    for (let i = 0; i < 600; i += 1) {
+      const month = `${String(1500 + Math.floor(i / 12) * 7).padStart(4, '0')}-${String((i % 12) + 1).padStart(2, '0')}`;
+      library.add({
+        type: 'record',
+        record: {
+          path: `${i}.jpg`,
+          absPath: '/x',
+          size: 1,
+          mtimeMs: 0,
+          media: {
+            id: `sha256:${i}`,
+            taken_at: `${month}-01T00:00:00Z`,
+            latitude: null,
+            longitude: null,
+            media_type: 'photo',
+            filename: `${i}.jpg`,
+            duration_seconds: null,
+            device_make: null,
+            device_model: null,
+            device_lens_model: null,
+          },
+          source: { taken_at: 'exif_offset', coordinates: null },
+          error: null,
+          cached: false,
+        },
+      });
+    }
+    const html = renderHtmlReport({
+      subject: 's',
+      generated_at: '2024-01-01T00:00:00Z',
+      library: library.result(),
+      sync: null,
+      history: null,
+    });
+    const table = html.slice(html.indexOf('<summary>The years as a table'));
+    expect(table.slice(0, table.indexOf('</table>')).match(/<tr><th scope="row">/g)).toHaveLength(50);
+  });
+
   it('keeps the data JSON inside its element', () => {
     expect(scriptJson({ a: '</script>\u2028' })).toBe('{"a":"\\u003c/script>\\u2028"}');
   });
