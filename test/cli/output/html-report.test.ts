@@ -152,6 +152,19 @@ describe('--html on the commands', () => {
     }
   });
 
+  it('sync --dry-run --html: the library and what a real run would send, no history', async () => {
+    const file = join(home.home, 'dry.html');
+    const result = await runCli(['sync', LIBRARY, '--dry-run', '--json', '--html', file]);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { sent: number; files: number };
+    const html = readFileSync(file, 'utf8');
+    expect(html).toContain(`<span class="value" data-count="files">${summary.files}</span>`);
+    expect(html).toContain(
+      `<span class="value" data-count="sent">${summary.sent}</span><span class="label">would be sent`,
+    );
+    expect(html).not.toContain('id="history"');
+  });
+
   it('a file that cannot be written stops the scan at once with a usage error', async () => {
     const result = await runCli(['scan', LIBRARY, '--html', join(home.home, 'no', 'such', 'dir', 'r.html')]);
     expect(result.code).toBe(2);
