@@ -19,6 +19,7 @@ export const SyncFlags = z.object({
   full: z.boolean().default(false),
   dryRun: z.boolean().default(false),
   report: z.string().min(1).optional(),
+  html: z.string().min(1).optional(),
   json: z.boolean().default(false),
   baseUrl: z.string().optional(),
   profile: z.string().optional(),

@@ -2,6 +2,7 @@ import { startAhead } from '../scan/head-start.js';
 import { recordDisplayPath } from '../scan/display-path.js';
 import { archiveKindOf } from '../scan/archive/kind.js';
 import { createSidecarTree, scanLibraryBatches, type ByteProgress, type SidecarTree } from '../scan/scan.js';
+import type { ScanEvent } from '../scan/types.js';
 import { startFailure, type SyncEnded } from './ending.js';
 import type { DryRunFinding, DryRunLookups } from './dry-run-journal.js';
 import type { FollowEvent, FollowScanOptions, StartedWatch } from './follow.js';
@@ -95,6 +96,8 @@ export interface SyncSessionOptions {
   signal: AbortSignal;
   service: SyncService;
   onEvent: (event: SyncEvent, progress: SyncProgress) => void;
+  /** Every scanned batch of the pass, as read (paths as shown): `--html` pictures the library from it. */
+  onScanned?: (events: readonly ScanEvent[]) => void;
   /** Awaited before each batch of scanned files is handed on: a slow `--report` file holds the scan back. */
   pace?: () => Promise<void> | undefined;
   /**
@@ -318,16 +321,17 @@ async function* scanRoots(
   for await (const events of batches) {
     await options.pace?.();
     // With one root the scanner's path is already the one shown: no copy of every record.
-    if (roots.length === 1) {
-      yield events;
-      continue;
-    }
-    yield events.map(
-      (event): SyncInput =>
-        event.type === 'record'
-          ? { type: 'record', record: { ...event.record, path: recordDisplayPath(event.record, { roots, cwd }) } }
-          : event,
-    );
+    const shown =
+      roots.length === 1
+        ? events
+        : events.map(
+            (event): ScanEvent =>
+              event.type === 'record'
+                ? { type: 'record', record: { ...event.record, path: recordDisplayPath(event.record, { roots, cwd }) } }
+                : event,
+          );
+    options.onScanned?.(shown);
+    yield shown;
   }
   onDone();
 }

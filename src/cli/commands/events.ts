@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
 import { parseLimit } from '../connection-args.js';
 import { jsonLine } from '../output/emit.js';
+import { HTML_OPTION_HELP } from '../html-option.js';
 import type { CliContext } from '../context.js';
 import { renderEventsTable } from '../format/events.js';
 import { staleEntryError, userFromFlags } from '../user-lookup.js';
@@ -16,6 +17,7 @@ export interface EventsFlags extends ConnectionFlags {
   all?: boolean;
   media: boolean;
   json?: boolean;
+  html?: string;
 }
 
 /** `camroll events`: a page of the user's matched events, or all of them with --all. */
@@ -29,7 +31,8 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     .option('--cursor <cursor>', 'continue from the next_cursor of an earlier page')
     .option('--all', 'follow next_cursor to the last page')
     .option('--no-media', 'leave the media of each event out (lighter)')
-    .option('--json', "print the service's page object ({events, total} with --all)");
+    .option('--json', "print the service's page object ({events, total} with --all)")
+    .option('--html <file>', `${HTML_OPTION_HELP}: every event, all pages, and the stats`);
   addConnectionOptions(cmd).action(async (flags: EventsFlags) => {
     const user = await userFromFlags(ctx, flags);
     const { userId } = user;
@@ -40,6 +43,8 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     }
     const includeMedia = flags.media ? undefined : false;
     await withConnection({ ctx, flags }, async ({ client }) => {
+      if (flags.html !== undefined)
+        await (await import('../output/html-report.js')).writeUserHtml(flags.html, client, userId, ctx.signal);
       if (flags.all) {
         const events: Event[] = [];
         for await (const event of client.allEvents(userId, { limit, includeMedia, signal: ctx.signal }))

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-options.js';
 import { explainRecord, type ZoneNote } from '../format/explain.js';
@@ -13,22 +14,27 @@ import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
 import { fileProblem } from '../output/file-problem.js';
+import { HTML_OPTION_HELP } from '../html-option.js';
 
 interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
   json?: boolean;
   report?: string;
+  html?: string;
 }
 
 /** Checks commander's flag values (by hand rather than with zod, which would cost start-up time). */
 function parseScanFlags(raw: Record<string, unknown>): ScanFlags {
   const report = raw.report as string | undefined;
   if (report !== undefined && report.length === 0) throw new UsageError('--report needs a file name');
+  const html = raw.html as string | undefined;
+  if (html !== undefined && html.length === 0) throw new UsageError('--html needs a file name');
   return {
     ...scanOptionsFrom(raw),
     jsonl: raw.jsonl === true,
     json: raw.json === true,
     ...(report !== undefined ? { report } : {}),
+    ...(html !== undefined ? { html } : {}),
   };
 }
 
@@ -48,7 +54,8 @@ export function registerScan(program: Command, ctx: CliContext): void {
     )
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
-    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines');
+    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines')
+    .option('--html <file>', HTML_OPTION_HELP);
   addScanOptions(cmd).action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
     const flags = parseScanFlags(rawFlags);
     if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
@@ -70,6 +77,10 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
+  const html =
+    flags.html === undefined
+      ? null
+      : await (await import('../output/html-report.js')).openHtmlReport(flags.html, shown);
   let printedWarnings = 0;
   let interrupted = false;
   // `camroll scan --jsonl | head`: when the reader goes away, stop quietly, like other tools.
@@ -89,6 +100,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
 
   const handle = async (event: ScanEvent): Promise<void> => {
     summary.add(event);
+    html?.add(event);
     if (event.type === 'warning') {
       if (printedWarnings < PRINTED_WARNINGS) progress.log(warningLine(event.path, event.message, event.code));
       printedWarnings += 1;
@@ -150,6 +162,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const text = formatScanSummary(result, { elapsedMs, interrupted });
     (flags.jsonl ? ctx.stderr : ctx.stdout).write(`${text}\n`);
   }
+  await html?.write({ subject: `scan of ${roots.map((root) => relative(ctx.cwd, root) || '.').join(', ')}` });
   const unopened = result.skipped.archive ?? 0;
   if (unopened > 0)
     ctx.stderr.write(

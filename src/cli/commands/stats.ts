@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
 import { jsonLine } from '../output/emit.js';
+import { HTML_OPTION_HELP } from '../html-option.js';
 import type { CliContext } from '../context.js';
 import { eventYear, renderStats } from '../format/stats.js';
 import { staleEntryError, userFromFlags } from '../user-lookup.js';
@@ -9,6 +10,7 @@ interface StatsFlags extends ConnectionFlags {
   user?: string;
   email?: string;
   json?: boolean;
+  html?: string;
 }
 
 /** `camroll stats`: the user's profile statistics, with a per-year chart for humans. */
@@ -18,11 +20,14 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .description("Show a user's statistics")
     .option('--user <uuid>', 'the user id')
     .option('--email <email>', 'a user known on this machine (see `camroll users list`); never creates one')
-    .option('--json', "print the service's stats object");
+    .option('--json', "print the service's stats object")
+    .option('--html <file>', `${HTML_OPTION_HELP}: the stats and every event`);
   addConnectionOptions(cmd).action(async (flags: StatsFlags) => {
     const user = await userFromFlags(ctx, flags);
     const { userId } = user;
     await withConnection({ ctx, flags }, async ({ client }) => {
+      if (flags.html !== undefined)
+        await (await import('../output/html-report.js')).writeUserHtml(flags.html, client, userId, ctx.signal);
       const stats = await client.stats(userId, { signal: ctx.signal });
       if (flags.json) {
         ctx.stdout.write(jsonLine(stats));

@@ -4,6 +4,7 @@ import type { CliContext } from '../context.js';
 import { addConnectionOptions } from '../connection-options.js';
 import { flagsError, wholeNumber } from '../flag-values.js';
 import { createSyncView, openSyncFiles } from '../output/sync-events.js';
+import { HTML_OPTION_HELP } from '../html-option.js';
 import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-options.js';
 import { createSyncService } from '../sync-service.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
@@ -41,6 +42,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
         '--user/--email)',
     )
     .option('--report <file>', 'write every rejected or failed item (and unreadable file) as JSON lines')
+    .option('--html <file>', HTML_OPTION_HELP)
     .option('--json', 'print one JSON summary object on stdout')
     .option('-q, --quiet', 'print the summary only: no progress, no notices (failures are still reported)')
     .option('--no-progress', 'no progress display; notices and warnings as plain lines')
@@ -88,8 +90,8 @@ async function runSyncCommand(
   pass: Pass,
 ): Promise<void> {
   const started = Date.now();
-  const { report, log } = await openSyncFiles(ctx, flags);
-  const view = createSyncView({ ctx, flags, report, log });
+  const { report, log, html } = await openSyncFiles(ctx, flags);
+  const view = createSyncView({ ctx, flags, report, log, html });
   const settled: { value: SyncEnded } | { error: unknown } = await runSyncSession({
     roots,
     cwd: ctx.cwd,
@@ -98,13 +100,15 @@ async function runSyncCommand(
     batchSize: flags.batchSize,
     concurrency: flags.concurrency,
     full: flags.full,
-    readHistory: flags.events && !flags.quiet,
+    // --html shows the history also with --quiet, which only keeps it off the terminal.
+    readHistory: flags.events && (!flags.quiet || flags.html !== undefined),
     allowEmpty: flags.allowEmpty,
     maxConnectionFailures: flags.maxConnectionFailures,
     journalDir: join(ctx.paths.data, 'journals'),
     signal: ctx.signal,
     service: createSyncService({ ctx, flags, onNotice: view.retry }),
     onEvent: view.onEvent,
+    onScanned: view.scanned,
     // The report file paces the scan: a slow disk holds the next file back, not a growing queue.
     pace: () => report?.ready(),
     afterPass: view.passEnded,

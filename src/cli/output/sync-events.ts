@@ -9,6 +9,8 @@ import type { SyncReport } from './sync-report.js';
 import { createdUserNotice } from './user-notices.js';
 import type { DryRunFinding } from '../../sync/dry-run-journal.js';
 import type { SyncEnded, SyncEvent, SyncProgress, SyncResult } from '../../sync/session.js';
+import type { ScanEvent } from '../../scan/types.js';
+import type { HtmlReportFile } from './html-report.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
 /** Scan warnings printed one by one; the rest are only counted. */
@@ -24,11 +26,14 @@ export interface SyncViewOptions {
   flags: SyncViewFlags;
   report: SyncReport | null;
   log: LogFile | null;
+  html?: HtmlReportFile | null;
 }
 
 /** What `camroll sync` shows of a session as it runs: progress, notices, warnings, watch lines, the log file. */
 export interface SyncView {
   onEvent(event: SyncEvent, progress: SyncProgress): void;
+  /** The pass's scanned files, for `--html`. */
+  scanned(events: readonly ScanEvent[]): void;
   /** A retry's line: on stderr always (it explains a wait), and in the log. */
   retry(line: string): void;
   /** `--watch`: the pass ended; its summary and hints are shown before the watch's lines. */
@@ -49,8 +54,8 @@ const endings = (): Promise<typeof import('./sync-outcome.js')> => import('./syn
  */
 export async function openSyncFiles(
   ctx: CliContext,
-  flags: { report?: string; logFile?: string; dryRun: boolean },
-): Promise<{ report: SyncReport | null; log: LogFile | null }> {
+  flags: { report?: string; logFile?: string; html?: string; dryRun: boolean },
+): Promise<{ report: SyncReport | null; log: LogFile | null; html: HtmlReportFile | null }> {
   let report: SyncReport | null = null;
   if (flags.report !== undefined) {
     const [{ openJsonLinesFile }, { createSyncReport }] = await Promise.all([
@@ -61,12 +66,14 @@ export async function openSyncFiles(
     report = createSyncReport(file, { predicted: flags.dryRun });
   }
   const log = flags.logFile === undefined ? null : await (await import('./log-file.js')).openLogFile(flags.logFile);
-  return { report, log };
+  const html = flags.html === undefined ? null : await (await import('./html-report.js')).openHtmlReport(flags.html);
+  return { report, log, html };
 }
 
 /** The display of one sync: the terminal's progress (or plain lines), teed to `--log-file`. */
 export function createSyncView(options: SyncViewOptions): SyncView {
   const { ctx, flags, report, log } = options;
+  const html = options.html ?? null;
   // The log gets plain progress lines every few seconds, whatever the terminal shows.
   const terminal = terminalProgress({
     stream: ctx.stderr,
@@ -114,6 +121,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       throw settled.error;
     }
     const elapsedMs = Date.now() - started;
+    await html?.writeSync(settled.value.result).catch((error: unknown) => (reportFailure ??= error));
     const { outcomeLogLines, showOutcome } = await endings();
     if (log !== null) for (const line of outcomeLogLines('sync', settled.value, elapsedMs)) logLine(line);
     await log?.close().catch((error: unknown) => (reportFailure ??= error));
@@ -169,7 +177,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
     ctx.stderr.write(`${noticeLine(line)}\n`);
     logLine(noticeLine(line));
   };
-  return { onEvent, retry, passEnded, finish };
+  return { onEvent, scanned: (events) => html?.addAll(events), retry, passEnded, finish };
 }
 
 /** What a dry run found out about the user's journal, as one notice. */
