@@ -5,27 +5,36 @@ import { z } from 'zod';
 import { Environment, type RateLimitPolicy } from '../contract/service.js';
 import { StartupError } from '../errors.js';
 
-/** Shortest key a keys file may hold: a shorter one is quick to guess, even at 30 tries a minute. */
+/**
+ * Shortest production key a keys file may hold: a shorter one is quick to guess, even at 30
+ * tries a minute. Sandbox keys are left as they are: the product decisions' own example keys
+ * file holds `sk_test_abc`, and a sandbox holds no real user's data.
+ */
 export const MIN_KEY_LENGTH = 16;
 
 /** One entry of the `--keys` file. */
-export const KeyEntry = z.object({
-  key: z
-    .string()
-    .min(
-      MIN_KEY_LENGTH,
-      `key is shorter than ${MIN_KEY_LENGTH} characters: use a long random key (openssl rand -base64 24 makes one)`,
-    ),
-  partner_id: z.string().min(1, 'partner_id must be a non-empty string'),
-  environment: Environment,
-  rate_limit: z
-    .object({
-      limit: z.number().int().positive(),
-      window_seconds: z.number().int().positive(),
-    })
-    .nullable()
-    .optional(),
-});
+export const KeyEntry = z
+  .object({
+    key: z.string().min(1, 'key must be a non-empty string'),
+    partner_id: z.string().min(1, 'partner_id must be a non-empty string'),
+    environment: Environment,
+    rate_limit: z
+      .object({
+        limit: z.number().int().positive(),
+        window_seconds: z.number().int().positive(),
+      })
+      .nullable()
+      .optional(),
+  })
+  .superRefine((entry, ctx) => {
+    if (entry.environment === 'production' && entry.key.length < MIN_KEY_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['key'],
+        message: `a production key is shorter than ${MIN_KEY_LENGTH} characters: use a long random key (openssl rand -base64 24 makes one)`,
+      });
+    }
+  });
 export type KeyEntry = z.infer<typeof KeyEntry>;
 
 export const KeysFile = z.array(KeyEntry).min(1, 'the keys file lists no key');

@@ -316,12 +316,12 @@ describe('start-up, files and signals', () => {
       /rate_limit/,
     ],
     [
-      'a key shorter than 16 characters (the entry named, never the key)',
+      'a production key shorter than 16 characters (the entry named, never the key)',
       [
         { key: X1, partner_id: 'a', environment: 'sandbox' },
         { key: 'sk_x1_short', partner_id: 'b', environment: 'production' },
       ],
-      /at entry 1 \(key\): key is shorter than 16 characters/,
+      /at entry 1 \(key\): a production key is shorter than 16 characters/,
     ],
     ['text that is not JSON', `${X1},a,sandbox`, /not valid JSON/],
   ];
