@@ -2,6 +2,7 @@ import { chmodSync } from 'node:fs';
 import Conf from 'conf';
 import { ConfigError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
+import { ensurePrivateFolder } from '../util/private-file.js';
 import {
   configFilePath,
   createConfigReader,
@@ -55,6 +56,8 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const open = (): Conf<Record<string, unknown>> => {
     if (conf) return conf;
     try {
+      // Before conf, which makes the folder with the umask's mode (0755): it holds the key.
+      ensurePrivateFolder(cwd);
       conf = new Conf<Record<string, unknown>>({
         cwd,
         configName: 'config',
