@@ -3,6 +3,7 @@ import { mismatchHint, type SchemeMismatch } from '../client/scheme-words.js';
 import {
   ApiError,
   CamrollError,
+  ConfigError,
   ContractViolationError,
   ListenError,
   NetworkError,
@@ -39,6 +40,12 @@ function forRequest(request: RequestInfo | null, hint: (request: RequestInfo) =>
 export function nextStep(error: unknown): string | null {
   // The raiser knew more than the status and code tell (a stale directory entry, a near e-mail).
   if (error instanceof CamrollError && typeof error.details?.hint === 'string') return error.details.hint;
+  if (error instanceof ConfigError && error.code === 'insecure_base_url') {
+    return (
+      'on a trusted network without TLS, opt in with --allow-insecure-http, or store the choice with `camroll config ' +
+      'set-url <url> --allow-insecure-http`'
+    );
+  }
   if (error instanceof ApiError) {
     if (error.status === 401 || error.code === 'invalid_api_key') return KEY_HINT;
     if (error.status === 404 && error.code !== 'user_not_found') {

@@ -22,7 +22,7 @@ import {
   RequestError,
   type CamrollError,
 } from '../errors.js';
-import { checkBaseUrl } from '../rules/base-url.js';
+import { checkBaseUrl, checkTransport } from '../rules/base-url.js';
 import { VERSION } from '../version.js';
 import { apiErrorFromResponse, networkErrorFrom, parseBody, type ResponseFacts } from './http-errors.js';
 import { isWellFormedIngestResponse } from './ingest-check.js';
@@ -89,6 +89,11 @@ export interface ClientOptions {
   baseUrl: string;
   /** Sent in X-PARTNER-API-KEY. Null only makes sense for ping. */
   apiKey: string | null;
+  /**
+   * Allows plain `http://` to a host that is not this machine (the key crosses the network in
+   * clear text). Without it such a base URL is refused before any connection (checkTransport).
+   */
+  allowInsecureHttp?: boolean;
   /** A dispatcher the caller owns (tests: MockAgent); otherwise the client makes and closes its own. */
   dispatcher?: Dispatcher;
   retry?: Partial<RequestRetryPolicy>;
@@ -161,6 +166,8 @@ interface Call<S extends z.ZodType> {
 export function createClient(options: ClientOptions): ApiClient {
   // The one base-URL rule (src/rules/base-url.ts): used whole, nothing appended.
   const baseUrl = checkBaseUrl(options.baseUrl);
+  // And the one rule of where the key may go: refused here, before any connection is made.
+  checkTransport(baseUrl, options.allowInsecureHttp === true);
   const apiKey = options.apiKey;
   const policy = resolveRetryPolicy(options.retry);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -3,6 +3,7 @@ import Conf from 'conf';
 import { ConfigError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
 import { ensurePrivateFolder } from '../util/private-file.js';
+import { isCleartextToRemote } from '../rules/base-url.js';
 import {
   configFilePath,
   createConfigReader,
@@ -29,8 +30,11 @@ export interface ConfigStore extends ConfigReader {
   currentProfile(): string | null;
   getProfile(name: string): StoredProfile | null;
   listProfiles(): { name: string; profile: StoredProfile; current: boolean }[];
-  /** Sets a profile's base URL (validated, used whole), creating the profile if needed. */
-  setBaseUrl(profile: string, baseUrl: string): string;
+  /**
+   * Sets a profile's base URL (validated, used whole), creating the profile if needed. The
+   * opt-in to plain http:// off this machine goes with the URL: set with it, dropped by the next.
+   */
+  setBaseUrl(profile: string, baseUrl: string, options?: { allowInsecureHttp?: boolean }): string;
   setApiKey(profile: string, apiKey: string): void;
   /** Returns false when the profile held no key. */
   unsetApiKey(profile: string): boolean;
@@ -114,11 +118,14 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([name, profile]) => ({ name, profile, current: name === config.current_profile }));
     },
-    setBaseUrl: (profile, baseUrl) => {
+    setBaseUrl: (profile, baseUrl, options = {}) => {
       const name = validateProfileName(profile);
       const url = validateBaseUrl(baseUrl);
+      // Kept only where it means something: plain http:// to a host that is not this machine.
+      const insecure = options.allowInsecureHttp === true && isCleartextToRemote(url);
       update((config) => {
-        config.profiles[name] = { ...config.profiles[name], base_url: url };
+        const { allow_insecure_http: _dropped, ...kept } = config.profiles[name] ?? {};
+        config.profiles[name] = { ...kept, base_url: url, ...(insecure ? { allow_insecure_http: true } : {}) };
         config.current_profile ??= name;
       });
       return url;
