@@ -1,3 +1,4 @@
+import { plural } from '../util/plural.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
@@ -375,7 +376,7 @@ function judgeHealth(health: ProbeResult): Check {
       ? 'rate limit not described'
       : !policy.enabled
         ? 'not throttled'
-        : `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
+        : `${policy.limit === null ? '? requests' : plural(policy.limit, 'request')} per ${policy.window_seconds ?? '?'} s`;
   return {
     name,
     status: 'pass',

@@ -1,3 +1,4 @@
+import { plural } from '../format/vocabulary.js';
 import type { Command } from 'commander';
 import type { Event } from '../../contract/index.js';
 import { UsageError } from '../../errors.js';
@@ -88,7 +89,7 @@ function writeHuman(ctx: CliContext, events: Event[], total: number | null, next
     return;
   }
   ctx.stdout.write(renderEventsTable(events));
-  const of = total === null ? '' : ` of ${total}`;
-  ctx.stdout.write(`\n${events.length}${of} event${events.length === 1 ? '' : 's'}\n`);
+  const counted = total === null ? plural(events.length, 'event') : `${events.length} of ${plural(total, 'event')}`;
+  ctx.stdout.write(`\n${counted}\n`);
   if (nextCommand !== null) ctx.stdout.write(`More: ${nextCommand}  (or --all)\n`);
 }

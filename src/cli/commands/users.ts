@@ -9,6 +9,7 @@ import { renderTable, tableLines } from '../format/table.js';
 import { readImportFile } from '../user-import.js';
 import { unknownEmail, withDirectory, withReader } from '../user-lookup.js';
 import { commandConfig } from '../command-config.js';
+import { plural } from '../format/vocabulary.js';
 
 interface CreateFlags extends ConnectionFlags {
   email?: string;
@@ -200,9 +201,9 @@ export function registerUsers(program: Command, ctx: CliContext): void {
       ctx.stderr.write(`camroll: … and ${problems - PRINTED_IMPORT_PROBLEMS} more\n`);
     const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
-      `imported ${imported} users for ${where}: ${counts.added} added, ${counts.updated} updated, ` +
+      `imported ${plural(imported, 'user')} for ${where}: ${counts.added} added, ${counts.updated} updated, ` +
         `${counts.unchanged} unchanged` +
-        `${problems > 0 ? `; ${problems} lines skipped` : ''}\n`,
+        `${problems > 0 ? `; ${plural(problems, 'line')} skipped` : ''}\n`,
     );
     if (problems > 0) ctx.exitCode = 1;
   });

@@ -47,7 +47,9 @@ export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
       row('failed batches', counts.failed_batches),
     );
     if (counts.pending > 0)
-      lines.push(row('pending', `${counts.pending} items sent but not answered (sent again by the next run)`));
+      lines.push(
+        row('pending', `${plural(counts.pending, 'item')} sent but not answered (sent again by the next run)`),
+      );
   }
   if (view.elapsedMs !== undefined) lines.push(row('elapsed', formatSeconds(view.elapsedMs)));
   return lines;
