@@ -18,6 +18,7 @@ interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
   json?: boolean;
   report?: string;
+  quiet?: boolean;
 }
 
 /** Checks commander's flag values (by hand rather than with zod, which would cost start-up time). */
@@ -28,6 +29,7 @@ function parseScanFlags(raw: Record<string, unknown>): ScanFlags {
     ...scanOptionsFrom(raw),
     jsonl: raw.jsonl === true,
     json: raw.json === true,
+    quiet: raw.quiet === true,
     ...(report !== undefined ? { report } : {}),
   };
 }
@@ -48,7 +50,8 @@ export function registerScan(program: Command, ctx: CliContext): void {
     )
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
-    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines');
+    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines')
+    .option('-q, --quiet', 'no progress: the summary, warnings and errors only');
   addScanOptions(cmd).action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
     const flags = parseScanFlags(rawFlags);
     if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
@@ -67,7 +70,12 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   if (flags.report) {
     report = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
   }
-  const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
+  const progress = createFileProgress({
+    stream: ctx.stderr,
+    isTTY: ctx.stderrIsTTY,
+    label: 'scan',
+    show: flags.quiet !== true,
+  });
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
   let printedWarnings = 0;
