@@ -1,4 +1,5 @@
 import { plural } from '../format/vocabulary.js';
+import { terminalWidth } from '../format/width.js';
 import type { Command } from 'commander';
 import type { Event } from '../../contract/index.js';
 import { UsageError } from '../../errors.js';
@@ -88,7 +89,7 @@ function writeHuman(ctx: CliContext, events: Event[], total: number | null, next
     ctx.stdout.write('No matched events.\n');
     return;
   }
-  ctx.stdout.write(renderEventsTable(events));
+  ctx.stdout.write(renderEventsTable(events, terminalWidth(ctx.stdout)));
   const counted = total === null ? plural(events.length, 'event') : `${events.length} of ${plural(total, 'event')}`;
   ctx.stdout.write(`\n${counted}\n`);
   if (nextCommand !== null) ctx.stdout.write(`More: ${nextCommand}  (or --all)\n`);
