@@ -14,6 +14,7 @@ import { commandConfig } from '../command-config.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
+import { terminalWidth } from '../format/width.js';
 import { versionPrefixSuggestion } from '../hints.js';
 import { isCleartextToRemote } from '../../rules/base-url.js';
 
@@ -183,10 +184,11 @@ export function registerConfig(program: Command, ctx: CliContext): void {
           [
             { header: '', value: (p) => (p.current ? '*' : '') },
             { header: 'PROFILE', value: (p) => p.name },
-            { header: 'BASE URL', value: (p) => p.base_url ?? '-' },
+            { header: 'BASE URL', value: (p) => p.base_url ?? '-', fit: 'truncate', minWidth: 24 },
             { header: 'KEY', value: (p) => p.api_key ?? '-' },
           ],
           profiles,
+          { width: terminalWidth(ctx.stdout) },
         ),
       );
     });

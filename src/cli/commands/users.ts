@@ -170,6 +170,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
         renderTable(
           [...ENTRY_COLUMNS, { header: '', value: (e) => (e.target === current ? '(current target)' : '') }],
           entries,
+          { width: terminalWidth(ctx.stdout) },
         ),
       );
     });
