@@ -13,6 +13,7 @@ import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
 import { fileProblem } from '../output/file-problem.js';
+import { terminalWidth } from '../format/width.js';
 
 interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
@@ -155,8 +156,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   } else if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ ...result, elapsed_ms: elapsedMs, interrupted })}\n`);
   } else {
-    const text = formatScanSummary(result, { elapsedMs, interrupted });
-    (flags.jsonl ? ctx.stderr : ctx.stdout).write(`${text}\n`);
+    const out = flags.jsonl ? ctx.stderr : ctx.stdout;
+    out.write(`${formatScanSummary(result, { elapsedMs, interrupted, width: terminalWidth(out) })}\n`);
   }
   const unopened = result.skipped.archive ?? 0;
   if (unopened > 0)
