@@ -19,6 +19,7 @@ export const CLIENT_ERROR_CODES = {
   /** The stored configuration, or what the environment and flags say about it. */
   config: [
     'invalid_base_url',
+    'insecure_base_url',
     'invalid_profile',
     'invalid_api_key',
     'missing_api_key',

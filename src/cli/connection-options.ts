@@ -17,13 +17,15 @@ export interface ConnectionFlags {
   verbose?: boolean;
   /** `--verbose` with the request and response bodies, cut at 2 KB (`--debug`). */
   debug?: boolean;
+  /** Plain http:// to a host that is not this machine (`--allow-insecure-http`): the key in clear text. */
+  allowInsecureHttp?: boolean;
 }
 
 /** Bounds of `--retries` and `--timeout` (seconds). */
 const MAX_RETRIES = 20;
 const MAX_TIMEOUT_SECONDS = 600; // 10 min
 
-/** Adds `--base-url`, `--profile`, `--retries` and `--timeout` to a client command. */
+/** Adds `--base-url`, `--profile`, `--retries`, `--timeout`, `-v`, `--debug` and `--allow-insecure-http`. */
 export function addConnectionOptions(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', 'service base URL, used whole with its version prefix (e.g. https://host/v1)')
@@ -40,5 +42,9 @@ export function addConnectionOptions(cmd: Command): Command {
       wholeNumber('--timeout', 1, MAX_TIMEOUT_SECONDS),
     )
     .option('-v, --verbose', 'one line on stderr per request and per retry (never the key)')
-    .option('--debug', 'like --verbose, with request and response bodies cut at 2 KB');
+    .option('--debug', 'like --verbose, with request and response bodies cut at 2 KB')
+    .option(
+      '--allow-insecure-http',
+      'allow a plain http:// base URL that is not this machine (the key crosses the network in clear text)',
+    );
 }

@@ -56,7 +56,7 @@ export interface OpenConnectionOptions {
   /** false for calls that need no key (ping). */
   requireKey?: boolean;
   /** Passed to createClient (timeouts, retry policy, onRetry). */
-  client?: Omit<ClientOptions, 'baseUrl' | 'apiKey'>;
+  client?: Omit<ClientOptions, 'baseUrl' | 'apiKey' | 'allowInsecureHttp'>;
   /** Defaults to the command's reader of the configuration in camroll's config folder (`commandConfig`). */
   store?: ConfigReader;
 }
@@ -167,7 +167,12 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     traceBodies: flags.debug === true,
   };
   if (decision.kind === 'remote') {
-    const client = createClient({ ...clientOptions, baseUrl: decision.baseUrl, apiKey: decision.apiKey });
+    const client = createClient({
+      ...clientOptions,
+      baseUrl: decision.baseUrl,
+      apiKey: decision.apiKey,
+      allowInsecureHttp: decision.allowInsecureHttp,
+    });
     return {
       client,
       apiKey: decision.apiKey,

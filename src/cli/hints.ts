@@ -1,8 +1,10 @@
 import { CERTIFICATE_CODES, SCHEME_MISMATCH_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
 import { mismatchHint, type SchemeMismatch } from '../client/scheme-words.js';
+import { isCleartextToRemote } from '../rules/base-url.js';
 import {
   ApiError,
   CamrollError,
+  ConfigError,
   ContractViolationError,
   ListenError,
   NetworkError,
@@ -39,6 +41,12 @@ function forRequest(request: RequestInfo | null, hint: (request: RequestInfo) =>
 export function nextStep(error: unknown): string | null {
   // The raiser knew more than the status and code tell (a stale directory entry, a near e-mail).
   if (error instanceof CamrollError && typeof error.details?.hint === 'string') return error.details.hint;
+  if (error instanceof ConfigError && error.code === 'insecure_base_url') {
+    return (
+      'on a trusted network without TLS, opt in with --allow-insecure-http, or store the choice with `camroll config ' +
+      'set-url <url> --allow-insecure-http`'
+    );
+  }
   if (error instanceof ApiError) {
     if (error.status === 401 || error.code === 'invalid_api_key') return KEY_HINT;
     if (error.status === 404 && error.code !== 'user_not_found') {
@@ -88,8 +96,15 @@ export function nextStep(error: unknown): string | null {
       return `the host name of ${origin} does not resolve: check the base URL`;
     if (error.code === 'ECONNREFUSED')
       return `nothing accepts connections at ${origin}: is the service running, and is the base URL right?`;
-    if (SCHEME_MISMATCH_CODES.has(error.code) && error.request !== null)
-      return mismatchHint(error.code as SchemeMismatch, error.request.baseUrl);
+    if (SCHEME_MISMATCH_CODES.has(error.code) && error.request !== null) {
+      const hint = mismatchHint(error.code as SchemeMismatch, error.request.baseUrl);
+      // The URL it names would be refused without the opt-in: say so rather than send the user round.
+      return error.code === 'server_speaks_plain_http' &&
+        isCleartextToRemote(error.request.baseUrl.replace(/^https:/, 'http:'))
+        ? `${hint} (plain http:// to a host that is not this machine carries the key in clear text: it takes ` +
+            '--allow-insecure-http)'
+        : hint;
+    }
     if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') {
       return (
         `${origin} took the connection but did not answer (a hung server or proxy?): check the service, or ` +

@@ -27,6 +27,7 @@ export const SyncFlags = z.object({
   timeout: z.number().int().optional(),
   verbose: z.boolean().optional(),
   debug: z.boolean().optional(),
+  allowInsecureHttp: z.boolean().optional(),
   quiet: z.boolean().default(false),
   progress: z.boolean().default(true),
   events: z.boolean().default(true),

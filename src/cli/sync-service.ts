@@ -25,6 +25,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
   const readFlags: ConnectionFlags = {
     baseUrl: flags.baseUrl,
     profile: flags.profile,
+    allowInsecureHttp: flags.allowInsecureHttp,
     retries: flags.retries ?? 1,
     timeout: flags.timeout ?? 10,
   };

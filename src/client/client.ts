@@ -22,9 +22,9 @@ import {
   RequestError,
   type CamrollError,
 } from '../errors.js';
-import { checkBaseUrl } from '../rules/base-url.js';
+import { checkBaseUrl, checkTransport } from '../rules/base-url.js';
 import { VERSION } from '../version.js';
-import { apiErrorFromResponse, networkErrorFrom, parseBody, redact, type ResponseFacts } from './http-errors.js';
+import { apiErrorFromResponse, networkErrorFrom, parseBody, type ResponseFacts } from './http-errors.js';
 import { isWellFormedIngestResponse } from './ingest-check.js';
 import {
   decideRetry,
@@ -34,6 +34,7 @@ import {
   type RequestRetryPolicy,
 } from './retry.js';
 import { createSchemeProbe, describeMismatch } from './scheme-probe.js';
+import { readHostAnswer, redact } from './scrub.js';
 import { HealthResult, PingResult, SyncCompleteResult } from './schemas.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import { Agent, connectOptions, request } from './undici.js';
@@ -88,6 +89,11 @@ export interface ClientOptions {
   baseUrl: string;
   /** Sent in X-PARTNER-API-KEY. Null only makes sense for ping. */
   apiKey: string | null;
+  /**
+   * Allows plain `http://` to a host that is not this machine (the key crosses the network in
+   * clear text). Without it such a base URL is refused before any connection (checkTransport).
+   */
+  allowInsecureHttp?: boolean;
   /** A dispatcher the caller owns (tests: MockAgent); otherwise the client makes and closes its own. */
   dispatcher?: Dispatcher;
   retry?: Partial<RequestRetryPolicy>;
@@ -160,6 +166,8 @@ interface Call<S extends z.ZodType> {
 export function createClient(options: ClientOptions): ApiClient {
   // The one base-URL rule (src/rules/base-url.ts): used whole, nothing appended.
   const baseUrl = checkBaseUrl(options.baseUrl);
+  // And the one rule of where the key may go: refused here, before any connection is made.
+  checkTransport(baseUrl, options.allowInsecureHttp === true);
   const apiKey = options.apiKey;
   const policy = resolveRetryPolicy(options.retry);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -250,13 +258,8 @@ export function createClient(options: ClientOptions): ApiClient {
         signal: call.signal,
       });
       silence(true);
-      facts = {
-        endpoint,
-        request: requestInfo,
-        status: response.statusCode,
-        headers: response.headers,
-        bodyText: await response.body.text(),
-      };
+      // Scrubbed of the key as it is read: whatever is built from it (errors, traces, output) is too.
+      facts = { endpoint, request: requestInfo, ...(await readHostAnswer(response, apiKey)) };
     } catch (error) {
       silence(false);
       if (call.signal?.aborted) throw new InterruptedError();
@@ -267,7 +270,7 @@ export function createClient(options: ClientOptions): ApiClient {
     }
     const bodies = { requestBody: payload, responseBody: facts.bodyText };
     if (facts.status < 200 || facts.status > 299) {
-      const answered = apiErrorFromResponse(facts, apiKey);
+      const answered = apiErrorFromResponse(facts);
       // nginx answers http:// on its TLS port with a 400 page: a wrong scheme, not a bad request.
       const failure = answered.code === 'http_400' ? await withSchemeChecked(url, answered, call.signal) : answered;
       if (failure instanceof NetworkError) {

@@ -3,8 +3,9 @@ import { ErrorEnvelope } from '../contract/index.js';
 import { ApiError, CLIENT_ERROR_CODES, ContractViolationError, NetworkError, type RequestInfo } from '../errors.js';
 import { formatSeconds } from '../util/seconds.js';
 import { parseRetryAfter } from './retry.js';
+import { redact } from './scrub.js';
 
-/** What the error builders need to know about a response. */
+/** What the error builders need to know about a response (read through `readHostAnswer`: no key in it). */
 export interface ResponseFacts {
   /** `METHOD <full URL>` of the call, for messages. */
   endpoint: string;
@@ -14,17 +15,12 @@ export interface ResponseFacts {
   bodyText: string;
 }
 
-/** Removes a secret from text that may end up on a terminal or in a log. */
-export function redact(text: string, secret: string | null | undefined): string {
-  if (!secret) return text;
-  return text.split(secret).join('[redacted]');
-}
-
 /**
  * Turns a non-2xx answer into an ApiError. The envelope's `code` is kept as is (an unknown code
  * is handled by `status` downstream); a body that is not an envelope gets `http_<status>`.
+ * The facts come scrubbed of the key (src/client/scrub.ts), code and details included.
  */
-export function apiErrorFromResponse(facts: ResponseFacts, secret?: string | null): ApiError {
+export function apiErrorFromResponse(facts: ResponseFacts): ApiError {
   const retryAfterSeconds = parseRetryAfter(facts.headers['retry-after']);
   let json: unknown;
   try {
@@ -35,16 +31,11 @@ export function apiErrorFromResponse(facts: ResponseFacts, secret?: string | nul
   const envelope = ErrorEnvelope.safeParse(json);
   if (envelope.success) {
     const { code, message, details } = envelope.data.error;
-    return new ApiError(
-      facts.status,
-      code,
-      redact(`${facts.endpoint} answered HTTP ${facts.status}: ${message}`, secret),
-      {
-        details: details ?? null,
-        retryAfterSeconds,
-        request: facts.request,
-      },
-    );
+    return new ApiError(facts.status, code, `${facts.endpoint} answered HTTP ${facts.status}: ${message}`, {
+      details: details ?? null,
+      retryAfterSeconds,
+      request: facts.request,
+    });
   }
   return new ApiError(
     facts.status,

@@ -13,6 +13,8 @@ export interface Resolved<T> {
 export interface SettingsFlags {
   baseUrl?: string;
   profile?: string;
+  /** `--allow-insecure-http`. */
+  allowInsecureHttp?: boolean;
 }
 
 export interface ResolvedSettings {
@@ -22,6 +24,11 @@ export interface ResolvedSettings {
   profileExists: boolean;
   baseUrl: Resolved<string | null>;
   apiKey: Resolved<string | null>;
+  /**
+   * Whether plain http:// to a host that is not this machine is allowed: by the flag, or by
+   * the profile whose URL is in use (its opt-in goes with its URL, never with another one).
+   */
+  allowInsecureHttp: Resolved<boolean>;
 }
 
 export interface ResolveInput {
@@ -62,27 +69,36 @@ export function resolveSettings({ flags, env, store }: ResolveInput): ResolvedSe
   const flagBaseUrl: Resolved<string> | undefined =
     flagUrl === undefined ? undefined : { value: validateBaseUrl(flagUrl), source: 'flag' };
   const none: Resolved<null> = { value: null, source: 'none' };
+  const insecure = (baseUrl: Resolved<string | null>): Resolved<boolean> => {
+    if (flags.allowInsecureHttp === true) return { value: true, source: 'flag' };
+    if (baseUrl.source === 'profile' && stored?.allow_insecure_http === true) return { value: true, source: 'profile' };
+    return { value: false, source: 'none' };
+  };
 
   if (profile.source === 'flag') {
+    const baseUrl = flagBaseUrl ?? fromProfile(stored?.base_url) ?? none;
     return {
       profile,
       profileExists: stored !== null,
-      baseUrl: flagBaseUrl ?? fromProfile(stored?.base_url) ?? none,
+      baseUrl,
       apiKey: fromProfile(stored?.api_key) ?? none,
+      allowInsecureHttp: insecure(baseUrl),
     };
   }
+  const baseUrl =
+    flagBaseUrl ?? fromEnv(nonEmpty(env.CAMROLL_BASE_URL), validateBaseUrl) ?? fromProfile(stored?.base_url) ?? none;
   return {
     profile,
     profileExists: stored !== null,
-    baseUrl:
-      flagBaseUrl ?? fromEnv(nonEmpty(env.CAMROLL_BASE_URL), validateBaseUrl) ?? fromProfile(stored?.base_url) ?? none,
+    baseUrl,
     apiKey: fromEnv(nonEmpty(env.CAMROLL_API_KEY)) ?? fromProfile(stored?.api_key) ?? none,
+    allowInsecureHttp: insecure(baseUrl),
   };
 }
 
 /** Where a command's requests go, once the settings are resolved. */
 export type TargetDecision =
-  | { kind: 'remote'; baseUrl: string; apiKey: string | null }
+  | { kind: 'remote'; baseUrl: string; apiKey: string | null; allowInsecureHttp: boolean }
   /** `why` names the reason when a profile is in effect but has no URL (said on stderr). */
   | { kind: 'embedded'; why: string | null };
 
@@ -133,5 +149,10 @@ export function decideTarget(settings: ResolvedSettings, options: { requireKey: 
         `stdin)${fallback}`,
     );
   }
-  return { kind: 'remote', baseUrl: baseUrl.value, apiKey: apiKey.value };
+  return {
+    kind: 'remote',
+    baseUrl: baseUrl.value,
+    apiKey: apiKey.value,
+    allowInsecureHttp: settings.allowInsecureHttp.value,
+  };
 }

@@ -11,6 +11,11 @@ export const StoredProfile = z.object({
   /** Used whole, version prefix included. */
   base_url: z.string().optional(),
   api_key: z.string().min(1).optional(),
+  /**
+   * Set by `config set-url <http://remote…> --allow-insecure-http`: plain http:// to this
+   * profile's URL is the user's choice (only while that URL is the one in use).
+   */
+  allow_insecure_http: z.boolean().optional(),
 });
 export type StoredProfile = z.infer<typeof StoredProfile>;
 

@@ -2,6 +2,8 @@ import { chmodSync } from 'node:fs';
 import Conf from 'conf';
 import { ConfigError } from '../errors.js';
 import { describeFsError } from '../util/fs-error.js';
+import { ensurePrivateFolder } from '../util/private-file.js';
+import { isCleartextToRemote } from '../rules/base-url.js';
 import {
   configFilePath,
   createConfigReader,
@@ -28,8 +30,11 @@ export interface ConfigStore extends ConfigReader {
   currentProfile(): string | null;
   getProfile(name: string): StoredProfile | null;
   listProfiles(): { name: string; profile: StoredProfile; current: boolean }[];
-  /** Sets a profile's base URL (validated, used whole), creating the profile if needed. */
-  setBaseUrl(profile: string, baseUrl: string): string;
+  /**
+   * Sets a profile's base URL (validated, used whole), creating the profile if needed. The
+   * opt-in to plain http:// off this machine goes with the URL: set with it, dropped by the next.
+   */
+  setBaseUrl(profile: string, baseUrl: string, options?: { allowInsecureHttp?: boolean }): string;
   setApiKey(profile: string, apiKey: string): void;
   /** Returns false when the profile held no key. */
   unsetApiKey(profile: string): boolean;
@@ -55,6 +60,8 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const open = (): Conf<Record<string, unknown>> => {
     if (conf) return conf;
     try {
+      // Before conf, which makes the folder with the umask's mode (0755): it holds the key.
+      ensurePrivateFolder(cwd);
       conf = new Conf<Record<string, unknown>>({
         cwd,
         configName: 'config',
@@ -111,11 +118,14 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([name, profile]) => ({ name, profile, current: name === config.current_profile }));
     },
-    setBaseUrl: (profile, baseUrl) => {
+    setBaseUrl: (profile, baseUrl, options = {}) => {
       const name = validateProfileName(profile);
       const url = validateBaseUrl(baseUrl);
+      // Kept only where it means something: plain http:// to a host that is not this machine.
+      const insecure = options.allowInsecureHttp === true && isCleartextToRemote(url);
       update((config) => {
-        config.profiles[name] = { ...config.profiles[name], base_url: url };
+        const { allow_insecure_http: _dropped, ...kept } = config.profiles[name] ?? {};
+        config.profiles[name] = { ...kept, base_url: url, ...(insecure ? { allow_insecure_http: true } : {}) };
         config.current_profile ??= name;
       });
       return url;

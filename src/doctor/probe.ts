@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
-import { describeTransportFailure, redact, transportFailureCode } from '../client/http-errors.js';
+import { describeTransportFailure, transportFailureCode } from '../client/http-errors.js';
+import { readHostAnswer, redact } from '../client/scrub.js';
 import { API_KEY_HEADER } from '../contract/index.js';
 
 /** What a raw request gave: the facts the API client hides (content type, Date, timing). */
@@ -42,9 +43,11 @@ export async function probe(
       bodyTimeout: options.timeoutMs,
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
-    const text = await response.body.text();
+    // Scrubbed of the key as it is read, like every answer the client reads (src/client/scrub.ts).
+    const answer = await readHostAnswer(response, apiKey);
+    const text = answer.bodyText;
     const header = (name: string): string | null => {
-      const value = response.headers[name];
+      const value = answer.headers[name];
       return (Array.isArray(value) ? value[0] : value) ?? null;
     };
     let json: unknown;
@@ -55,7 +58,7 @@ export async function probe(
     }
     return {
       kind: 'answer',
-      status: response.statusCode,
+      status: answer.status,
       contentType: header('content-type'),
       date: header('date'),
       body: text,

@@ -1,3 +1,4 @@
+import { plural } from '../util/plural.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
@@ -267,6 +268,16 @@ async function judgePing(
   return { name, status: 'pass', detail: `200 in ${Math.round(ping.ms)} ms` };
 }
 
+/** The Date header counts whole seconds: the service's clock read anywhere in the second it names. */
+const DATE_RESOLUTION_MS = 1000;
+
+/**
+ * The local clock against the service's Date header, read when the ping's answer came
+ * (`nowMs`). The header was stamped somewhere during the round trip, in a second it names
+ * only to the second: the best guess compares the middle of the round trip with the middle of
+ * that second, and a skew within half a second plus half the round trip is no finding at all
+ * (a service on this machine read "1 s ahead" before).
+ */
 function judgeClock(ping: ProbeResult, nowMs: number): Check {
   const name = 'clock';
   const serverMs = ping.kind === 'answer' && ping.date !== null ? Date.parse(ping.date) : Number.NaN;
@@ -277,12 +288,26 @@ function judgeClock(ping: ProbeResult, nowMs: number): Check {
       detail: 'the service sent no Date header',
       hint: 'the local clock could not be compared',
     };
-  const skewS = Math.round((nowMs - serverMs) / 1000);
+  const skewMs = nowMs - ping.ms / 2 - (serverMs + DATE_RESOLUTION_MS / 2);
+  const uncertaintyMs = DATE_RESOLUTION_MS / 2 + ping.ms / 2;
+  if (Math.abs(skewMs) <= uncertaintyMs) {
+    return {
+      name,
+      status: 'pass',
+      detail: `local clock in step with the service (to ±${describeUncertainty(uncertaintyMs)})`,
+    };
+  }
+  const skewS = Math.round(skewMs / 1000);
   const detail = `local clock ${describeSkew(Math.abs(skewS))} ${skewS >= 0 ? 'ahead of' : 'behind'} the service`;
   const hint = 'capture times are sent in UTC and matched within hours: set the clock right (NTP)';
   if (Math.abs(skewS) >= SKEW_FAIL_S) return { name, status: 'fail', detail, hint };
   if (Math.abs(skewS) > SKEW_WARN_S) return { name, status: 'warn', detail, hint };
   return { name, status: 'pass', detail };
+}
+
+/** `0.5 s`, `1.2 s`: the measurement's own uncertainty, to a tenth. */
+function describeUncertainty(ms: number): string {
+  return `${(Math.ceil(ms / 100) / 10).toFixed(1)} s`;
 }
 
 /**
@@ -375,7 +400,7 @@ function judgeHealth(health: ProbeResult): Check {
       ? 'rate limit not described'
       : !policy.enabled
         ? 'not throttled'
-        : `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
+        : `${policy.limit === null ? '? requests' : plural(policy.limit, 'request')} per ${policy.window_seconds ?? '?'} s`;
   return {
     name,
     status: 'pass',

@@ -1,3 +1,4 @@
+import { plural } from '../util/plural.js';
 import { InterruptedError, OutageError } from '../errors.js';
 import type { DryRunResult } from './dry-run.js';
 import type { WatchTotals } from './follow.js';
@@ -37,7 +38,8 @@ export function decideEnding(ended: SyncEnded, userStopped: boolean): SyncEnding
     // The summary is printed as on success; the pending items are sent by the next run.
     const pending = result.pending + (watch?.pending ?? 0);
     const error = new OutageError(
-      `sync stopped: ${outageReason}; ${pending} items stay pending and the journal is consistent: ` +
+      `sync stopped: ${outageReason}; ${plural(pending, 'item')} ${pending === 1 ? 'stays' : 'stay'} pending and the ` +
+        'journal is consistent: ' +
         'run the same command again to resume',
     );
     return { kind: 'outage', result: { ...result, outcome: 'outage' }, watch, error };

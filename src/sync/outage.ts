@@ -1,3 +1,4 @@
+import { plural } from '../util/plural.js';
 import { CONNECTION_CODES, PERMANENT_NETWORK_CODES, TIMEOUT_CODES } from '../client/network-codes.js';
 
 /**
@@ -58,7 +59,7 @@ export function createOutageTracker(limit: number = DEFAULT_MAX_CONNECTION_FAILU
       return {
         stop: true,
         reason:
-          `the host stopped answering: no answer ${within}, ${consecutive} times in a row (last: ${last}); ` +
+          `the host stopped answering: no answer ${within}, ${plural(consecutive, 'time')} in a row (last: ${last}); ` +
           'a hung server or proxy? if it is only slow, raise --timeout',
       };
     },

@@ -1,3 +1,4 @@
+import { plural } from '../util/plural.js';
 import type { ApiClient } from '../client/index.js';
 import type { Event, IngestResponse, MediaMetadata, Stats } from '../contract/index.js';
 import { UserId } from '../contract/index.js';
@@ -192,8 +193,8 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     if (!cleared && (journal.recovery.interruptedPasses > 0 || resumedPending > 0)) {
       const answeredFate = options.full ? 'are sent again (--full)' : 'are skipped';
       notice(
-        `resuming an interrupted sync: ${answered} items already answered ${answeredFate}, ${resumedPending} pending ` +
-          `items are sent again`,
+        `resuming an interrupted sync: ${plural(answered, 'item')} already answered ${answeredFate}, ` +
+          `${plural(resumedPending, 'pending item')} ${resumedPending === 1 ? 'is' : 'are'} sent again`,
       );
     } else if (pass === 'incremental' && answered === 0) {
       notice('no local sync journal for this user on this machine: every item is sent once (re-sending is safe)');

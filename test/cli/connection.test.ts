@@ -60,11 +60,10 @@ describe('openConnection', () => {
           profile: 'prod',
           identity: `${server.origin}/v1`,
         });
-        await expect(connection.client.health()).resolves.toMatchObject({
-          partner_id: 'acme',
-          key: 'sk_live_stored_key_1234',
-        });
+        // The stored key was sent; echoed back, it is scrubbed from the answer (src/client/scrub.ts).
+        await expect(connection.client.health()).resolves.toMatchObject({ partner_id: 'acme', key: '[redacted]' });
         expect(server.seen[0]?.url).toBe('/v1/health');
+        expect(server.seen[0]?.headers['x-partner-api-key']).toBe('sk_live_stored_key_1234');
       } finally {
         await connection.close();
       }

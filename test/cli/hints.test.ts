@@ -18,3 +18,21 @@ describe('the next step after a network failure', () => {
     );
   });
 });
+
+describe('the next step after a wrong scheme', () => {
+  const plainAt = (baseUrl: string) =>
+    nextStep(new NetworkError('server_speaks_plain_http', 'failed', { request: { ...request, baseUrl } }));
+
+  it('on this machine: the http:// URL to use', () => {
+    expect(plainAt('https://127.0.0.1:8787/v1')).toBe(
+      'the server speaks plain HTTP: did you mean http://127.0.0.1:8787/v1?',
+    );
+  });
+
+  it('elsewhere: the http:// URL, and that it takes the opt-in (the key would travel in clear text)', () => {
+    expect(plainAt('https://api.example.com:8787/v1')).toBe(
+      'the server speaks plain HTTP: did you mean http://api.example.com:8787/v1? (plain http:// to a host that is ' +
+        'not this machine carries the key in clear text: it takes --allow-insecure-http)',
+    );
+  });
+});

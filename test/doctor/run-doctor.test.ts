@@ -139,6 +139,34 @@ describe('each broken promise fails its own check, with a hint', () => {
     });
   });
 
+  it("a skew within the measure's own uncertainty (half the Date second, half the round trip) is no finding", async () => {
+    const date = 'Sat, 28 Nov 2026 12:00:00 GMT';
+    const stamped = (req: { url?: string }, res: import('node:http').ServerResponse): boolean => {
+      if (req.url !== '/v1/ping') return false;
+      res.writeHead(200, { 'content-type': 'application/json', date });
+      res.end(JSON.stringify({ status: 'ok' }));
+      return true;
+    };
+    const at = (ms: number) => () => Date.parse(date) + ms;
+    // 0.9 s into the second the header names: "1 s ahead" before, though the service's clock may read 0.9 s too.
+    expect((await run(stamped, {}, at(900))).clock).toMatchObject({
+      status: 'pass',
+      detail: expect.stringMatching(/^local clock in step with the service \(to ±0\.[5-9] s\)$/),
+    });
+    expect((await run(stamped, {}, at(100))).clock).toMatchObject({
+      detail: expect.stringMatching(/^local clock in step with the service/),
+    });
+    // Beyond it, a skew is said as before.
+    expect((await run(stamped, {}, at(2600))).clock).toMatchObject({
+      status: 'pass',
+      detail: 'local clock 2 s ahead of the service',
+    });
+    expect((await run(stamped, {}, at(-1500))).clock).toMatchObject({
+      status: 'pass',
+      detail: 'local clock 2 s behind the service',
+    });
+  });
+
   it.each([
     [0, '0 s'],
     [59, '59 s'],

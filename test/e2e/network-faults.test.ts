@@ -1,3 +1,4 @@
+import { plural } from '../../src/util/plural.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -116,7 +117,7 @@ describe('a silent host (takes the connection, never answers)', () => {
           /sync stopped: the host stopped answering: no answer within 2 s, \d+ times in a row \(last: POST \S+\/media, UND_ERR_HEADERS_TIMEOUT\)/,
         );
         expect(stopped.stderr).toContain(
-          `${summary.pending} items stay pending and the journal is consistent: run the same command again to resume ` +
+          `${plural(summary.pending, 'item')} ${summary.pending === 1 ? 'stays' : 'stay'} pending and the journal is consistent: run the same command again to resume ` +
             `[host_unreachable]`,
         );
 

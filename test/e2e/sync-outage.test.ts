@@ -1,3 +1,4 @@
+import { plural } from '../../src/util/plural.js';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +55,7 @@ describe('the host going away mid-sync', () => {
     expect(summary.pending).toBeGreaterThan(0);
     expect(stopped.stderr).toContain(
       `sync stopped: the host stopped answering: 5 connection failures in a row (last: ECONNREFUSED); ` +
-        `${summary.pending} items stay pending and the journal is consistent: run the same command again to resume ` +
+        `${plural(summary.pending, 'item')} ${summary.pending === 1 ? 'stays' : 'stay'} pending and the journal is consistent: run the same command again to resume ` +
         `[host_unreachable]`,
     );
     expect(stopped.stderr).not.toContain(KEY);
@@ -72,8 +73,8 @@ describe('the host going away mid-sync', () => {
       // The count the stop gave is the one the resume gives.
       expect(rerun.stderr).toMatch(
         new RegExp(
-          `resuming an interrupted sync: \\d+ items already answered are skipped, ${summary.pending} pending items ` +
-            `are sent again`,
+          `resuming an interrupted sync: \\d+ items? already answered are skipped, ` +
+            `${plural(summary.pending, 'pending item')} ${summary.pending === 1 ? 'is' : 'are'} sent again`,
         ),
       );
     } finally {
@@ -120,7 +121,7 @@ describe('the host going away mid-sync', () => {
       expect(summary.pending).toBe(0);
       expect(summary.watch).toMatchObject({ changes: 1, files: 1, sent: 0, pending: 1 });
       expect(stopped.stderr).toContain('camroll: watch: 1 new or changed file, not sent, 1 item pending');
-      expect(stopped.stderr).toContain('1 items stay pending and the journal is consistent');
+      expect(stopped.stderr).toContain('1 item stays pending and the journal is consistent');
       expect(stopped.stderr).toContain('[host_unreachable]');
       expect(stopped.stderr).not.toContain(KEY);
     } finally {

@@ -52,7 +52,8 @@ describe('a base URL on this machine', () => {
     ['http://127.1.2.3/v1', true],
     ['http://localhost:8787/v1', true],
     ['http://LOCALHOST/v1', true],
-    ['http://api.localhost/v1', true],
+    // a name under .localhost may still be asked of DNS: only `localhost` itself counts
+    ['http://api.localhost/v1', false],
     ['http://[::1]:8787/v1', true],
     ['https://sandbox.example.com/v1', false],
     ['http://10.0.0.5/v1', false],

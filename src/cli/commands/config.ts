@@ -14,7 +14,9 @@ import { commandConfig } from '../command-config.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
+import { terminalWidth } from '../format/width.js';
 import { versionPrefixSuggestion } from '../hints.js';
+import { isCleartextToRemote } from '../../rules/base-url.js';
 
 interface ProfileFlag {
   profile?: string;
@@ -43,11 +45,17 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     .command('set-url <url>')
     .description('Set the base URL of a profile, used whole (e.g. https://sandbox.example.com/v1)')
     .option('--profile <name>', 'profile to change (default: the current one)')
-    .action((url: string, flags: ProfileFlag) => {
+    .option(
+      '--allow-insecure-http',
+      'store the choice to use this plain http:// URL although it is not this machine (the key in clear text)',
+    )
+    .action((url: string, flags: ProfileFlag & { allowInsecureHttp?: boolean }) => {
       const store = openStore();
       const profile = writeTarget(store, flags.profile);
-      const saved = usage(() => store.setBaseUrl(profile, url));
+      const saved = usage(() => store.setBaseUrl(profile, url, { allowInsecureHttp: flags.allowInsecureHttp }));
       ctx.stdout.write(`profile ${profile}: base URL set to ${saved}\n`);
+      const cleartext = cleartextWarning(saved, flags.allowInsecureHttp === true);
+      if (cleartext !== null) ctx.stderr.write(`camroll: warning: ${cleartext}\n`);
       // Stored as given (it is used whole), but a URL without a version path answers 404 to every call.
       const suggestion = versionPrefixSuggestion(saved);
       if (suggestion !== null) {
@@ -129,6 +137,7 @@ export function registerConfig(program: Command, ctx: CliContext): void {
         api_key: maskKey(settings.apiKey.value),
         api_key_source: settings.apiKey.source,
         target: settings.baseUrl.value === null ? 'embedded' : 'remote',
+        allow_insecure_http: settings.allowInsecureHttp.value,
       };
       if (flags.json) {
         ctx.stdout.write(jsonLine(view));
@@ -144,6 +153,7 @@ export function registerConfig(program: Command, ctx: CliContext): void {
             : `${view.base_url} (${SOURCE_LABEL[view.base_url_source]})`,
         ],
         ['API key', view.api_key === null ? '(none)' : `${view.api_key} (${SOURCE_LABEL[view.api_key_source]})`],
+        ...(view.allow_insecure_http ? [['plain http', 'allowed off this machine (--allow-insecure-http)']] : []),
       ];
       for (const [label, value] of lines) ctx.stdout.write(`${(label as string).padEnd(12)}${value}\n`);
     });
@@ -174,10 +184,11 @@ export function registerConfig(program: Command, ctx: CliContext): void {
           [
             { header: '', value: (p) => (p.current ? '*' : '') },
             { header: 'PROFILE', value: (p) => p.name },
-            { header: 'BASE URL', value: (p) => p.base_url ?? '-' },
+            { header: 'BASE URL', value: (p) => p.base_url ?? '-', fit: 'truncate', minWidth: 24 },
             { header: 'KEY', value: (p) => p.api_key ?? '-' },
           ],
           profiles,
+          { width: terminalWidth(ctx.stdout) },
         ),
       );
     });
@@ -206,6 +217,26 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     .action(() => {
       ctx.stdout.write(`${openStore().path}\n`);
     });
+}
+
+/**
+ * The warning of `config set-url` for a plain http:// URL that is not this machine: requests
+ * to it are refused (checkTransport) unless the user opted in, and then the key goes in clear.
+ */
+function cleartextWarning(url: string, allowed: boolean): string | null {
+  if (!isCleartextToRemote(url)) return null;
+  const host = new URL(url).host;
+  if (allowed) {
+    return (
+      `${host} is not this machine, and plain http:// sends the API key across the network in clear text ` +
+      `(stored with --allow-insecure-http); use https:// where the host offers it`
+    );
+  }
+  return (
+    `${host} is not this machine: plain http:// would send the API key across the network in clear text, so ` +
+    `commands refuse this URL; use https://, or store it with \`camroll config set-url ${url} ` +
+    `--allow-insecure-http\` if the network is trusted`
+  );
 }
 
 /**

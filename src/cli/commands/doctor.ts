@@ -9,6 +9,7 @@ import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
 import { renderTable } from '../format/table.js';
+import { hangingLines, terminalWidth } from '../format/width.js';
 
 interface DoctorFlags extends ConnectionFlags {
   roundTrip?: boolean;
@@ -44,23 +45,33 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
         ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
       });
       const summary = summarize(checks);
-      ctx.stdout.write(flags.json ? jsonLine({ checks, summary }) : renderDoctor(checks, summary));
+      ctx.stdout.write(
+        flags.json ? jsonLine({ checks, summary }) : renderDoctor(checks, summary, terminalWidth(ctx.stdout)),
+      );
       if (!summary.ok) ctx.exitCode = EXIT_FAILURE;
     });
   });
 }
 
 /** The table of checks, each hint under it, and a closing count. */
-export function renderDoctor(checks: Check[], summary: ReturnType<typeof summarize>): string {
+export function renderDoctor(
+  checks: Check[],
+  summary: ReturnType<typeof summarize>,
+  width: number | null = null,
+): string {
+  // On a terminal the detail wraps at words within its column, and each hint under its own start.
   const table = renderTable(
     [
       { header: 'CHECK', value: (c: Check) => c.name },
       { header: 'STATUS', value: (c: Check) => c.status },
-      { header: 'DETAIL', value: (c: Check) => c.detail },
+      { header: 'DETAIL', value: (c: Check) => c.detail, fit: 'wrap', minWidth: 24 },
     ],
     checks,
+    { width },
   );
-  const hints = checks.filter((c) => c.hint !== undefined).map((c) => `  ${c.name}: ${c.hint}`);
+  const hints = checks
+    .filter((c) => c.hint !== undefined)
+    .map((c) => hangingLines(`  ${c.name}: `, c.hint as string, width));
   const verdict = summary.ok ? 'ok' : 'FAILED';
   const counts =
     `doctor ${verdict}: ${summary.pass} pass, ${summary.warn} warn, ${summary.fail} fail, ` + `${summary.skip} skip`;

@@ -1,3 +1,5 @@
+import { plural } from '../format/vocabulary.js';
+import { terminalWidth } from '../format/width.js';
 import type { Command } from 'commander';
 import type { Event } from '../../contract/index.js';
 import { UsageError } from '../../errors.js';
@@ -92,8 +94,8 @@ function writeHuman(ctx: CliContext, events: Event[], total: number | null, next
     ctx.stdout.write('No matched events.\n');
     return;
   }
-  ctx.stdout.write(renderEventsTable(events));
-  const of = total === null ? '' : ` of ${total}`;
-  ctx.stdout.write(`\n${events.length}${of} event${events.length === 1 ? '' : 's'}\n`);
+  ctx.stdout.write(renderEventsTable(events, terminalWidth(ctx.stdout)));
+  const counted = total === null ? plural(events.length, 'event') : `${events.length} of ${plural(total, 'event')}`;
+  ctx.stdout.write(`\n${counted}\n`);
   if (nextCommand !== null) ctx.stdout.write(`More: ${nextCommand}  (or --all)\n`);
 }

@@ -1,3 +1,4 @@
+import { plural } from '../format/vocabulary.js';
 import type { Command } from 'commander';
 import { readRateLimit, type HealthResult } from '../../client/index.js';
 import { isLocalService } from '../../rules/base-url.js';
@@ -60,7 +61,8 @@ export function describeHealth(result: HealthResult, target: Pick<ConnectionTarg
   let limit: string;
   if (policy === null) limit = JSON.stringify(result.rate_limit ?? null);
   else if (!policy.enabled) limit = 'not throttled';
-  else limit = `${policy.limit ?? '?'} requests per ${policy.window_seconds ?? '?'} s`;
+  else
+    limit = `${policy.limit === null ? '? requests' : plural(policy.limit, 'request')} per ${policy.window_seconds ?? '?'} s`;
   // The embedded service is named on stderr when it starts; its throwaway port is no place to connect to.
   const where = target.kind === 'remote' ? [`base URL     ${target.baseUrl}`] : [];
   return [

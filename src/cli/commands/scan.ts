@@ -15,12 +15,14 @@ import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from
 import { formatScanSummary } from '../output/scan-summary.js';
 import { fileProblem } from '../output/file-problem.js';
 import { HTML_OPTION_HELP } from '../html-option.js';
+import { terminalWidth } from '../format/width.js';
 
 interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
   json?: boolean;
   report?: string;
   html?: string;
+  quiet?: boolean;
 }
 
 /** Checks commander's flag values (by hand rather than with zod, which would cost start-up time). */
@@ -33,6 +35,7 @@ function parseScanFlags(raw: Record<string, unknown>): ScanFlags {
     ...scanOptionsFrom(raw),
     jsonl: raw.jsonl === true,
     json: raw.json === true,
+    quiet: raw.quiet === true,
     ...(report !== undefined ? { report } : {}),
     ...(html !== undefined ? { html } : {}),
   };
@@ -55,7 +58,8 @@ export function registerScan(program: Command, ctx: CliContext): void {
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines')
-    .option('--html <file>', HTML_OPTION_HELP);
+    .option('--html <file>', HTML_OPTION_HELP)
+    .option('-q, --quiet', 'no progress: the summary, warnings and errors only');
   addScanOptions(cmd).action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
     const flags = parseScanFlags(rawFlags);
     if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
@@ -74,7 +78,12 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   if (flags.report) {
     report = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
   }
-  const progress = createFileProgress({ stream: ctx.stderr, isTTY: ctx.stderrIsTTY, label: 'scan' });
+  const progress = createFileProgress({
+    stream: ctx.stderr,
+    isTTY: ctx.stderrIsTTY,
+    label: 'scan',
+    show: flags.quiet !== true,
+  });
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
   const html =
@@ -159,8 +168,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   } else if (flags.json) {
     ctx.stdout.write(`${JSON.stringify({ ...result, elapsed_ms: elapsedMs, interrupted })}\n`);
   } else {
-    const text = formatScanSummary(result, { elapsedMs, interrupted });
-    (flags.jsonl ? ctx.stderr : ctx.stdout).write(`${text}\n`);
+    const out = flags.jsonl ? ctx.stderr : ctx.stdout;
+    out.write(`${formatScanSummary(result, { elapsedMs, interrupted, width: terminalWidth(out) })}\n`);
   }
   await html?.write({ subject: `scan of ${roots.map((root) => relative(ctx.cwd, root) || '.').join(', ')}` });
   const unopened = result.skipped.archive ?? 0;

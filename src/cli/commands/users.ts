@@ -5,10 +5,12 @@ import { addConnectionOptions, targetIdentity, withConnection, type ConnectionFl
 import { parseEmail } from '../connection-args.js';
 import { jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
-import { renderTable, tableLines } from '../format/table.js';
+import { renderTable, tableLines, type Column } from '../format/table.js';
+import { terminalWidth } from '../format/width.js';
 import { readImportFile } from '../user-import.js';
 import { unknownEmail, withDirectory, withReader } from '../user-lookup.js';
 import { commandConfig } from '../command-config.js';
+import { plural } from '../format/vocabulary.js';
 
 interface CreateFlags extends ConnectionFlags {
   email?: string;
@@ -49,10 +51,14 @@ const entryJson = (entry: DirectoryEntry) => ({
   source: entry.source,
 });
 
-const ENTRY_COLUMNS = [
-  { header: 'E-MAIL', value: (e: DirectoryEntry) => e.email },
+/**
+ * On a terminal too narrow for the ids and dates, each entry is stacked (its e-mail, then
+ * `USER ID …`, `TARGET …`, …): an id is never cut. `--json` holds every value whole.
+ */
+const ENTRY_COLUMNS: Column<DirectoryEntry>[] = [
+  { header: 'E-MAIL', value: (e: DirectoryEntry) => e.email, fit: 'truncate', minWidth: 16 },
   { header: 'USER ID', value: (e: DirectoryEntry) => e.userId },
-  { header: 'TARGET', value: (e: DirectoryEntry) => e.target },
+  { header: 'TARGET', value: (e: DirectoryEntry) => e.target, fit: 'truncate', minWidth: 16 },
   { header: 'FIRST SEEN', value: (e: DirectoryEntry) => e.firstSeen.slice(0, 16).replace('T', ' ') },
   { header: 'LAST SEEN', value: (e: DirectoryEntry) => e.lastSeen.slice(0, 16).replace('T', ' ') },
   { header: 'SOURCE', value: (e: DirectoryEntry) => e.source },
@@ -99,37 +105,50 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     );
   });
 
-  users
+  const list = users
     .command('list')
-    .description('List the users known on this machine: e-mail, user id, target, first and last seen')
-    .option('--json', 'print one JSON array')
-    .action((flags: { json?: boolean }) =>
-      withReader(ctx, (directory) => {
-        if (flags.json) {
-          // Streamed element by element: a support machine may hold an import of many users.
-          let first = true;
-          ctx.stdout.write('[');
-          for (const entry of directory.list()) {
-            ctx.stdout.write(`${first ? '\n' : ',\n'}  ${JSON.stringify(entryJson(entry))}`);
-            first = false;
-          }
-          ctx.stdout.write(first ? ']\n' : '\n]\n');
-          return;
+    .description(
+      'List the users known on this machine: e-mail, user id, target, first and last seen (with --base-url or ' +
+        '--profile: those of that target only)',
+    )
+    .option('--json', 'print one JSON array');
+  addConnectionOptions(list).action((flags: ConnectionFlags & { json?: boolean }) => {
+    // Named like every other command's target; nothing is connected to.
+    const target = flags.baseUrl !== undefined || flags.profile !== undefined ? targetIdentity(ctx, flags) : null;
+    return withReader(ctx, (all) => {
+      const directory = {
+        *list(): Generator<DirectoryEntry> {
+          for (const entry of all.list()) if (target === null || entry.target === target) yield entry;
+        },
+      };
+      if (flags.json) {
+        // Streamed element by element: a support machine may hold an import of many users.
+        let first = true;
+        ctx.stdout.write('[');
+        for (const entry of directory.list()) {
+          ctx.stdout.write(`${first ? '\n' : ',\n'}  ${JSON.stringify(entryJson(entry))}`);
+          first = false;
         }
-        // The first row only, its query closed at once so the table's reads can use it.
-        const probe = directory.list();
-        const empty = probe.next().done === true;
-        probe.return?.(undefined);
-        if (empty) {
-          ctx.stdout.write(
-            'No users known on this machine. `users create`, `sync --email` and `users import FILE` add them.\n',
-          );
-          return;
-        }
-        // Streamed too: the widths from one read of the directory, the lines from a second.
-        for (const line of tableLines(ENTRY_COLUMNS, () => directory.list())) ctx.stdout.write(line);
-      }),
-    );
+        ctx.stdout.write(first ? ']\n' : '\n]\n');
+        return;
+      }
+      // The first row only, its query closed at once so the table's reads can use it.
+      const probe = directory.list();
+      const empty = probe.next().done === true;
+      probe.return?.(undefined);
+      if (empty) {
+        ctx.stdout.write(
+          target === null
+            ? 'No users known on this machine. `users create`, `sync --email` and `users import FILE` add them.\n'
+            : `No users known on this machine for ${target}.\n`,
+        );
+        return;
+      }
+      // Streamed too: the widths from one read of the directory, the lines from a second.
+      const width = terminalWidth(ctx.stdout);
+      for (const line of tableLines(ENTRY_COLUMNS, () => directory.list(), { width })) ctx.stdout.write(line);
+    });
+  });
 
   const show = users
     .command('show')
@@ -151,6 +170,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
         renderTable(
           [...ENTRY_COLUMNS, { header: '', value: (e) => (e.target === current ? '(current target)' : '') }],
           entries,
+          { width: terminalWidth(ctx.stdout) },
         ),
       );
     });
@@ -200,9 +220,9 @@ export function registerUsers(program: Command, ctx: CliContext): void {
       ctx.stderr.write(`camroll: … and ${problems - PRINTED_IMPORT_PROBLEMS} more\n`);
     const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
-      `imported ${imported} users for ${where}: ${counts.added} added, ${counts.updated} updated, ` +
+      `imported ${plural(imported, 'user')} for ${where}: ${counts.added} added, ${counts.updated} updated, ` +
         `${counts.unchanged} unchanged` +
-        `${problems > 0 ? `; ${problems} lines skipped` : ''}\n`,
+        `${problems > 0 ? `; ${plural(problems, 'line')} skipped` : ''}\n`,
     );
     if (problems > 0) ctx.exitCode = 1;
   });

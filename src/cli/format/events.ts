@@ -14,13 +14,16 @@ export function mediaCount(event: Event): string {
 
 const columns: Column<Event>[] = [
   { header: 'DATE', value: localWhen },
-  { header: 'EVENT', value: (e) => e.name, maxWidth: 40 },
-  { header: 'VENUE', value: (e) => e.venue?.name ?? '-', maxWidth: 32 },
-  { header: 'CITY', value: (e) => e.venue?.city ?? '-', maxWidth: 20 },
+  { header: 'EVENT', value: (e) => e.name, maxWidth: 40, fit: 'truncate', minWidth: 16 },
+  { header: 'VENUE', value: (e) => e.venue?.name ?? '-', maxWidth: 32, fit: 'truncate', minWidth: 12 },
+  { header: 'CITY', value: (e) => e.venue?.city ?? '-', maxWidth: 20, fit: 'truncate', minWidth: 8 },
   { header: 'MEDIA', value: mediaCount, align: 'right' },
 ];
 
-/** The events table of `events` and `sync`: date, event, venue, city, media count, in the given order. */
-export function renderEventsTable(events: Event[]): string {
-  return renderTable(columns, events);
+/**
+ * The events table of `events` and `sync`: date, event, venue, city, media count, in the given
+ * order; names cut to fit a terminal's `width` (`--json` holds them whole).
+ */
+export function renderEventsTable(events: Event[], width: number | null = null): string {
+  return renderTable(columns, events, { width });
 }

@@ -5,10 +5,10 @@
  * but its content is damaged or cannot be used).
  */
 
-/** `1 file`, `2 files`; `plural(2, 'batch', 'batches')`. */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+/** `1 file`, `2 files`: the one plural helper (src/util/plural.ts), for the command line too. */
+import { plural } from '../../util/plural.js';
+
+export { plural };
 
 /** `missing_coordinates 3, missing_taken_at 1`: every reason given, zeros included, in a fixed order. */
 export function reasonList<K extends string>(counts: Record<K, number>, order: readonly K[]): string {

@@ -109,6 +109,8 @@ export interface FileProgressOptions {
   label: string;
   intervalMs?: number;
   now?: () => number;
+  /** false (`-q`): no bar and no progress lines; notices and warnings still go out, as plain lines. */
+  show?: boolean;
 }
 
 /**
@@ -117,6 +119,10 @@ export interface FileProgressOptions {
  * total is unknown and shown as such rather than guessed.
  */
 export function createFileProgress(options: FileProgressOptions): FileProgress {
+  if (options.show === false) {
+    const none = (): void => undefined;
+    return { tick: none, setTotal: none, setBytes: none, stop: none, log: (line) => options.stream.write(`${line}\n`) };
+  }
   const now = options.now ?? Date.now;
   const started = now();
   let done = 0;

@@ -2,6 +2,7 @@ import { isUnreadError } from '../../rules/unread.js';
 import type { ScanSummary } from '../../scan/summary.js';
 import { formatSeconds } from '../../util/seconds.js';
 import { plural, reasonTotal } from '../format/vocabulary.js';
+import { hangingLines } from '../format/width.js';
 
 /** `a 3, b 1` from counts, largest first; '' when empty. */
 export function formatCounts(counts: Record<string, number>): string {
@@ -25,26 +26,43 @@ const splitErrors = (summary: ScanSummary): { unreadable: Record<string, number>
   return { unreadable, damaged };
 };
 
-/** The human-readable end-of-scan summary (one line per fact, stable labels). */
-export function formatScanSummary(summary: ScanSummary, options: { elapsedMs: number; interrupted?: boolean }): string {
+/**
+ * The human-readable end-of-scan summary (one line per fact, stable labels). With a `width`
+ * (a terminal's), a long value wraps at words under its own start.
+ */
+export function formatScanSummary(
+  summary: ScanSummary,
+  options: { elapsedMs: number; interrupted?: boolean; width?: number | null },
+): string {
   const { unreadable, damaged } = splitErrors(summary);
   const skipped = total(summary.skipped);
   const warnings = total(summary.warnings);
+  const width = options.width ?? null;
   const withCounts = (n: number, counts: Record<string, number>): string =>
     n > 0 ? `${n} (${formatCounts(counts)})` : '0';
+  const fact = (label: string, value: string | number): string =>
+    hangingLines(`  ${`${label}:`.padEnd(20)}`, String(value), width);
   const repeats = summary.duplicates.files === 1 ? 'repeats' : 'repeat';
   const lines = [
-    `${options.interrupted ? 'Scan interrupted after' : 'Scanned'} ${plural(summary.files, 'file')} in ${formatSeconds(options.elapsedMs)} ` +
-      `(${(summary.bytes / 1e6).toFixed(1)} MB, ${summary.cached} from the scan cache)`,
-    `  files found:        ${summary.files}`,
-    `  media:              ${summary.media} (photos ${summary.photos}, videos ${summary.videos})`,
-    `  unreadable:         ${withCounts(total(unreadable), unreadable)}`,
-    `  damaged:            ${withCounts(total(damaged), damaged)}`,
-    `  skipped:            ${withCounts(skipped, summary.skipped)}`,
-    `  would be rejected:  ${reasonTotal(summary.would_reject, WOULD_REJECT)}`,
-    `  duplicates:         ${plural(summary.duplicates.files, 'file')} ${repeats} content already seen ` +
-      `(${plural(summary.duplicates.distinct_ids, 'distinct content')})`,
+    hangingLines(
+      '',
+      `${options.interrupted ? 'Scan interrupted after' : 'Scanned'} ${plural(summary.files, 'file')} in ` +
+        `${formatSeconds(options.elapsedMs)} (${(summary.bytes / 1e6).toFixed(1)} MB, ${summary.cached} from the scan ` +
+        `cache)`,
+      width,
+    ),
+    fact('files found', summary.files),
+    fact('media', `${summary.media} (photos ${summary.photos}, videos ${summary.videos})`),
+    fact('unreadable', withCounts(total(unreadable), unreadable)),
+    fact('damaged', withCounts(total(damaged), damaged)),
+    fact('skipped', withCounts(skipped, summary.skipped)),
+    fact('would be rejected', reasonTotal(summary.would_reject, WOULD_REJECT)),
+    fact(
+      'duplicates',
+      `${plural(summary.duplicates.files, 'file')} ${repeats} content already seen ` +
+        `(${plural(summary.duplicates.distinct_ids, 'distinct content')})`,
+    ),
   ];
-  if (warnings > 0) lines.push(`  warnings:           ${withCounts(warnings, summary.warnings)}`);
+  if (warnings > 0) lines.push(fact('warnings', withCounts(warnings, summary.warnings)));
   return lines.join('\n');
 }

@@ -167,7 +167,10 @@ export function createSyncView(options: SyncViewOptions): SyncView {
         if (event.type === 'failed') {
           const { message, code } = event.error;
           progress.log(
-            noticeLine(`a batch of ${event.items.length} items failed: ${message} [${code}]; they stay pending`),
+            noticeLine(
+              `a batch of ${plural(event.items.length, 'item')} failed: ${message} [${code}]; ` +
+                `${event.items.length === 1 ? 'it stays' : 'they stay'} pending`,
+            ),
           );
         }
         progress.update(snapshot);

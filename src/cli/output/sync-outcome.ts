@@ -1,6 +1,7 @@
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
 import { jsonLine } from './emit.js';
+import { terminalWidth } from '../format/width.js';
 import {
   failedBatchesHint,
   renderCounts,
@@ -47,7 +48,10 @@ export function showResult(
   print: boolean,
   elapsedMs?: number,
 ): void {
-  if (print) ctx.stdout.write(renderResult(result, { history: flags.events && !flags.quiet, elapsedMs }));
+  if (print)
+    ctx.stdout.write(
+      renderResult(result, { history: flags.events && !flags.quiet, elapsedMs, width: terminalWidth(ctx.stdout) }),
+    );
   const unusable = unusableFilesHint(result);
   if (unusable !== null && !flags.report && !flags.quiet) ctx.stderr.write(`camroll: ${unusable}\n`);
   if (result.outcome === 'not_examined' && !result.dry_run) {
@@ -79,7 +83,7 @@ export function showOutcome(ctx: CliContext, flags: OutcomeFlags, ended: SyncEnd
       else
         ctx.stdout.write(
           ending.watch === null
-            ? renderResult(ending.result, { history: false, elapsedMs })
+            ? renderResult(ending.result, { history: false, elapsedMs, width: terminalWidth(ctx.stdout) })
             : `${renderWatchTotals(ending.watch)}\n`,
         );
       throw ending.error;
@@ -88,7 +92,7 @@ export function showOutcome(ctx: CliContext, flags: OutcomeFlags, ended: SyncEnd
       ctx.stdout.write(
         flags.json
           ? jsonLine(document(ending.result, null))
-          : renderResult(ending.result, { history: false, elapsedMs }),
+          : renderResult(ending.result, { history: false, elapsedMs, width: terminalWidth(ctx.stdout) }),
       );
       throw ending.error;
     case 'watched': {

@@ -5,9 +5,14 @@ import { renderEventsTable } from '../format/events.js';
 import { formatSeconds } from '../../util/seconds.js';
 import { eventYear, renderStats } from '../format/stats.js';
 import { closedArchives, plural, reasonTotal, unusableFiles } from '../format/vocabulary.js';
+import { hangingLines } from '../format/width.js';
 
-/** One summary line: labels padded so the values line up. */
-const row = (label: string, value: string | number): string => `${`${label}:`.padEnd(24)}${value}`;
+/**
+ * One summary line: labels padded so the values line up; on a terminal narrower than the line,
+ * the value wraps at words under its own start (never mid-word at the terminal's edge).
+ */
+const wrappedRow = (label: string, value: string | number, width: number | null = null): string =>
+  hangingLines(`${label}:`.padEnd(24), String(value), width);
 
 /** The service's rejection reasons, in the contract's order (scan's summary spells them the same). */
 const REASONS = ['missing_coordinates', 'missing_taken_at', 'invalid'] as const;
@@ -16,11 +21,15 @@ export interface CountsView {
   dryRun: boolean;
   /** Wall-clock time of the run, shown last. */
   elapsedMs?: number;
+  /** The terminal's width (src/cli/format/width.ts): long values wrap at words within it; null or absent: one line each. */
+  width?: number | null;
 }
 
 /** The end-of-sync summary lines (human form). */
 export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
   const rejected = reasonTotal(counts.rejected, REASONS);
+  const width = view.width ?? null;
+  const row = (label: string, value: string | number): string => wrappedRow(label, value, width);
   const lines = [
     row(
       'files',
@@ -47,14 +56,16 @@ export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
       row('failed batches', counts.failed_batches),
     );
     if (counts.pending > 0)
-      lines.push(row('pending', `${counts.pending} items sent but not answered (sent again by the next run)`));
+      lines.push(
+        row('pending', `${plural(counts.pending, 'item')} sent but not answered (sent again by the next run)`),
+      );
   }
   if (view.elapsedMs !== undefined) lines.push(row('elapsed', formatSeconds(view.elapsedMs)));
   return lines;
 }
 
 /** Why sync-complete was or was not called, in words. */
-export function syncCompleteLine(result: SyncResult): string {
+export function syncCompleteLine(result: SyncResult, width: number | null = null): string {
   if (result.sync_complete) {
     // A file that could not be read at all holds sync-complete back: the files here were
     // read, and their content is damaged.
@@ -64,7 +75,7 @@ export function syncCompleteLine(result: SyncResult): string {
       damaged === 0
         ? ''
         : `; ${plural(damaged, 'file')} ${one ? 'was' : 'were'} read but ${one ? 'is' : 'are'} damaged`;
-    return row('sync-complete', `called (the whole library was examined${note})`);
+    return wrappedRow('sync-complete', `called (the whole library was examined${note})`, width);
   }
   const why: Record<SyncResult['outcome'], string> = {
     ok: 'not called',
@@ -73,7 +84,7 @@ export function syncCompleteLine(result: SyncResult): string {
     outage: 'not called: the host went away',
     not_examined: `not called: ${result.not_examined ?? 'the library was not read whole'}`,
   };
-  return row('sync-complete', why[result.outcome]);
+  return wrappedRow('sync-complete', why[result.outcome], width);
 }
 
 const stay = (n: number): string => (n === 1 ? 'stays' : 'stay');
@@ -115,6 +126,8 @@ export interface ResultView {
   /** Print the events table and the stats (default true; `--no-events` and `--quiet` leave them out). */
   history?: boolean;
   elapsedMs?: number;
+  /** The terminal's width: long values wrap at words within it (null or absent: a pipe, one line each). */
+  width?: number | null;
 }
 
 /**
@@ -122,16 +135,22 @@ export interface ResultView {
  * table of `camroll events` and the stats view of `camroll stats` (the same renderers).
  */
 export function renderResult(result: SyncResult | DryRunResult, view: ResultView = {}): string {
-  const counts = { dryRun: result.dry_run, ...(view.elapsedMs === undefined ? {} : { elapsedMs: view.elapsedMs }) };
+  const width = view.width ?? null;
+  const counts = {
+    dryRun: result.dry_run,
+    width,
+    ...(view.elapsedMs === undefined ? {} : { elapsedMs: view.elapsedMs }),
+  };
   if (result.dry_run) {
     const plan = result.plan;
     const planned = plan
       ? [
-          row('already answered', `${plan.already_answered} (skipped, as a real run would)`),
-          row(
+          wrappedRow('already answered', `${plan.already_answered} (skipped, as a real run would)`, width),
+          wrappedRow(
             'to send',
             `${plan.new + plan.changed + plan.pending} (new ${plan.new}, changed ${plan.changed}, pending ` +
               `${plan.pending})`,
+            width,
           ),
         ]
       : [];
@@ -146,12 +165,12 @@ export function renderResult(result: SyncResult | DryRunResult, view: ResultView
       : isLocalService({ kind: result.target.kind, baseUrl: result.target.base_url })
         ? 'in the service on this machine'
         : 'a real profile on the service';
-  const created = result.user_created ? [row('profile', `created by this run (${profile})`)] : [];
-  const head = [`user ${result.user_id} (${result.pass} pass, ${where})`, ...created];
-  let out = `${[...head, ...renderCounts(result, counts), syncCompleteLine(result)].join('\n')}\n`;
+  const created = result.user_created ? [wrappedRow('profile', `created by this run (${profile})`, width)] : [];
+  const head = [hangingLines('user ', `${result.user_id} (${result.pass} pass, ${where})`, width), ...created];
+  let out = `${[...head, ...renderCounts(result, counts), syncCompleteLine(result, width)].join('\n')}\n`;
   if (view.history !== false) {
     out += `\nEvents (${result.events.length}, newest first)\n`;
-    out += result.events.length === 0 ? 'No matched events.\n' : renderEventsTable(result.events);
+    out += result.events.length === 0 ? 'No matched events.\n' : renderEventsTable(result.events, width);
     if (result.stats)
       out += `\n${renderStats(
         result.stats,

@@ -47,7 +47,7 @@ describe('support: from an e-mail to a user, without creating one', () => {
     const imported = await remote(['users', 'import', file]);
     expect(imported.code).toBe(1);
     expect(imported.stdout).toBe(
-      `imported 1 users for ${server.origin}/v1: 1 added, 0 updated, 0 unchanged; 25 lines skipped\n`,
+      `imported 1 user for ${server.origin}/v1: 1 added, 0 updated, 0 unchanged; 25 lines skipped\n`,
     );
     const lines = imported.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(21);
@@ -75,7 +75,7 @@ describe('support: from an e-mail to a user, without creating one', () => {
     const imported = await remote(['users', 'import', file]);
     expect(imported.code).toBe(1);
     expect(imported.stdout).toBe(
-      `imported 1 users for ${server.origin}/v1: 1 added, 0 updated, 0 unchanged; 1 lines skipped\n`,
+      `imported 1 user for ${server.origin}/v1: 1 added, 0 updated, 0 unchanged; 1 line skipped\n`,
     );
     expect(imported.stderr).toBe(`camroll: warning: ${file}:3: not a user id (a UUID): not-a-uuid\n`);
 

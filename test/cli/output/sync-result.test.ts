@@ -55,6 +55,8 @@ describe('the sync summary says whether sync-complete was called, and why not', 
     const some = renderCounts(result({ failed_batches: 1, pending: 12 }), { dryRun: false });
     expect(some).toContain('failed batches:         1');
     expect(some).toContain('pending:                12 items sent but not answered (sent again by the next run)');
+    const one = renderCounts(result({ failed_batches: 1, pending: 1 }), { dryRun: false });
+    expect(one).toContain('pending:                1 item sent but not answered (sent again by the next run)');
   });
 });
 
