@@ -1,5 +1,4 @@
-import { createScanSummary, type ScanSummary } from '../scan/summary.js';
-import type { ScanEvent } from '../scan/types.js';
+import { createScanSummary, type ScanEvent, type ScanSummary } from '../scan/index.js';
 
 /**
  * The data model of the library picture (`--html`): what a scan found, aggregated as the

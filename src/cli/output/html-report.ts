@@ -13,7 +13,7 @@ import {
   type Report,
   type SyncFigures,
 } from '../../report/report.js';
-import type { ScanEvent, ScanRecord } from '../../scan/types.js';
+import type { ScanEvent, ScanRecord } from '../../scan/index.js';
 import { describeFsError } from '../../util/fs-error.js';
 import { landPath, MAP_HEIGHT, MAP_WIDTH } from './html-land.js';
 import { openPrivateStream } from './lines.js';

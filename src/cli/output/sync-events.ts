@@ -9,7 +9,7 @@ import type { SyncReport } from './sync-report.js';
 import { createdUserNotice } from './user-notices.js';
 import type { DryRunFinding } from '../../sync/dry-run-journal.js';
 import type { SyncEnded, SyncEvent, SyncProgress, SyncResult } from '../../sync/session.js';
-import type { ScanEvent } from '../../scan/types.js';
+import type { ScanEvent } from '../../scan/index.js';
 import type { HtmlReportFile } from './html-report.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
