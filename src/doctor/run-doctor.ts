@@ -1,4 +1,5 @@
 import { plural } from '../util/plural.js';
+import { formatSeconds } from '../util/seconds.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
@@ -305,9 +306,9 @@ function judgeClock(ping: ProbeResult, nowMs: number): Check {
   return { name, status: 'pass', detail };
 }
 
-/** `0.5 s`, `1.2 s`: the measurement's own uncertainty, to a tenth. */
+/** `0.5 s`, `1.2 s`: the measurement's own uncertainty, to a tenth, rounded up. */
 function describeUncertainty(ms: number): string {
-  return `${(Math.ceil(ms / 100) / 10).toFixed(1)} s`;
+  return formatSeconds(Math.ceil(ms / 100) * 100);
 }
 
 /**

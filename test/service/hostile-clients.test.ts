@@ -213,9 +213,6 @@ describe("the issue's figure, with the production caps", () => {
   it('1,030 half-sent request lines from one address: 256 held, the rest refused, /ping from another answers within a second', async () => {
     const svc = await serve(); // LOAD_LIMIT_DEFAULTS: 1,024 connections, 256 per address, headers within 10 s
     const attack = await openMany(svc, 1030, '127.0.0.1', () => 'GET /v1/pi');
-    const answers: number[] = [];
-    for (let i = 0; i < 5; i += 1) answers.push(await ping(svc, '127.0.0.2'));
-    expect(answers).toEqual([200, 200, 200, 200, 200]);
     // 774 are answered (whichever the server took last); the 256 it holds wait for their headers.
     const refused: Raw[] = [];
     await new Promise<void>((resolve) => {
@@ -229,6 +226,12 @@ describe("the issue's figure, with the production caps", () => {
     const statuses = await Promise.all(refused.map(async (conn) => (await firstResponse(conn)).status));
     expect(new Set(statuses)).toEqual(new Set([503]));
     expect(attack.filter((conn) => conn.text() === '')).toHaveLength(256);
+    // While the 256 are held, another address is answered within a second. (Pinged once the
+    // refusals are written: this test's process is also the server's, so the 774 answers it
+    // reads would otherwise be timed along with the ping; the test above holds "throughout".)
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i += 1) answers.push(await ping(svc, '127.0.0.2'));
+    expect(answers).toEqual([200, 200, 200, 200, 200]);
     for (const conn of attack) conn.socket.destroy();
   });
 });
