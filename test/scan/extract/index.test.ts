@@ -164,7 +164,17 @@ describe('sidecars', () => {
       latitude: -33.8568,
       device_make: 'Apple',
     });
-    expect(result.source).toEqual({ taken_at: 'exif_offset', coordinates: 'takeout' });
+    // Takeout writes the seconds as digits: anything else is said, never read as a time.
+    expect(result.source).toEqual({
+      taken_at: 'exif_offset',
+      coordinates: 'takeout',
+      warnings: [
+        {
+          code: 'skipped_sidecar',
+          message: expect.stringContaining('photoTakenTime.timestamp is "1701, oops"'),
+        },
+      ],
+    });
   });
 
   it('prefers NAME.ext.xmp over NAME.xmp and over Takeout', async () => {

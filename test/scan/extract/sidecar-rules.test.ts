@@ -67,9 +67,39 @@ describe('parseTakeout', () => {
     ],
     [{ photoTakenTime: { timestamp: 1720829730 }, geoData: { latitude: 0, longitude: 0 } }, 1720829730000, null],
     [{ title: 'x' }, null, null],
-    [{ photoTakenTime: 'yesterday', geoData: 'here' }, null, null],
   ])('%j', (json, takenMs, coordinates) => {
-    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates });
+    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates, warnings: [] });
+  });
+
+  it.each([
+    // What coercion made of them: (40.75, 1), 1e9 s, 12 s, and so on. Takeout writes numbers.
+    [{ geoData: { latitude: '40.75', longitude: [1] } }, ['geoData.latitude', 'geoData.longitude']],
+    [
+      { geoDataExif: { latitude: true, longitude: 2 }, geoData: { latitude: 3, longitude: 4 } },
+      ['geoDataExif.latitude'],
+    ],
+    [{ geoData: { latitude: null, longitude: 4 } }, ['geoData.latitude']],
+    [{ photoTakenTime: 'yesterday', geoData: 'here' }, ['photoTakenTime', 'geoData']],
+    [{ photoTakenTime: { timestamp: '1e9' } }, ['photoTakenTime.timestamp']],
+    [{ photoTakenTime: { timestamp: ' 12' } }, ['photoTakenTime.timestamp']],
+    [{ photoTakenTime: { timestamp: [1720829730] } }, ['photoTakenTime.timestamp']],
+    [{ photoTakenTime: { timestamp: 1720829730.5 } }, ['photoTakenTime.timestamp']],
+  ])('a member of the wrong type in %j is a warning, never a value', (json, members) => {
+    const parsed = parseTakeout(JSON.stringify(json))!;
+    expect(parsed.takenMs).toBeNull();
+    // geoData stands in when geoDataExif is of the wrong type: only numbers are ever a place.
+    const fallback = (json as { geoDataExif?: unknown; geoData?: { latitude: unknown } }).geoDataExif
+      ? { latitude: 3, longitude: 4 }
+      : null;
+    expect(parsed.coordinates).toEqual(fallback);
+    expect(parsed.warnings.map((w) => w.code)).toEqual(members.map(() => 'skipped_sidecar'));
+    for (const [i, member] of members.entries()) expect(parsed.warnings[i]!.message).toContain(member);
+  });
+
+  it('says what the wrong value was, shortened', () => {
+    const parsed = parseTakeout(JSON.stringify({ geoData: { latitude: 'x'.repeat(10_000), longitude: 1 } }))!;
+    expect(parsed.warnings[0]!.message.length).toBeLessThan(200);
+    expect(parsed.warnings[0]!.message).toMatch(/geoData\.latitude is "x+…, not a number/);
   });
 
   it('is null for non-JSON and non-objects', () => {
