@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../../../src/scan/extract/sidecar-names.js';
 import { parseTakeout } from '../../../src/scan/extract/takeout.js';
-import { parseXmp } from '../../../src/scan/extract/xmp.js';
+import { checkXmpLimits, parseXmp, XMP_LIMITS } from '../../../src/scan/extract/xmp.js';
+import { deepXmp, hiddenAttributesXmp, longXmp, wideXmp } from '../../helpers/hostile-corpus.js';
 import { parseDateText } from '../../../src/scan/extract/dates.js';
 import type { TimeEvidence } from '../../../src/scan/extract/taken-at.js';
 import { resolveTakenAt } from '../../../src/scan/extract/taken-at.js';
@@ -197,5 +198,26 @@ describe('resolveTakenAt', () => {
       withCoords ? zones : noZones,
     );
     expect(result).toEqual({ taken_at: expected, source });
+  });
+});
+
+describe('XMP limits', () => {
+  it.each([
+    ['150,000 attributes', wideXmp(150_000), /more than 10000 attributes/],
+    ['attributes behind a > in a quoted value', hiddenAttributesXmp(20_000), /more than 10000 attributes/],
+    ['60,000 elements', longXmp(60_000), /more than 10000 elements/],
+    ['100,000 levels', deepXmp(100_000), /deeper than 64 levels/],
+  ])('refuses %s before building anything', (_name, text, message) => {
+    expect(() => checkXmpLimits(text)).toThrow(message);
+    expect(() => parseXmp(text)).toThrow(message);
+  });
+
+  it('reads a packet at the limits', () => {
+    const atLimit = `<rdf:Description exif:DateTimeOriginal="2024-07-12T20:15:30" ${Array.from(
+      { length: XMP_LIMITS.attributes - 1 },
+      (_, i) => `a${i}="1"`,
+    ).join(' ')}/>`;
+    expect(parseXmp(atLimit).date).not.toBeNull();
+    expect(() => checkXmpLimits(longXmp(XMP_LIMITS.elements - 10))).not.toThrow();
   });
 });
