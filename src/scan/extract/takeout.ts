@@ -44,7 +44,7 @@ function wrongType(warnings: ExtractionWarning[], member: string, value: unknown
   warnings.push(
     warning(
       'skipped_sidecar',
-      `Takeout JSON member ${member} is ${shown(value)}, not ${expected}: left out (Google Takeout writes ${expected}s)`,
+      `Takeout JSON member ${member} is ${shown(value)}, not ${expected} as Google Takeout writes it: left out`,
     ),
   );
 }
