@@ -67,6 +67,8 @@ export class TarGuard extends Transform {
   /** Bytes of data and padding left in `pass` or `skip`. */
   private remaining = 0;
   private seen = 0;
+  /** Set once the stream went past its budget (the error it ended with). */
+  exceeded: ArchiveLimitError | null = null;
   /** A small PAX header's text, collected as it passes (its `size` frames the next member). */
   private pax: { global: boolean; parts: Buffer[]; left: number } | null = null;
   private paxGlobal: Record<string, string> | null = null;
@@ -82,10 +84,12 @@ export class TarGuard extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.seen += chunk.length;
-    if (this.seen > this.budget)
-      return callback(
-        new ArchiveLimitError(this.options.budgetMessage ?? `the archive gives more than ${this.budget} bytes`),
+    if (this.seen > this.budget) {
+      this.exceeded = new ArchiveLimitError(
+        this.options.budgetMessage ?? `the archive gives more than ${this.budget} bytes`,
       );
+      return callback(this.exceeded);
+    }
     for (let at = 0; at < chunk.length; ) {
       if (this.mode === 'raw') {
         this.push(chunk.subarray(at));

@@ -78,6 +78,24 @@ export function inflateBudget(archiveBytes: number): number {
   return Math.max(ARCHIVE_LIMITS.budgetFloorBytes, ARCHIVE_LIMITS.budgetRatio * archiveBytes);
 }
 
+/**
+ * An archive's budget as its members are read: `take` the bytes a member inflates to (its
+ * declared size: inflation never passes it); false once the archive is past its budget.
+ */
+export function createInflateBudget(archiveBytes: number): { take(bytes: number): boolean; readonly problem: string } {
+  const budget = inflateBudget(archiveBytes);
+  let spent = 0;
+  return {
+    take(bytes) {
+      spent += bytes;
+      return spent <= budget;
+    },
+    get problem() {
+      return budgetProblem(archiveBytes);
+    },
+  };
+}
+
 /** The message of an archive that went past its budget. */
 export function budgetProblem(archiveBytes: number): string {
   return (

@@ -331,6 +331,8 @@ export function createOverlapCheck() {
       ends[count] = end;
       count += 1;
     },
+    /** Whether an overlap was seen as the entries streamed past (an ordered directory): stop listing early. */
+    seen: (): boolean => found !== null,
     /** Why the zip is refused, or null when no two entries overlap. */
     problem(): string | null {
       if (found === null && !ordered) {
