@@ -74,11 +74,14 @@ export async function* tarStream(parts: TarPart[]): AsyncGenerator<Buffer> {
   yield Buffer.alloc(2 * BLOCK);
 }
 
-/** Writes a tar stream to `path`, gzipped when it ends in .tgz / .tar.gz (level 9: the claims cost little on disk). */
-export async function writeTar(path: string, parts: TarPart[]): Promise<void> {
+/**
+ * Writes a tar stream to `path`, gzipped when it ends in .tgz / .tar.gz: level 9 by default
+ * (the claims cost little on disk), 1 for speed (zeros: 1.25 GiB in 6 MB, in a second).
+ */
+export async function writeTar(path: string, parts: TarPart[], level = 9): Promise<void> {
   const source = Readable.from(tarStream(parts));
   if (/\.(tgz|tar\.gz)$/.test(path))
-    await pipeline(source, zlib.createGzip({ level: 9, chunkSize: 1024 * 1024 }), createWriteStream(path));
+    await pipeline(source, zlib.createGzip({ level, chunkSize: 1024 * 1024 }), createWriteStream(path));
   else await pipeline(source, createWriteStream(path));
 }
 
@@ -179,13 +182,16 @@ const deflated = (name: string, data: Buffer): ZipMember => ({
   size: data.length,
 });
 
-/** A zip of the given members, each at its own place: an honest zip. */
+/** A zip of the given members, each at its own place: an honest zip (members of the same bytes deflated once). */
 export function zipOf(members: { name: string; data: Buffer }[]): Buffer {
   const parts: Buffer[] = [];
   const directory: Buffer[] = [];
+  const done = new Map<Buffer, ZipMember>();
   let offset = 0;
   for (const { name, data } of members) {
-    const member = deflated(name, data);
+    const once = done.get(data) ?? deflated(name, data);
+    done.set(data, once);
+    const member = { ...once, name };
     const local = localHeader(member);
     directory.push(centralEntry(member, name, offset));
     parts.push(local, member.stored);

@@ -16,8 +16,25 @@ import { createPhotoDetails, isPhotoDetailsName, type PhotoDetails } from './pho
 import { createSidecarIndex, folderKey, type SidecarIndex } from './sidecar-index.js';
 import { collect, collectEnds, drain, inflateFromBuffer, readMemberBytes, readSmallMember } from './member-bytes.js';
 import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
-import { ARCHIVE_LIMITS, heldBytes, limitProblem, type MemberTask } from './types.js';
-import { centralDirectory, CutArchive, isMissingDirectory, localHeaders, NotAZip, type ZipEntry } from './zip-list.js';
+import { ArchiveLimitError, createTarGuard, type DroppedMember } from './tar-guard.js';
+import {
+  ARCHIVE_LIMITS,
+  budgetProblem,
+  createInflateBudget,
+  heldBytes,
+  inflateBudget,
+  limitProblem,
+  type MemberTask,
+} from './types.js';
+import {
+  centralDirectory,
+  createOverlapCheck,
+  CutArchive,
+  isMissingDirectory,
+  localHeaders,
+  NotAZip,
+  type ZipEntry,
+} from './zip-list.js';
 
 /** What a walked file carries when it is an archive member. */
 export interface ArchiveMemberRef {
@@ -146,6 +163,16 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   const failed = new Map<string, FileProblem>();
   const stats = new Map<string, ArchiveStat>();
   const late = new Set<string>();
+  /** Each zip's budget of inflated bytes, spent by its sidecars in pass 1 and its members in pass 2. */
+  const budgets = new Map<string, ReturnType<typeof createInflateBudget>>();
+  const budgetOf = (root: ArchiveRoot): ReturnType<typeof createInflateBudget> => {
+    let budget = budgets.get(root.absPath);
+    if (budget === undefined) {
+      budget = createInflateBudget(stats.get(root.absPath)?.size ?? 0);
+      budgets.set(root.absPath, budget);
+    }
+    return budget;
+  };
 
   /** Why a member is left out on its name, or null when it is kept; a skipped folder is reported once. */
   const classify: Classify = (member, skippedFolders) => {
@@ -288,9 +315,21 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         const skipped = new Set<string>();
         const tally = emptyTally();
         streamed.set(root.absPath, tally);
+        let overlap = createOverlapCheck();
+        let recovering = false;
+        const budget = budgetOf(root);
+        let refused: FileProblem | null = null;
         for await (const entry of firstListing(root.absPath)) {
           // Ctrl-C stops the listing of a large (or cut) export at once.
           if (options.signal?.aborted) return;
+          // A directory that breaks part-way is listed again from the local headers: from its start.
+          if (!recovering && listings.get(root.absPath)?.recovered) {
+            recovering = true;
+            overlap = createOverlapCheck();
+          }
+          overlap.add(entry);
+          // Entries that share bytes: none of them is read, not even a sidecar.
+          if (overlap.seen()) break;
           if (entry.folder) continue;
           const kind = classify(entry.name, skipped);
           addToTally(tally, entry, kind);
@@ -298,11 +337,18 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           if (kind.keep === 'media' || kind.keep === 'nested') continue;
           const limit = sidecarLimit(kind.keep);
           if (entry.size > limit || entry.compressedSize > limit) continue;
+          if (!budget.take(entry.size)) {
+            refused = { code: 'archive_limit', message: budget.problem };
+            break;
+          }
           handle ??= await fsp.open(root.absPath, 'r');
           // A damaged sidecar costs its photo the sidecar, never the other members of the part.
           const text = await readSmallMember(handle, entry, limit).catch(() => null);
           if (text !== null) addSidecar(kind.keep, entry.name, text);
         }
+        const overlapping = overlap.problem();
+        if (overlapping !== null) refused = { code: 'archive_limit', message: overlapping };
+        if (refused !== null) failed.set(root.absPath, refused);
       } catch (error) {
         failed.set(
           root.absPath,
@@ -356,6 +402,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   async function* zipBatches(root: ArchiveRoot): AsyncGenerator<WalkEvent[]> {
     let events: WalkEvent[] = [];
     const skipped = new Set<string>();
+    const budget = budgetOf(root);
     try {
       for await (const entry of zipEntries(root.absPath)) {
         if (options.signal?.aborted) return;
@@ -367,10 +414,19 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         else if (kind.keep === 'nested') {
           if (events.length > 0) yield events;
           events = [];
+          if (!budget.take(entry.size)) return yield [overBudget(root)];
           yield* nestedBatches(root, entry);
         } else if (kind.keep !== 'media')
           events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, entry.name) });
-        else events.push(zipMember(root, entry));
+        else {
+          const member = zipMember(root, entry);
+          // A member refused on its own costs nothing; one to be read spends the budget.
+          if (member.member?.task && !budget.take(entry.size)) {
+            events.push(overBudget(root));
+            return yield events;
+          }
+          events.push(member);
+        }
         if (events.length >= BATCH) {
           yield events;
           events = [];
@@ -388,6 +444,11 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         );
     }
     if (events.length > 0) yield events;
+  }
+
+  /** The one line of an archive past its budget: its members after it are not read. */
+  function overBudget(root: ArchiveRoot): WalkEvent {
+    return problemFile(root, null, 0, { code: 'archive_limit', message: budgetOf(root).problem });
   }
 
   /**
@@ -425,11 +486,18 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         message: 'the nested zip cannot be read (damaged, or not what its header says)',
       });
     const entries: ZipEntry[] = [];
+    const overlap = createOverlapCheck();
     try {
-      for await (const entry of centralDirectory(data)) entries.push(entry);
+      for await (const entry of centralDirectory(data)) {
+        entries.push(entry);
+        overlap.add(entry);
+      }
     } catch (error) {
       return yield refuse({ code: 'corrupt_file', message: `the nested zip cannot be listed: ${describe(error)}` });
     }
+    const overlapping = overlap.problem();
+    if (overlapping !== null) return yield refuse({ code: 'archive_limit', message: overlapping });
+    const budget = budgetOf(root);
     const skipped = new Set<string>();
     const prefix = `${outer.name}${MEMBER_SEPARATOR}`;
     // Sidecars and CSVs first, so every member below finds them.
@@ -437,6 +505,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       if (entry.folder || entry.encrypted) continue;
       const kind = classify(entry.name, new Set());
       if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) continue;
+      if (!budget.take(entry.size)) return yield [overBudget(root)];
       const text = inflateFromBuffer(data, entry, sidecarLimit(kind.keep));
       if (text !== null) addSidecar(kind.keep, entry.name, text.toString('utf8'));
     }
@@ -453,7 +522,14 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         events.push({ type: 'skipped', reason: 'archive', absPath: memberPath(root.absPath, name) });
       else if (kind.keep !== 'media')
         events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
-      else events.push(nestedMember(root, name, entry, data));
+      else {
+        const member = nestedMember(root, name, entry, data);
+        if (member.member?.task && !budget.take(entry.size)) {
+          events.push(overBudget(root));
+          return yield events;
+        }
+        events.push(member);
+      }
       if (events.length >= BATCH) {
         yield events;
         events = [];
@@ -538,10 +614,24 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
     const extract = (await tarReader()).extract();
     const input = fs.createReadStream(root.absPath, { highWaterMark: 1024 * 1024 });
     tarInput = input;
+    // The guard caps the extended headers tar-stream would hold whole, and the stream's inflated bytes.
+    const dropped: DroppedMember[] = [];
+    const size = stats.get(root.absPath)?.size ?? 0;
+    const guard = createTarGuard({
+      budgetBytes: inflateBudget(size),
+      budgetMessage: budgetProblem(size),
+      onDropped: (member) => dropped.push(member),
+    });
     // A failure anywhere (a cut gzip stream, a bad header) ends the entries with that error.
-    if (root.kind === 'tgz') pipeline(input, zlib.createGunzip({ chunkSize: GUNZIP_CHUNK }), extract, () => undefined);
-    else pipeline(input, extract, () => undefined);
+    if (root.kind === 'tgz')
+      pipeline(input, zlib.createGunzip({ chunkSize: GUNZIP_CHUNK }), guard, extract, () => undefined);
+    else pipeline(input, guard, extract, () => undefined);
     let events: WalkEvent[] = [];
+    /** A member dropped by the guard: its line, with the code of a limit. */
+    const droppedLines = (): WalkEvent[] =>
+      dropped
+        .splice(0)
+        .map((member) => problemFile(root, member.name, 0, { code: 'archive_limit', message: member.message }));
     let held = 0; // bytes of the members in `events`
     const skipped = new Set<string>();
     let current: string | null = null;
@@ -551,6 +641,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           entry.resume();
           break;
         }
+        events.push(...droppedLines());
         const name = entry.header.name;
         current = name;
         const kind =
@@ -567,6 +658,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         } else {
           const file = await tarMember(root, name, entry);
           if (options.signal?.aborted) break; // a member cut short by the stop is not a line
+          if (guard.exceeded) throw guard.exceeded; // nor one cut short by the budget
           held += file.member?.task ? heldBytes(file.member.task.source) : 0;
           events.push(file);
         }
@@ -579,11 +671,16 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
         }
       }
     } catch (error) {
+      events.push(...droppedLines());
+      // Past the budget, the member being read may fail first with an error of its own.
+      const limit = guard.exceeded ?? (error instanceof ArchiveLimitError ? error : null);
       events.push(
-        problemFile(root, current, 0, {
-          code: 'truncated_archive',
-          message: `the archive is damaged or cut here; what came before was read (${describe(error)})`,
-        }),
+        limit !== null
+          ? problemFile(root, null, 0, { code: 'archive_limit', message: limit.message })
+          : problemFile(root, current, 0, {
+              code: 'truncated_archive',
+              message: `the archive is damaged or cut here; what came before was read (${describe(error)})`,
+            }),
       );
     } finally {
       extract.destroy();
@@ -591,6 +688,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       tarInput = null;
       tarBytesDone += stats.get(root.absPath)?.size ?? 0;
     }
+    events.push(...droppedLines());
     if (events.length > 0) yield events;
   }
 
