@@ -3,7 +3,19 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, spawnCamroll, tempHome, type RunResult } from './helpers/camroll.js';
-import { PHOTO, writeSidecarFolder } from '../helpers/hostile-corpus.js';
+import {
+  blanksZip,
+  expansionBomb,
+  overlapZip,
+  paxBomb,
+  PHOTO,
+  writeSidecarFolder,
+  writeTar,
+} from '../helpers/hostile-corpus.js';
+
+const MB = 1024 * 1024;
+/** What the issue allows a scan of a hostile archive: the process's peak resident memory. */
+const PEAK_RSS_LIMIT = 300 * MB;
 
 /**
  * Hostile exports on the real binary (issue: one crafted file costs only itself): each is
@@ -72,6 +84,78 @@ describe('hostile exports on the real binary', () => {
     work = mkdtempSync(join(home.dir, 'hostile-'));
   });
   afterAll(() => rmSync(home.dir, { recursive: true, force: true }));
+
+  it('a .tgz whose PAX header claims a 512 MiB path: that member is an archive_limit line, the others are read, memory stays flat', async () => {
+    // Half a gigabyte of `a`s in 0.5 MB: before the cap it took 1.6 GB (2 GiB aborted the process).
+    const dir = fresh('pax');
+    await writeTar(join(dir, 'takeout.tgz'), paxBomb(512 * MB));
+    const run = await scan(dir);
+    expect(run.code).toBe(1); // a problem line
+    const byPath = new Map(run.lines.map((line) => [line.path.split('!/')[1], line]));
+    expect([...byPath.keys()].sort()).toEqual([
+      'Takeout/after/IMG_1000.jpg',
+      'Takeout/after/IMG_1001.jpg',
+      'Takeout/before/IMG_1000.jpg',
+      'Takeout/before/IMG_1001.jpg',
+      'Takeout/bomb.jpg',
+    ]);
+    expect(byPath.get('Takeout/bomb.jpg')?.error).toEqual({
+      code: 'archive_limit',
+      message: expect.stringContaining('PAX extended header declares 536870912 bytes, more than the 65536-byte limit'),
+    });
+    expect(run.lines.filter((line) => line.error).length).toBe(1);
+    if (run.peakRssBytes !== null) expect(run.peakRssBytes).toBeLessThan(PEAK_RSS_LIMIT);
+  });
+
+  it('a zip of 3,000 directory entries sharing one 8 MB member is one archive_limit line, at once', async () => {
+    // 24 GB to inflate from 0.3 MB: before the check it ran for minutes.
+    const dir = fresh('overlap');
+    writeFileSync(join(dir, 'takeout.zip'), overlapZip(3000, 8 * MB));
+    const run = await scan(dir, 30_000);
+    expect(run.code).toBe(1);
+    expect(run.lines).toEqual([
+      {
+        path: 'takeout.zip',
+        error: {
+          code: 'archive_limit',
+          message: expect.stringMatching(/"IMG_0000\.jpg" and "IMG_0001\.jpg" use the same bytes/),
+        },
+      },
+    ]);
+  });
+
+  it('a .tgz of 6 MB that inflates to 1.25 GiB ends at the budget with one archive_limit line', async () => {
+    const dir = fresh('expansion');
+    await writeTar(join(dir, 'takeout.tgz'), expansionBomb(1.25 * 1024 * MB), 1);
+    const run = await scan(dir);
+    expect(run.code).toBe(1);
+    const errors = run.lines.filter((line) => line.error);
+    expect(errors).toEqual([
+      {
+        path: 'takeout.tgz',
+        error: { code: 'archive_limit', message: expect.stringContaining('inflates past 1073741824 bytes') },
+      },
+    ]);
+    // What came before the budget was read.
+    expect(run.lines.some((line) => line.path.endsWith('Takeout/before/IMG_1000.jpg') && line.media)).toBe(true);
+    if (run.peakRssBytes !== null) expect(run.peakRssBytes).toBeLessThan(PEAK_RSS_LIMIT);
+  });
+
+  it('a zip of 1,200 blanks of 1 MiB (each under the ratio floor) ends at the budget with one archive_limit line', async () => {
+    const dir = fresh('blanks');
+    writeFileSync(join(dir, 'takeout.zip'), blanksZip(1200, MB));
+    const run = await scan(dir);
+    expect(run.code).toBe(1);
+    const limits = run.lines.filter((line) => line.error?.code === 'archive_limit');
+    expect(limits).toEqual([
+      {
+        path: 'takeout.zip',
+        error: { code: 'archive_limit', message: expect.stringContaining('inflates past 1073741824 bytes') },
+      },
+    ]);
+    // The blanks before the budget are read (and are no photos), those after it are not.
+    expect(run.lines.length).toBe(1025);
+  });
 
   it('an XMP sidecar of 150,000 attributes costs its photo a warning, and the eight others nothing', async () => {
     const dir = fresh('sidecar');
