@@ -99,9 +99,9 @@ export function createInflateBudget(archiveBytes: number): { take(bytes: number)
 /** The message of an archive that went past its budget. */
 export function budgetProblem(archiveBytes: number): string {
   return (
-    `the archive inflates past ${inflateBudget(archiveBytes)} bytes (${ARCHIVE_LIMITS.budgetRatio} times its ` +
-    `${archiveBytes} bytes, at least ${ARCHIVE_LIMITS.budgetFloorBytes}): not an export of photos, possibly a ` +
-    `zip bomb; what came before was read`
+    `the archive inflates past ${inflateBudget(archiveBytes)} bytes, its budget (${ARCHIVE_LIMITS.budgetRatio} ` +
+    `times its ${archiveBytes} bytes on disk, never less than ${ARCHIVE_LIMITS.budgetFloorBytes}): not an ` +
+    `export of photos and videos, possibly a zip bomb; the members before this point were read`
   );
 }
 
