@@ -291,6 +291,12 @@ export const WRONG_TYPE_TAKEOUT: Record<string, unknown>[] = [
   { photoTakenTime: 1720829730, geoData: [40.75, -73.99] },
 ];
 
+/** A Takeout JSON of `count` empty objects (1.3 million in 4 MB, the sidecar cap, ran a thread out of its heap). */
+export const crowdedJson = (count: number): string => `{"people":[${'{},'.repeat(count)}{}]}`;
+
+/** A Takeout JSON nested `depth` arrays deep. */
+export const deepJson = (depth: number): string => `{"x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+
 /** Every sidecar text of the corpus, named, at unit-test scale. */
 export function sidecarCorpus(): { name: string; text: string }[] {
   return [
@@ -298,6 +304,8 @@ export function sidecarCorpus(): { name: string; text: string }[] {
     { name: 'hidden.xmp', text: hiddenAttributesXmp(20_000) },
     { name: 'long.xmp', text: longXmp(60_000) },
     { name: 'deep.xmp', text: deepXmp(100_000) },
+    { name: 'crowded.json', text: crowdedJson(1_300_000) },
+    { name: 'deep.json', text: deepJson(100_000) },
     ...WRONG_TYPE_TAKEOUT.map((json, i) => ({ name: `wrong-${i}.json`, text: JSON.stringify(json) })),
   ];
 }

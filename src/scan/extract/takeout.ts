@@ -97,12 +97,56 @@ function takenMs(value: unknown, warnings: ExtractionWarning[]): number | null {
 }
 
 /**
+ * What a Takeout JSON may hold before JSON.parse builds it: Google writes a few dozen objects
+ * and arrays (a `people` list of hundreds at most), 4 levels deep. A 4 MB sidecar of 1.3
+ * million empty objects ran a scan thread out of its heap. See docs/readme/archives.md, "Limits".
+ */
+export const TAKEOUT_LIMITS = { containers: 10_000, depth: 64 } as const;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Counts the objects and arrays of a JSON text and their nesting, strings skipped; why it is refused, or null. */
+function jsonOverLimits(text: string): string | null {
+  let containers = 0;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      for (i += 1; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === BACKSLASH) i += 1;
+        else if (d === QUOTE) break;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      containers += 1;
+      depth += 1;
+      if (containers > TAKEOUT_LIMITS.containers)
+        return `it holds more than ${TAKEOUT_LIMITS.containers} objects and arrays (the limit)`;
+      if (depth > TAKEOUT_LIMITS.depth) return `it nests deeper than ${TAKEOUT_LIMITS.depth} levels (the limit)`;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth -= 1;
+  }
+  return null;
+}
+
+/**
  * Parses a Takeout JSON sidecar. `photoTakenTime.timestamp` is epoch seconds in UTC ("0"
  * means none); coordinates come from `geoDataExif`, then `geoData` (0,0 means none). A
- * member of the wrong type is left out with a `skipped_sidecar` warning.
- * Returns null when the text is not a Takeout JSON object.
+ * member of the wrong type is left out with a `skipped_sidecar` warning, and so is a whole
+ * JSON past TAKEOUT_LIMITS. Returns null when the text is not a Takeout JSON object.
  */
 export function parseTakeout(text: string): TakeoutData | null {
+  const over = jsonOverLimits(text);
+  if (over !== null)
+    return {
+      takenMs: null,
+      coordinates: null,
+      warnings: [warning('skipped_sidecar', `Takeout JSON left out: ${over}`)],
+    };
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../../../src/scan/extract/sidecar-names.js';
 import { parseTakeout } from '../../../src/scan/extract/takeout.js';
 import { checkXmpLimits, parseXmp, XMP_LIMITS } from '../../../src/scan/extract/xmp.js';
-import { deepXmp, hiddenAttributesXmp, longXmp, wideXmp } from '../../helpers/hostile-corpus.js';
+import { crowdedJson, deepJson, deepXmp, hiddenAttributesXmp, longXmp, wideXmp } from '../../helpers/hostile-corpus.js';
 import { parseDateText } from '../../../src/scan/extract/dates.js';
 import type { TimeEvidence } from '../../../src/scan/extract/taken-at.js';
 import { resolveTakenAt } from '../../../src/scan/extract/taken-at.js';
@@ -95,6 +95,22 @@ describe('parseTakeout', () => {
     expect(parsed.coordinates).toEqual(fallback);
     expect(parsed.warnings.map((w) => w.code)).toEqual(members.map(() => 'skipped_sidecar'));
     for (const [i, member] of members.entries()) expect(parsed.warnings[i]!.message).toContain(member);
+  });
+
+  it.each([
+    ['1.3 million empty objects', crowdedJson(1_300_000), /more than 10000 objects and arrays/],
+    ['arrays 100,000 deep', deepJson(100_000), /deeper than 64 levels/],
+  ])('leaves out a JSON of %s before parsing it, with a warning', (_name, text, message) => {
+    expect(parseTakeout(text)).toEqual({
+      takenMs: null,
+      coordinates: null,
+      warnings: [{ code: 'skipped_sidecar', message: expect.stringMatching(message) }],
+    });
+  });
+
+  it('counts only structure: brackets inside strings are text', () => {
+    const text = JSON.stringify({ title: '{['.repeat(20_000), photoTakenTime: { timestamp: '1720829730' } });
+    expect(parseTakeout(text)).toEqual({ takenMs: 1720829730000, coordinates: null, warnings: [] });
   });
 
   it('says what the wrong value was, shortened', () => {
