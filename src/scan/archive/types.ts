@@ -82,7 +82,12 @@ export function inflateBudget(archiveBytes: number): number {
  * An archive's budget as its members are read: `take` the bytes a member inflates to (its
  * declared size: inflation never passes it); false once the archive is past its budget.
  */
-export function createInflateBudget(archiveBytes: number): { take(bytes: number): boolean; readonly problem: string } {
+export interface InflateBudget {
+  take(bytes: number): boolean;
+  readonly problem: string;
+}
+
+export function createInflateBudget(archiveBytes: number): InflateBudget {
   const budget = inflateBudget(archiveBytes);
   let spent = 0;
   return {
