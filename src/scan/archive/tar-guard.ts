@@ -85,8 +85,14 @@ export class TarGuard extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.seen += chunk.length;
     if (this.seen > this.budget) {
+      // Inside an extended header being skipped: that header is why, and the line says so.
+      const inside =
+        this.dropping === null
+          ? ''
+          : ` (it stopped inside a ${this.dropping.kind} that declares ${this.dropping.size} bytes, more ` +
+            `than the ${this.max}-byte limit)`;
       this.exceeded = new ArchiveLimitError(
-        this.options.budgetMessage ?? `the archive gives more than ${this.budget} bytes`,
+        `${this.options.budgetMessage ?? `the archive gives more than ${this.budget} bytes`}${inside}`,
       );
       return callback(this.exceeded);
     }

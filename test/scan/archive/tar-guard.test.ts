@@ -120,6 +120,17 @@ describe('the tar guard', () => {
     expect(error).toBeInstanceOf(ArchiveLimitError);
   });
 
+  it('says so when the budget ends the stream inside an extended header it skips', async () => {
+    const { error, entries, dropped } = await readGuarded(tarStream(paxBomb(4 * 1024 * 1024)), {
+      budgetBytes: 1024 * 1024,
+    });
+    expect(entries.map((e) => e.name)).toEqual(['Takeout/before/IMG_1000.jpg', 'Takeout/before/IMG_1001.jpg']);
+    expect(dropped).toEqual([]);
+    expect(String(error)).toMatch(
+      /stopped inside a PAX extended header that declares 4194304 bytes, more than the 65536/,
+    );
+  });
+
   it('leaves a stream that is not a tar to tar-stream, which says so', async () => {
     const { error, entries } = await readGuarded(Buffer.alloc(4096, 0x41));
     expect(entries).toEqual([]);
