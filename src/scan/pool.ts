@@ -18,6 +18,8 @@ export interface FilePoolOptions {
   workers: number;
   /** Extractor for in-thread runs (workers: 0); threads always use the real one. */
   extract?: ExtractFn;
+  /** Another thread entry (tests: one that dies on a given file); default worker-entry. */
+  entry?: { filename: string; execArgv: string[] };
 }
 
 /** Creates a pool of worker threads (piscina), or an in-thread stand-in when `workers` is 0. */
@@ -47,7 +49,7 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
   }
   // Loaded here: a re-scan served from the cache never needs it.
   const { Piscina } = await import('piscina');
-  const { filename, execArgv } = threadEntry(import.meta.url, 'worker-entry');
+  const { filename, execArgv } = options.entry ?? threadEntry(import.meta.url, 'worker-entry');
   const pool = new Piscina<WorkerTask, FileResult[]>({
     filename,
     execArgv,
@@ -67,13 +69,48 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
   // task is one group (a few MB, tens of ms), so a stopped scan drops the answers of the
   // groups in flight instead, and close() lets them settle before the threads go.
   const inFlight = new Set<Promise<unknown>>();
+  const runTask = (files: ReadItem[]): Promise<FileResult[]> => {
+    // Bytes read by the main thread (a .tgz member, a nested zip's member) move to the thread, never copied.
+    const transferList = files.flatMap((item) =>
+      typeof item !== 'string' && 'source' in item ? memberBuffers(item.source) : [],
+    );
+    return pool.run({ files }, transferList.length > 0 ? { transferList } : {});
+  };
+  /**
+   * A group whose thread died (out of its heap on one file: the readers catch everything else)
+   * is read again one file per task: the file that kills its thread again gets the error, the
+   * others of its group are read as if nothing happened. These reads run one at a time, so
+   * the file that kills a thread never takes another file read again with it (a group of the
+   * scan it takes is read again in turn).
+   */
+  let retries: Promise<unknown> = Promise.resolve();
+  const retry = (item: ReadItem): Promise<FileResult[]> => {
+    const run = retries.then(() => runTask([item]));
+    retries = run.catch(() => undefined);
+    return run;
+  };
+  const runGroup = async (files: ReadItem[]): Promise<FileResult[]> => {
+    // Which items hold bytes of their own: after a thread died with them, those bytes are gone.
+    const holding = files.map((item) => heldBytes(item) > 0);
+    try {
+      return await runTask(files);
+    } catch {
+      // A group of one is read again too: its thread may have died of the other task it held.
+      return Promise.all(
+        files.map((item, i) =>
+          holding[i] && heldBytes(item) === 0
+            ? stopped(item, 'the reading thread stopped on another file of its group, with these bytes; scan again')
+            : retry(item).then(
+                (results) => results[0]!,
+                (again: unknown) => stopped(item, `the reading thread stopped on this file: ${describe(again)}`),
+              ),
+        ),
+      );
+    }
+  };
   return {
     run(files) {
-      // Bytes read by the main thread (a .tgz member, a nested zip's member) move to the thread, never copied.
-      const transferList = files.flatMap((item) =>
-        typeof item !== 'string' && 'source' in item ? memberBuffers(item.source) : [],
-      );
-      const task = pool.run({ files }, transferList.length > 0 ? { transferList } : {});
+      const task = runGroup(files);
       const settled = task.catch(() => undefined);
       inFlight.add(settled);
       void settled.then(() => inFlight.delete(settled));
@@ -84,4 +121,30 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
       await pool.destroy();
     },
   };
+}
+
+/**
+ * Bytes an item holds (a tar member's, a nested zip member's): 0 once they moved to a thread,
+ * so bytes that went with a thread that died cannot be read again.
+ */
+function heldBytes(item: ReadItem): number {
+  if (typeof item === 'string' || !('source' in item)) return 0;
+  return memberBuffers(item.source).reduce((sum, buffer) => sum + buffer.byteLength, 0);
+}
+
+/** The answer for a file whose reading thread died: an internal_error, not cached (it may pass next time). */
+function stopped(item: ReadItem, message: string): FileResult {
+  const absPath = typeof item === 'string' ? item : item.absPath;
+  return {
+    absPath,
+    size: 0,
+    media: null,
+    source: null,
+    error: { code: 'internal_error', message },
+    cacheable: false,
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

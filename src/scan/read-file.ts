@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import { CamrollError } from '../errors.js';
 import type { extractFile, createSidecarFinder } from './extract/index.js';
 import { parseTakeout } from './extract/takeout.js';
+import { parseSidecar } from './extract/sidecars.js';
+import type { ExtractionWarning } from './extract/warnings.js';
 import { parseXmp } from './extract/xmp.js';
 import type { ByteSource, Extraction, FileProblem, ScannedMedia, SourceInfo } from './types.js';
 
@@ -38,10 +40,12 @@ export interface FileTask {
 /** A sidecar finder that answers with the given texts, parsed when the extractor asks. */
 export function givenSidecars(texts: SidecarTexts): SidecarFinder {
   return {
-    load: async () => ({
-      takeout: texts.takeout === null ? null : parseTakeout(texts.takeout),
-      xmp: texts.xmp === null ? null : parseXmp(texts.xmp),
-    }),
+    load: async () => {
+      const warnings: ExtractionWarning[] = [];
+      const takeout = texts.takeout === null ? null : parseTakeout(texts.takeout);
+      const xmp = texts.xmp === null ? null : parseSidecar('the XMP sidecar', texts.xmp, parseXmp, warnings);
+      return warnings.length > 0 ? { takeout, xmp, warnings } : { takeout, xmp };
+    },
   };
 }
 

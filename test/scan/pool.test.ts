@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -23,5 +24,41 @@ describe('the thread pool', () => {
     expect(a.map((r) => r.absPath)).toEqual(files);
     expect(b.map((r) => r.absPath)).toEqual(files.slice(0, 1));
     expect([...a, ...b].every((r) => r.error === null && r.media?.id.startsWith('sha256:'))).toBe(true);
+  });
+});
+
+describe('a thread that dies', () => {
+  it('costs only the file it was reading: the others of its group are read again in a fresh thread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'camroll-pool-'));
+    const photos = readdirSync(FOLDER)
+      .filter((name) => /\.jpg$/i.test(name))
+      .map((name) => join(FOLDER, name));
+    const killer = join(dir, 'IMG_kills-its-thread.jpg');
+    copyFileSync(photos[0]!, killer);
+    const group = [photos[0]!, killer, ...photos.slice(1)];
+    const pool = await createFilePool({
+      workers: 1,
+      entry: {
+        filename: new URL('./helpers/dying-worker.cts', import.meta.url).href,
+        execArgv: ['--import', 'tsx'],
+      },
+    });
+    try {
+      const results = await pool.run(group);
+      expect(results.map((r) => r.absPath)).toEqual(group);
+      const [bad] = results.filter((r) => r.error !== null);
+      expect(bad).toMatchObject({
+        absPath: killer,
+        cacheable: false,
+        error: { code: 'internal_error', message: expect.stringContaining('the reading thread stopped on this file') },
+      });
+      const good = results.filter((r) => r.absPath !== killer);
+      expect(good.every((r) => r.error === null && r.media?.id.startsWith('sha256:'))).toBe(true);
+      // And the pool goes on with a fresh thread.
+      expect((await pool.run(photos.slice(0, 1)))[0]!.error).toBeNull();
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

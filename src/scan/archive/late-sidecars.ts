@@ -37,5 +37,6 @@ function withLateSidecars(record: ScanRecord, find: (member: string) => MatchedS
     media.longitude = takeout.coordinates.longitude;
     source.coordinates = 'takeout';
   }
+  if (takeout.warnings.length > 0) source.warnings = [...(source.warnings ?? []), ...takeout.warnings];
   return { ...record, media, source };
 }

@@ -58,7 +58,57 @@ export const ARCHIVE_LIMITS = {
   endsTailBytes: 16 * 1024 * 1024,
   /** A zip inside a zip (iCloud's `iCloud Shared Albums.zip`) is read in memory up to this size; one level deep. */
   nestedZipBytes: 128 * 1024 * 1024,
+  /**
+   * The budget of inflated bytes per archive: this many times its size on disk, and never less
+   * than `budgetFloorBytes`. An export of photos and videos inflates to about its own size; a
+   * `.tgz` of 6 MB that inflates to 6 GiB, or a zip of a thousand 1 MiB blanks (each under the
+   * ratio floor), does not. Past it the archive ends with one `archive_limit` line.
+   */
+  budgetRatio: 100,
+  budgetFloorBytes: 1024 ** 3,
+  /**
+   * A tar header that holds a name or attributes (PAX, GNU long name or long link) of more than
+   * this is refused: tar-stream holds such a header whole, and names are short.
+   */
+  extendedHeaderBytes: 64 * 1024,
 } as const;
+
+/** The inflated bytes an archive of `archiveBytes` on disk may give (ARCHIVE_LIMITS.budgetRatio, with its floor). */
+export function inflateBudget(archiveBytes: number): number {
+  return Math.max(ARCHIVE_LIMITS.budgetFloorBytes, ARCHIVE_LIMITS.budgetRatio * archiveBytes);
+}
+
+/**
+ * An archive's budget as its members are read: `take` the bytes a member inflates to (its
+ * declared size: inflation never passes it); false once the archive is past its budget.
+ */
+export interface InflateBudget {
+  take(bytes: number): boolean;
+  readonly problem: string;
+}
+
+export function createInflateBudget(archiveBytes: number): InflateBudget {
+  const budget = inflateBudget(archiveBytes);
+  let spent = 0;
+  return {
+    take(bytes) {
+      spent += bytes;
+      return spent <= budget;
+    },
+    get problem() {
+      return budgetProblem(archiveBytes);
+    },
+  };
+}
+
+/** The message of an archive that went past its budget. */
+export function budgetProblem(archiveBytes: number): string {
+  return (
+    `the archive inflates past ${inflateBudget(archiveBytes)} bytes, its budget (${ARCHIVE_LIMITS.budgetRatio} ` +
+    `times its ${archiveBytes} bytes on disk, never less than ${ARCHIVE_LIMITS.budgetFloorBytes}): not an ` +
+    `export of photos and videos, possibly a zip bomb; the members before this point were read`
+  );
+}
 
 /** Why a member is refused before any byte of it is inflated, or null. */
 export function limitProblem(size: number, compressedSize: number): string | null {

@@ -210,6 +210,8 @@ async function extract(input: ExtractInput): Promise<Extraction> {
     input.zoneFinder ?? loadDefaultZoneFinder,
   );
   const filename = basename(absPath);
+  // The file's own skips first, then what was left out of its sidecars.
+  const warnings = [...facts.warnings, ...(sidecars.warnings ?? []), ...(sidecars.takeout?.warnings ?? [])];
   return {
     media: {
       taken_at: taken.taken_at,
@@ -226,9 +228,7 @@ async function extract(input: ExtractInput): Promise<Extraction> {
       taken_at: taken.source,
       coordinates: coordinatesSource,
       // Present only when something was skipped: what was read is kept, and the skip is said.
-      ...(facts.warnings.length > 0
-        ? { warnings: facts.warnings.map(({ code, message }) => ({ code, message })) }
-        : {}),
+      ...(warnings.length > 0 ? { warnings: warnings.map(({ code, message }) => ({ code, message })) } : {}),
     },
   };
 }

@@ -5,11 +5,15 @@ import { parseTakeout } from './takeout.js';
 import type { XmpData } from './xmp.js';
 import { parseXmp } from './xmp.js';
 import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from './sidecar-names.js';
+import type { ExtractionWarning } from './warnings.js';
+import { warning } from './warnings.js';
 
 /** The sidecars of one media file, parsed; a missing or unreadable sidecar is null. */
 export interface Sidecars {
   takeout: TakeoutData | null;
   xmp: XmpData | null;
+  /** A sidecar found but left out (an XMP past the parser's limits, or not XML): `skipped_sidecar`. */
+  warnings?: ExtractionWarning[];
 }
 
 /** Finds and reads the sidecars of media files; one per worker (it caches folder listings). */
@@ -67,13 +71,19 @@ export function createSidecarFinder(options: SidecarFinderOptions = {}): Sidecar
     return entry;
   }
 
-  async function readOptional<T>(path: string | null, parse: (text: string) => T | null): Promise<T | null> {
+  async function readOptional<T>(
+    path: string | null,
+    parse: (text: string) => T | null,
+    warnings: ExtractionWarning[],
+  ): Promise<T | null> {
     if (path === null) return null;
+    let text: string;
     try {
-      return parse(await readText(path));
+      text = await readText(path);
     } catch {
       return null; // a sidecar that vanished or cannot be read adds nothing; the media file still counts
     }
+    return parseSidecar(`sidecar ${basename(path)}`, text, parse, warnings);
   }
 
   return {
@@ -84,11 +94,31 @@ export function createSidecarFinder(options: SidecarFinderOptions = {}): Sidecar
       if (names.size === 0) return { takeout: null, xmp: null };
       const jsonName = pickCandidate(takeoutJsonCandidates(base), names);
       const xmpName = pickCandidate(xmpCandidates(base), names);
+      const warnings: ExtractionWarning[] = [];
       const [takeout, xmp] = await Promise.all([
-        readOptional(jsonName === null ? null : join(dir, jsonName), parseTakeout),
-        readOptional(xmpName === null ? null : join(dir, xmpName), parseXmp),
+        readOptional(jsonName === null ? null : join(dir, jsonName), parseTakeout, warnings),
+        readOptional(xmpName === null ? null : join(dir, xmpName), parseXmp, warnings),
       ]);
-      return { takeout, xmp };
+      return warnings.length > 0 ? { takeout, xmp, warnings } : { takeout, xmp };
     },
   };
+}
+
+/**
+ * A sidecar's text parsed; one the parser refuses (an XMP packet past its limits, or not XML)
+ * is left out with a `skipped_sidecar` warning naming it: the media file is read all the same.
+ */
+export function parseSidecar<T>(
+  label: string,
+  text: string,
+  parse: (text: string) => T | null,
+  warnings: ExtractionWarning[],
+): T | null {
+  try {
+    return parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    warnings.push(warning('skipped_sidecar', `${label} left out: ${reason}`));
+    return null;
+  }
 }

@@ -20,6 +20,12 @@ export const WARNING_CODES = {
    * APP1 XMP segment starting `XMP\0://ns.adobe.com/xap/1.0/`, as exiftool reads it).
    */
   nonstandard_header: 'nonstandard_header',
+  /**
+   * A sidecar, or one of its members, was left out: a Takeout JSON member of the wrong type
+   * (`"latitude": "40.75"`: Takeout writes numbers), or an XMP sidecar past the parser's limits
+   * or unreadable as XML. The file's own metadata (and the rest of the sidecar) was read.
+   */
+  skipped_sidecar: 'skipped_sidecar',
 } as const;
 
 export type WarningCode = keyof typeof WARNING_CODES;

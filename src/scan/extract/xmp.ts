@@ -58,6 +58,73 @@ const CONTAINERS = new Set([NS.rdf + 'Alt', NS.rdf + 'Seq', NS.rdf + 'Bag']);
 const MAX_XMP_CHARS = 2 * 1024 * 1024;
 const MAX_DEPTH = 64;
 
+/**
+ * What a packet may hold before the parser builds anything of it. fast-xml-parser builds an
+ * object per element and a property per attribute: 150,000 attributes in 1.7 MB took a scan
+ * thread's whole heap (64 MB). Real packets hold hundreds (a Lightroom history a few
+ * thousand); 10,000 of each parse in under 0.1 s and 25 MB. See docs/readme/archives.md, "Limits".
+ */
+export const XMP_LIMITS = { elements: 10_000, attributes: 10_000, depth: MAX_DEPTH } as const;
+
+const LT = 0x3c; // <
+const GT = 0x3e; // >
+const SLASH = 0x2f;
+const EQUALS = 0x3d;
+const QUOTE = 0x22;
+const APOSTROPHE = 0x27;
+const QUESTION = 0x3f;
+const BANG = 0x21;
+
+/**
+ * Counts the elements, attributes and nesting of a packet in one pass over its text, without
+ * building anything, and throws when one is past XMP_LIMITS. Quote-aware inside tags (a `>` in
+ * a value does not end the tag); a comment or CDATA holding `<` counts as elements, an upper
+ * bound that only real packets far past the limits would meet.
+ */
+export function checkXmpLimits(text: string): void {
+  let elements = 0;
+  let attributes = 0;
+  let depth = 0;
+  for (let at = text.indexOf('<'); at >= 0; at = text.indexOf('<', at)) {
+    const next = text.charCodeAt(at + 1);
+    if (next === QUESTION || next === BANG) {
+      at += 2;
+      continue;
+    }
+    const closing = next === SLASH;
+    if (!closing) elements += 1;
+    let i = at + 1;
+    let selfClosing = false;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE || c === APOSTROPHE) {
+        const end = text.indexOf(String.fromCharCode(c), i + 1);
+        if (end < 0) {
+          i = text.length;
+          break;
+        }
+        i = end;
+      } else if (c === EQUALS) attributes += 1;
+      else if (c === GT) {
+        selfClosing = text.charCodeAt(i - 1) === SLASH;
+        break;
+      } else if (c === LT) {
+        i -= 1; // a tag that never closed: the next `<` starts anew
+        break;
+      }
+    }
+    if (closing) depth -= 1;
+    else if (!selfClosing) depth += 1;
+    if (elements > XMP_LIMITS.elements)
+      throw new Error(`the XMP packet holds more than ${XMP_LIMITS.elements} elements (the limit); not read`);
+    if (attributes > XMP_LIMITS.attributes)
+      throw new Error(`the XMP packet holds more than ${XMP_LIMITS.attributes} attributes (the limit); not read`);
+    if (depth > XMP_LIMITS.depth)
+      throw new Error(`the XMP packet nests deeper than ${XMP_LIMITS.depth} levels (the limit); not read`);
+    at = i + 1;
+  }
+}
+
 // A real XML parser for the structure. Entity decoding is done on the few values read
 // (decodeEntities): the parser's own costs twice the whole parse, and XMP never declares
 // entities of its own, so DOCTYPE entities stay unexpanded.
@@ -171,6 +238,7 @@ function collect(node: XmlNode, scope: Scope, found: Map<string, string>, depth:
 export function xmpProperties(xml: string): Map<string, string> {
   // The packet wrapper and its padding (kilobytes of spaces left for in-place edits) say nothing.
   const text = (xml.length > MAX_XMP_CHARS ? xml.slice(0, MAX_XMP_CHARS) : xml).replace(/<\?xpacket[^>]*>/g, '').trim();
+  checkXmpLimits(text);
   const found = new Map<string, string>();
   collect(parser().parse(text) as XmlNode, CONVENTIONAL, found, 0);
   return found;

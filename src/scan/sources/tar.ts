@@ -5,7 +5,8 @@ import * as zlib from 'node:zlib';
 import type tar from 'tar-stream';
 import { collect, collectEnds, drain } from '../archive/member-bytes.js';
 import { isPhotoDetailsName } from '../archive/photo-details.js';
-import { ARCHIVE_LIMITS, heldBytes, type MemberTask } from '../archive/types.js';
+import { ArchiveLimitError, createTarGuard, type DroppedMember } from '../archive/tar-guard.js';
+import { ARCHIVE_LIMITS, budgetProblem, heldBytes, inflateBudget, type MemberTask } from '../archive/types.js';
 import { MAX_SIDECAR_BYTES } from '../extract/sidecars.js';
 import type { FileProblem } from '../types.js';
 import {
@@ -84,10 +85,25 @@ async function* streamBatches(
   input: fs.ReadStream,
 ): AsyncGenerator<WalkEvent[]> {
   const extract = (await tarReader()).extract();
+  // The guard caps the extended headers tar-stream would hold whole, and the stream's inflated bytes.
+  const dropped: DroppedMember[] = [];
+  const guard = createTarGuard({
+    budgetBytes: inflateBudget(root.stat.size),
+    budgetMessage: budgetProblem(root.stat.size),
+    onDropped: (member) => dropped.push(member),
+  });
   // A failure anywhere (a cut gzip stream, a bad header) ends the entries with that error.
-  if (root.kind === 'tgz') pipeline(input, zlib.createGunzip({ chunkSize: GUNZIP_CHUNK }), extract, () => undefined);
-  else pipeline(input, extract, () => undefined);
+  if (root.kind === 'tgz')
+    pipeline(input, zlib.createGunzip({ chunkSize: GUNZIP_CHUNK }), guard, extract, () => undefined);
+  else pipeline(input, guard, extract, () => undefined);
   let events: WalkEvent[] = [];
+  /** The members the guard dropped: a line each, with the code of a limit. */
+  const droppedLines = (): WalkEvent[] =>
+    dropped
+      .splice(0)
+      .map((member) =>
+        problemFile(root, root.stat, member.name, 0, { code: 'archive_limit', message: member.message }),
+      );
   let held = 0; // bytes of the members in `events`
   const skipped = new Set<string>();
   let current: string | null = null;
@@ -97,9 +113,11 @@ async function* streamBatches(
         entry.resume();
         break;
       }
+      events.push(...droppedLines());
       current = entry.header.name;
       const event = await memberEvent(root, run, entry, skipped);
       if (run.signal?.aborted) break; // a member cut short by the stop is not a line
+      if (guard.exceeded) throw guard.exceeded; // nor one cut short by the budget
       if (event !== null) events.push(event);
       if (event?.type === 'file' && event.member?.task) held += heldBytes(event.member.task.source);
       current = null;
@@ -111,16 +129,22 @@ async function* streamBatches(
       }
     }
   } catch (error) {
+    events.push(...droppedLines());
+    // Past the budget, the member being read may fail first with an error of its own.
+    const limit = guard.exceeded ?? (error instanceof ArchiveLimitError ? error : null);
     events.push(
-      problemFile(root, root.stat, current, 0, {
-        code: 'truncated_archive',
-        message: `the archive is damaged or cut here; what came before was read (${describe(error)})`,
-      }),
+      limit !== null
+        ? problemFile(root, root.stat, null, 0, { code: 'archive_limit', message: limit.message })
+        : problemFile(root, root.stat, current, 0, {
+            code: 'truncated_archive',
+            message: `the archive is damaged or cut here; what came before was read (${describe(error)})`,
+          }),
     );
   } finally {
     extract.destroy();
     input.destroy();
   }
+  events.push(...droppedLines());
   if (events.length > 0) yield events;
 }
 

@@ -2,9 +2,16 @@ import * as fsp from 'node:fs/promises';
 import { ArchiveError } from '../../errors.js';
 import { compressedInBuffer, inflateFromBuffer, readMemberBytes } from '../archive/member-bytes.js';
 import { isPhotoDetailsName } from '../archive/photo-details.js';
-import { ARCHIVE_LIMITS, limitProblem, type MemberSource } from '../archive/types.js';
+import {
+  ARCHIVE_LIMITS,
+  createInflateBudget,
+  limitProblem,
+  type InflateBudget,
+  type MemberSource,
+} from '../archive/types.js';
 import {
   centralDirectory,
+  createOverlapCheck,
   isCutArchive,
   isMissingDirectory,
   localHeaders,
@@ -74,7 +81,10 @@ export function openSource(root: SourceRoot, run: SourceRun): ArchiveSource {
   let failure: FileProblem | null = null;
   const tally: MediaTally = { files: 0, bytes: 0, nested: false };
   const listing: Listing = { entries: [], cut: null, recovered: false };
-  const file = fileBody(root, run, () => stat!);
+  // The zip's budget of inflated bytes, spent by its sidecars in `prepare` and its members after.
+  let budget: InflateBudget | null = null;
+  const budgetOf = (): InflateBudget => (budget ??= createInflateBudget(stat!.size));
+  const file = fileBody(root, run, () => stat!, budgetOf);
 
   async function prepare(): Promise<void> {
     if (run.signal?.aborted) return;
@@ -89,14 +99,29 @@ export function openSource(root: SourceRoot, run: SourceRun): ArchiveSource {
       readMemberBytes((handle ??= await fsp.open(root.absPath, 'r')), entry, limit);
     try {
       const skipped = new Set<string>();
+      let overlap = createOverlapCheck();
+      let recovering = false;
       for await (const entry of firstListing(root.absPath, listing, run)) {
         // Ctrl-C stops the listing of a large (or cut) export at once.
         if (run.signal?.aborted) return;
+        // A directory that breaks part-way is listed again from the local headers: from its start.
+        if (!recovering && listing.recovered) {
+          recovering = true;
+          overlap = createOverlapCheck();
+        }
+        overlap.add(entry);
+        // Entries that share bytes: none of them is read, not even a sidecar.
+        if (overlap.seen()) break;
         if (entry.folder) continue;
         const kind = classifyMember(run, entry.name, skipped, isPhotoDetailsName);
         addToTally(tally, entry, kind);
-        if (!entry.encrypted) await takeSidecar(run, entry, kind, read(entry));
+        if (!entry.encrypted && !(await takeSidecar(run, entry, kind, read(entry), budgetOf()))) {
+          failure = { code: 'archive_limit', message: budgetOf().problem };
+          return;
+        }
       }
+      const overlapping = overlap.problem();
+      if (overlapping !== null) failure = { code: 'archive_limit', message: overlapping };
     } catch (error) {
       failure = listingFailure(error);
     } finally {
@@ -117,7 +142,8 @@ export function openSource(root: SourceRoot, run: SourceRun): ArchiveSource {
     async *batches(): AsyncGenerator<WalkEvent[]> {
       if (run.signal?.aborted) return;
       if (failure !== null) return yield [problemFile(root, stat ?? undefined, null, 0, failure)];
-      yield* memberBatches({ ...root, stat: stat! }, run, memberPassEntries(root.absPath, listing), file, (error) =>
+      const located = { ...root, stat: stat! };
+      yield* memberBatches(located, run, memberPassEntries(root.absPath, listing), file, budgetOf(), (error) =>
         isCutArchive(error)
           ? problemFile(root, stat!, error.member, 0, { code: 'truncated_archive', message: error.message })
           : problemFile(root, stat!, null, 0, {
@@ -130,7 +156,12 @@ export function openSource(root: SourceRoot, run: SourceRun): ArchiveSource {
 }
 
 /** A zip file's members, read in place by the threads; a zip inside it read from memory. */
-function fileBody(root: SourceRoot, run: SourceRun, stat: () => { size: number; mtimeMs: number }): ZipBody {
+function fileBody(
+  root: SourceRoot,
+  run: SourceRun,
+  stat: () => { size: number; mtimeMs: number },
+  budget: () => InflateBudget,
+): ZipBody {
   return {
     prefix: '',
     locate: (entry) => ({
@@ -142,7 +173,7 @@ function fileBody(root: SourceRoot, run: SourceRun, stat: () => { size: number; 
       method: entry.method,
       crc32: entry.crc32,
     }),
-    nested: (entry) => nestedBatches(root, run, stat(), entry),
+    nested: (entry) => nestedBatches(root, run, stat(), entry, budget()),
   };
 }
 
@@ -160,20 +191,26 @@ function listingFailure(error: unknown): FileProblem {
 const sidecarLimit = (keep: 'sidecar' | 'details'): number =>
   keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES;
 
-/** A sidecar's (or a CSV's) text into the run's tree; a damaged one costs its photo the sidecar, nothing more. */
+/**
+ * A sidecar's (or a CSV's) text into the run's tree; a damaged one costs its photo the sidecar,
+ * nothing more. False when the archive's budget refuses to inflate it.
+ */
 async function takeSidecar(
   run: SourceRun,
   entry: ZipEntry,
   kind: MemberKind,
   read: (limit: number) => Promise<Buffer | null>,
-): Promise<void> {
-  if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) return;
+  budget: InflateBudget,
+): Promise<boolean> {
+  if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) return true;
   const limit = sidecarLimit(kind.keep);
-  if (entry.size > limit || entry.compressedSize > limit) return;
+  if (entry.size > limit || entry.compressedSize > limit) return true;
+  if (!budget.take(entry.size)) return false;
   const text = (await read(limit).catch(() => null))?.toString('utf8') ?? null;
-  if (text === null) return;
+  if (text === null) return true;
   if (kind.keep === 'details') run.details.add(text);
   else run.index.add(entry.name, text);
+  return true;
 }
 
 /**
@@ -251,10 +288,14 @@ async function* memberBatches(
   run: SourceRun,
   entries: AsyncIterable<ZipEntry>,
   body: ZipBody,
+  budget: InflateBudget,
   onError: (error: unknown) => WalkEvent,
 ): AsyncGenerator<WalkEvent[]> {
   let events: WalkEvent[] = [];
   const skipped = new Set<string>();
+  /** The one line of an archive past its budget: its members after it are not read. */
+  const overBudget = (): WalkEvent =>
+    problemFile(root, root.stat, null, 0, { code: 'archive_limit', message: budget.problem });
   try {
     for await (const entry of entries) {
       if (run.signal?.aborted) return;
@@ -266,10 +307,19 @@ async function* memberBatches(
       else if (kind.keep === 'nested' && body.nested !== null) {
         if (events.length > 0) yield events;
         events = [];
+        if (!budget.take(entry.size)) return yield [overBudget()];
         yield* body.nested(entry);
       } else if (kind.keep === 'nested') events.push(skippedMember(root, 'archive', name));
       else if (kind.keep !== 'media') events.push(skippedMember(root, 'sidecar', name));
-      else events.push(zipMember(root, run, entry, name, body));
+      else {
+        const member = zipMember(root, run, entry, name, body);
+        // A member refused on its own costs nothing; one to be read spends the budget.
+        if (member.member?.task && !budget.take(entry.size)) {
+          events.push(overBudget());
+          return yield events;
+        }
+        events.push(member);
+      }
       if (events.length >= BATCH) {
         yield events;
         events = [];
@@ -325,28 +375,36 @@ async function* nestedBatches(
   run: SourceRun,
   stat: { size: number; mtimeMs: number },
   outer: ZipEntry,
+  budget: InflateBudget,
 ): AsyncGenerator<WalkEvent[]> {
   const refuse = (problem: FileProblem): WalkEvent[] => [problemFile(root, stat, outer.name, outer.size, problem)];
   const data = await readNested(root, outer);
   if ('code' in data) return yield refuse(data);
   const entries: ZipEntry[] = [];
+  const overlap = createOverlapCheck();
   try {
-    for await (const entry of centralDirectory(data)) entries.push(entry);
+    for await (const entry of centralDirectory(data)) {
+      entries.push(entry);
+      overlap.add(entry);
+    }
   } catch (error) {
     return yield refuse({ code: 'corrupt_file', message: `the nested zip cannot be listed: ${describe(error)}` });
   }
+  const overlapping = overlap.problem();
+  if (overlapping !== null) return yield refuse({ code: 'archive_limit', message: overlapping });
   // Sidecars and CSVs first, so every member below finds them.
-  for (const entry of entries)
-    if (!entry.folder && !entry.encrypted)
-      await takeSidecar(run, entry, classifyMember(run, entry.name, new Set(), isPhotoDetailsName), async (limit) =>
-        inflateFromBuffer(data, entry, limit),
-      );
+  for (const entry of entries) {
+    if (entry.folder || entry.encrypted) continue;
+    const kind = classifyMember(run, entry.name, new Set(), isPhotoDetailsName);
+    if (!(await takeSidecar(run, entry, kind, async (limit) => inflateFromBuffer(data, entry, limit), budget)))
+      return yield [problemFile(root, stat, null, 0, { code: 'archive_limit', message: budget.problem })];
+  }
   const body: ZipBody = {
     prefix: `${outer.name}${MEMBER_SEPARATOR}`,
     locate: (entry) => locateInMemory(data, entry),
     nested: null,
   };
-  yield* memberBatches({ ...root, stat }, run, toAsync(entries), body, (error) => {
+  yield* memberBatches({ ...root, stat }, run, toAsync(entries), body, budget, (error) => {
     throw error;
   });
 }

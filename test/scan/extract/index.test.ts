@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ScanError } from '../../../src/errors.js';
 import type { ByteSource } from '../../../src/scan/types.js';
 import { HEAD_BYTES, createSidecarFinder, extractFile } from '../../../src/scan/extract/index.js';
+import { wideXmp } from '../../helpers/hostile-corpus.js';
 
 const FILES = fileURLToPath(new URL('./files/', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'camroll-extract-'));
@@ -164,7 +165,17 @@ describe('sidecars', () => {
       latitude: -33.8568,
       device_make: 'Apple',
     });
-    expect(result.source).toEqual({ taken_at: 'exif_offset', coordinates: 'takeout' });
+    // Takeout writes the seconds as digits: anything else is said, never read as a time.
+    expect(result.source).toEqual({
+      taken_at: 'exif_offset',
+      coordinates: 'takeout',
+      warnings: [
+        {
+          code: 'skipped_sidecar',
+          message: expect.stringContaining('photoTakenTime.timestamp is "1701, oops"'),
+        },
+      ],
+    });
   });
 
   it('prefers NAME.ext.xmp over NAME.xmp and over Takeout', async () => {
@@ -189,6 +200,21 @@ describe('sidecars', () => {
       device_make: 'Apple',
     });
     expect(result.source).toEqual({ taken_at: 'xmp', coordinates: 'xmp' });
+  });
+
+  it('leaves out an XMP sidecar past the limits with a warning, and reads the file', async () => {
+    const dir = mkdtempSync(join(work, 'wide-'));
+    writeFileSync(join(dir, 'IMG_0005.jpg'), offset);
+    writeFileSync(join(dir, 'IMG_0005.jpg.xmp'), wideXmp(150_000));
+    const result = await extract(join(dir, 'IMG_0005.jpg'));
+    expect(result.media).toMatchObject({ taken_at: '2024-07-13T00:15:30.123Z', device_make: 'Apple' });
+    expect(result.source?.warnings).toEqual([
+      {
+        code: 'skipped_sidecar',
+        message:
+          'sidecar IMG_0005.jpg.xmp left out: the XMP packet holds more than 10000 attributes (the limit); not read',
+      },
+    ]);
   });
 
   it('ignores a broken sidecar', async () => {

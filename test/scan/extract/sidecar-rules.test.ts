@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../../../src/scan/extract/sidecar-names.js';
 import { parseTakeout } from '../../../src/scan/extract/takeout.js';
-import { parseXmp } from '../../../src/scan/extract/xmp.js';
+import { checkXmpLimits, parseXmp, XMP_LIMITS } from '../../../src/scan/extract/xmp.js';
+import { crowdedJson, deepJson, deepXmp, hiddenAttributesXmp, longXmp, wideXmp } from '../../helpers/hostile-corpus.js';
 import { parseDateText } from '../../../src/scan/extract/dates.js';
 import type { TimeEvidence } from '../../../src/scan/extract/taken-at.js';
 import { resolveTakenAt } from '../../../src/scan/extract/taken-at.js';
@@ -67,9 +68,55 @@ describe('parseTakeout', () => {
     ],
     [{ photoTakenTime: { timestamp: 1720829730 }, geoData: { latitude: 0, longitude: 0 } }, 1720829730000, null],
     [{ title: 'x' }, null, null],
-    [{ photoTakenTime: 'yesterday', geoData: 'here' }, null, null],
   ])('%j', (json, takenMs, coordinates) => {
-    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates });
+    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates, warnings: [] });
+  });
+
+  it.each([
+    // What coercion made of them: (40.75, 1), 1e9 s, 12 s, and so on. Takeout writes numbers.
+    [{ geoData: { latitude: '40.75', longitude: [1] } }, ['geoData.latitude', 'geoData.longitude']],
+    [
+      { geoDataExif: { latitude: true, longitude: 2 }, geoData: { latitude: 3, longitude: 4 } },
+      ['geoDataExif.latitude'],
+    ],
+    [{ geoData: { latitude: null, longitude: 4 } }, ['geoData.latitude']],
+    [{ photoTakenTime: 'yesterday', geoData: 'here' }, ['photoTakenTime', 'geoData']],
+    [{ photoTakenTime: { timestamp: '1e9' } }, ['photoTakenTime.timestamp']],
+    [{ photoTakenTime: { timestamp: ' 12' } }, ['photoTakenTime.timestamp']],
+    [{ photoTakenTime: { timestamp: [1720829730] } }, ['photoTakenTime.timestamp']],
+    [{ photoTakenTime: { timestamp: 1720829730.5 } }, ['photoTakenTime.timestamp']],
+  ])('a member of the wrong type in %j is a warning, never a value', (json, members) => {
+    const parsed = parseTakeout(JSON.stringify(json))!;
+    expect(parsed.takenMs).toBeNull();
+    // geoData stands in when geoDataExif is of the wrong type: only numbers are ever a place.
+    const fallback = (json as { geoDataExif?: unknown; geoData?: { latitude: unknown } }).geoDataExif
+      ? { latitude: 3, longitude: 4 }
+      : null;
+    expect(parsed.coordinates).toEqual(fallback);
+    expect(parsed.warnings.map((w) => w.code)).toEqual(members.map(() => 'skipped_sidecar'));
+    for (const [i, member] of members.entries()) expect(parsed.warnings[i]!.message).toContain(member);
+  });
+
+  it.each([
+    ['1.3 million empty objects', crowdedJson(1_300_000), /more than 10000 objects and arrays/],
+    ['arrays 100,000 deep', deepJson(100_000), /deeper than 64 levels/],
+  ])('leaves out a JSON of %s before parsing it, with a warning', (_name, text, message) => {
+    expect(parseTakeout(text)).toEqual({
+      takenMs: null,
+      coordinates: null,
+      warnings: [{ code: 'skipped_sidecar', message: expect.stringMatching(message) }],
+    });
+  });
+
+  it('counts only structure: brackets inside strings are text', () => {
+    const text = JSON.stringify({ title: '{['.repeat(20_000), photoTakenTime: { timestamp: '1720829730' } });
+    expect(parseTakeout(text)).toEqual({ takenMs: 1720829730000, coordinates: null, warnings: [] });
+  });
+
+  it('says what the wrong value was, shortened', () => {
+    const parsed = parseTakeout(JSON.stringify({ geoData: { latitude: 'x'.repeat(10_000), longitude: 1 } }))!;
+    expect(parsed.warnings[0]!.message.length).toBeLessThan(200);
+    expect(parsed.warnings[0]!.message).toMatch(/geoData\.latitude is "x+…, not a number/);
   });
 
   it('is null for non-JSON and non-objects', () => {
@@ -167,5 +214,26 @@ describe('resolveTakenAt', () => {
       withCoords ? zones : noZones,
     );
     expect(result).toEqual({ taken_at: expected, source });
+  });
+});
+
+describe('XMP limits', () => {
+  it.each([
+    ['150,000 attributes', wideXmp(150_000), /more than 10000 attributes/],
+    ['attributes behind a > in a quoted value', hiddenAttributesXmp(20_000), /more than 10000 attributes/],
+    ['60,000 elements', longXmp(60_000), /more than 10000 elements/],
+    ['100,000 levels', deepXmp(100_000), /deeper than 64 levels/],
+  ])('refuses %s before building anything', (_name, text, message) => {
+    expect(() => checkXmpLimits(text)).toThrow(message);
+    expect(() => parseXmp(text)).toThrow(message);
+  });
+
+  it('reads a packet at the limits', () => {
+    const atLimit = `<rdf:Description exif:DateTimeOriginal="2024-07-12T20:15:30" ${Array.from(
+      { length: XMP_LIMITS.attributes - 1 },
+      (_, i) => `a${i}="1"`,
+    ).join(' ')}/>`;
+    expect(parseXmp(atLimit).date).not.toBeNull();
+    expect(() => checkXmpLimits(longXmp(XMP_LIMITS.elements - 10))).not.toThrow();
   });
 });
