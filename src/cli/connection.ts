@@ -20,6 +20,7 @@ import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import type { AppPaths } from '../paths.js';
 import { checkBaseUrl } from '../rules/base-url.js';
 import { commandConfig } from './command-config.js';
+import { loadConfigWriter, loadService } from './lazy.js';
 import { formatSeconds } from '../util/seconds.js';
 import type { CliContext } from './context.js';
 import type { ConnectionFlags } from './connection-options.js';
@@ -131,7 +132,7 @@ export async function directoryOpener(ctx: CliContext): Promise<() => UserDirect
   // older camroll).
   const legacyFound = hasLegacyUsers(reader);
   const writer = legacyFound
-    ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path), reader })
+    ? (await loadConfigWriter()).createConfigStore({ cwd: dirname(reader.path), reader })
     : null;
   return () =>
     openUserDirectory({
@@ -188,8 +189,7 @@ async function openEmbedded(
 ): Promise<Connection> {
   const dataDir = ctx.paths.data;
   const dbPath = embeddedDbPath(ctx.paths);
-  // Loaded on demand: remote commands never pay for Fastify and SQLite.
-  const { startService } = await import('../service/server.js');
+  const { startService } = await loadService();
   ctx.stderr.write(`camroll: no base URL configured; using the embedded local service (data: ${dbPath})\n`);
   const service = await startService({ host: '127.0.0.1', port: 0, dbPath, dataDir, env: ctx.env });
   if (service.localKey === null) {

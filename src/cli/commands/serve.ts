@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
 import { flagsError, wholeNumber } from '../flag-values.js';
+import { loadService } from '../lazy.js';
 import { UsageError } from '../../errors.js';
 import { isPostgresUrl } from '../../service/store/open.js';
 
@@ -114,7 +115,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const flags = parsed.data;
       const databaseUrl = chooseDatabase(flags.db, flags.database, ctx.env.CAMROLL_DATABASE_URL);
       // Loaded here so that every other command starts without Fastify and SQLite.
-      const { startService, defaultIngestThreads, isWildcardHost } = await import('../../service/server.js');
+      const { startService, defaultIngestThreads, isWildcardHost } = await loadService();
       const service = await startService({
         host: flags.host,
         port: flags.port,

@@ -1,6 +1,7 @@
 import { closedArchives, plural } from '../format/vocabulary.js';
 import type { CliContext } from '../context.js';
 import { describeError } from '../exit.js';
+import { loadLogFile, loadSyncOutcome, loadSyncReportFile } from '../lazy.js';
 import { notice, noticeLine, warningLine } from './emit.js';
 import type { LogFile } from './log-file.js';
 import type { OutcomeFlags } from './sync-outcome.js';
@@ -40,9 +41,6 @@ export interface SyncView {
   finish(settled: { value: SyncEnded } | { error: unknown }, started: number): Promise<void>;
 }
 
-/** The summary and the exit: loaded when a pass ends, not with the command, so the walk starts first. */
-const endings = (): Promise<typeof import('./sync-outcome.js')> => import('./sync-outcome.js');
-
 /**
  * `--report FILE` and `--log-file FILE`, opened before the scan starts (a path that cannot
  * be written stops the sync first); their modules load only when asked for.
@@ -53,14 +51,11 @@ export async function openSyncFiles(
 ): Promise<{ report: SyncReport | null; log: LogFile | null }> {
   let report: SyncReport | null = null;
   if (flags.report !== undefined) {
-    const [{ openJsonLinesFile }, { createSyncReport }] = await Promise.all([
-      import('./lines.js'),
-      import('./sync-report.js'),
-    ]);
+    const [{ openJsonLinesFile }, { createSyncReport }] = await loadSyncReportFile();
     const file = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
     report = createSyncReport(file, { predicted: flags.dryRun });
   }
-  const log = flags.logFile === undefined ? null : await (await import('./log-file.js')).openLogFile(flags.logFile);
+  const log = flags.logFile === undefined ? null : await (await loadLogFile()).openLogFile(flags.logFile);
   return { report, log };
 }
 
@@ -99,7 +94,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
   };
   const passEnded = async (result: SyncResult): Promise<void> => {
     stopProgress();
-    const { outcomeLogLines, showResult } = await endings();
+    const { outcomeLogLines, showResult } = await loadSyncOutcome();
     if (log !== null) for (const line of outcomeLogLines('pass', { result, watch: null })) logLine(line);
     showResult(ctx, flags, result, !flags.json);
   };
@@ -114,7 +109,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
       throw settled.error;
     }
     const elapsedMs = Date.now() - started;
-    const { outcomeLogLines, showOutcome } = await endings();
+    const { outcomeLogLines, showOutcome } = await loadSyncOutcome();
     if (log !== null) for (const line of outcomeLogLines('sync', settled.value, elapsedMs)) logLine(line);
     await log?.close().catch((error: unknown) => (reportFailure ??= error));
     showOutcome(ctx, flags, { ...settled.value, elapsedMs });
