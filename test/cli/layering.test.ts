@@ -49,6 +49,16 @@ describe('layering', () => {
   });
 });
 
+describe('the lines on stderr', () => {
+  it('go through the one emit module, so a live display can keep them above its rows', () => {
+    const offenders = sources('cli')
+      .filter(({ file }) => file !== join('cli', 'output', 'emit.ts'))
+      .filter(({ text }) => /\b(?:stderr|process\.stderr)\.write\(/.test(text))
+      .map(({ file }) => file);
+    expect(offenders).toEqual([]);
+  });
+});
+
 describe('start-up', () => {
   it('printing a failure loads no socket module: the hints take the scheme words, not the probes', () => {
     const hints = readFileSync(join(SRC, 'cli', 'hints.ts'), 'utf8');

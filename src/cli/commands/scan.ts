@@ -9,7 +9,7 @@ import { recordDisplayPath } from '../../scan/display-path.js';
 import { archiveKindOf } from '../../scan/archive/kind.js';
 import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../scan/types.js';
-import { notice, warningLine } from '../output/emit.js';
+import { emit, notice, warningLine } from '../output/emit.js';
 import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
@@ -152,7 +152,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   }
   const unopened = result.skipped.archive ?? 0;
   if (unopened > 0)
-    ctx.stderr.write(
+    emit(
+      ctx.stderr,
       `camroll: ${unopened} ${unopened === 1 ? 'archive was' : 'archives were'} not opened; add --archives to read them in place\n`,
     );
   if (interrupted) throw new InterruptedError('scan interrupted; the summary above is partial');

@@ -7,6 +7,7 @@ import { flagsError, wholeNumber } from '../flag-values.js';
 import { loadService } from '../lazy.js';
 import { UsageError } from '../../errors.js';
 import { isPostgresUrl } from '../../service/store/open.js';
+import { emit } from '../output/emit.js';
 
 const ServeFlags = z.object({
   host: z.string().min(1),
@@ -128,7 +129,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         logger: { level: 'warn', stream: ctx.stderr },
         ingestThreads: flags.ingestThreads ?? defaultIngestThreads(),
         ...(flags.logRequests
-          ? { onResponse: (served: ServedRequest) => ctx.stderr.write(describeServed(served, flags.logFormat)) }
+          ? { onResponse: (served: ServedRequest) => emit(ctx.stderr, describeServed(served, flags.logFormat)) }
           : {}),
       });
       // A key the user supplied is never echoed; a generated one must be shown to be usable.

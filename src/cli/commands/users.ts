@@ -3,7 +3,7 @@ import type { UserCreateRequest } from '../../contract/index.js';
 import type { DirectoryEntry } from '../../config/user-directory.js';
 import { addConnectionOptions, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
 import { parseEmail } from '../connection-args.js';
-import { jsonLine } from '../output/emit.js';
+import { emit, jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderTable, tableLines } from '../format/table.js';
 import { readImportFile } from '../user-import.js';
@@ -173,7 +173,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     let problems = 0;
     const problem = (text: string): void => {
       problems += 1;
-      if (problems <= PRINTED_IMPORT_PROBLEMS) ctx.stderr.write(`camroll: warning: ${text}\n`);
+      if (problems <= PRINTED_IMPORT_PROBLEMS) emit(ctx.stderr, `camroll: warning: ${text}\n`);
     };
     const blocks = readImportFile(file, target, problem);
     // The first block opens the file: one that cannot be read fails before the directory is opened.
@@ -197,7 +197,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
       await blocks.return(undefined);
     }
     if (problems > PRINTED_IMPORT_PROBLEMS)
-      ctx.stderr.write(`camroll: … and ${problems - PRINTED_IMPORT_PROBLEMS} more\n`);
+      emit(ctx.stderr, `camroll: … and ${problems - PRINTED_IMPORT_PROBLEMS} more\n`);
     const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
       `imported ${imported} users for ${where}: ${counts.added} added, ${counts.updated} updated, ` +

@@ -2,7 +2,7 @@ import { closedArchives, plural } from '../format/vocabulary.js';
 import type { CliContext } from '../context.js';
 import { describeError } from '../exit.js';
 import { loadLogFile, loadSyncOutcome, loadSyncReportFile } from '../lazy.js';
-import { notice, noticeLine, warningLine } from './emit.js';
+import { emit, notice, noticeLine, warningLine } from './emit.js';
 import type { LogFile } from './log-file.js';
 import type { OutcomeFlags } from './sync-outcome.js';
 import { createProgress, teeProgress, terminalProgress } from './sync-progress.js';
@@ -83,7 +83,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
    * the watch's warnings (a folder it cannot watch), as it keeps the pass's.
    */
   const watchNote = (line: string, warning = false): void => {
-    if (!flags.quiet || warning) ctx.stderr.write(`${line}\n`);
+    if (!flags.quiet || warning) emit(ctx.stderr, `${line}\n`);
     logLine(line);
   };
   let warnings = 0;
@@ -161,7 +161,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
     }
   };
   const retry = (line: string): void => {
-    ctx.stderr.write(`${noticeLine(line)}\n`);
+    emit(ctx.stderr, `${noticeLine(line)}\n`);
     logLine(noticeLine(line));
   };
   return { onEvent, retry, passEnded, finish };
