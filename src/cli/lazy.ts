@@ -35,3 +35,7 @@ export const loadSyncReportFile = (): Promise<
 
 /** `--log-file FILE` of a sync. */
 export const loadLogFile = (): Promise<typeof import('./output/log-file.js')> => import('./output/log-file.js');
+
+/** The reader of `users import` files (csv-parse): only when a file is imported. */
+export const loadImportFile = (): Promise<typeof import('../config/import-file.js')> =>
+  import('../config/import-file.js');

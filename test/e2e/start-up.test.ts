@@ -60,7 +60,17 @@ describe('start-up: the load rules of docs/ARCHITECTURE.md', () => {
   const remote = ['--base-url', 'http://127.0.0.1:9/v1', '--retries', '0'];
   const user = ['--user', '6f1c2a4e-8b7d-4c3e-9a1f-2b3c4d5e6f70'];
   const withKey = { ...home, env: { ...home.env, CAMROLL_API_KEY: 'sk_test_start_up_0002' } };
-  const neverAtStart = ['fastify', 'pg', 'piscina', 'chokidar', 'luxon', 'geo-tz', 'fast-xml-parser', 'yauzl'];
+  const neverAtStart = [
+    'fastify',
+    'pg',
+    'piscina',
+    'chokidar',
+    'luxon',
+    'geo-tz',
+    'fast-xml-parser',
+    'yauzl',
+    'csv-parse',
+  ];
 
   it('`camroll --help` registers every command and loads none of their heavy parts', async () => {
     const { packages, result } = await packagesLoaded(['--help'], home);

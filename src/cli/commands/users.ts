@@ -4,9 +4,9 @@ import type { DirectoryEntry } from '../../config/user-directory.js';
 import { addConnectionOptions, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
 import { parseEmail } from '../connection-args.js';
 import { emit, jsonLine } from '../output/emit.js';
+import { loadImportFile } from '../lazy.js';
 import type { CliContext } from '../context.js';
 import { renderTable, tableLines } from '../format/table.js';
-import { readImportFile } from '../user-import.js';
 import { unknownEmail, withDirectory, withReader } from '../user-lookup.js';
 import { commandConfig } from '../command-config.js';
 
@@ -175,6 +175,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
       problems += 1;
       if (problems <= PRINTED_IMPORT_PROBLEMS) emit(ctx.stderr, `camroll: warning: ${text}\n`);
     };
+    const { readImportFile } = await loadImportFile();
     const blocks = readImportFile(file, target, problem);
     // The first block opens the file: one that cannot be read fails before the directory is opened.
     const counts = { added: 0, updated: 0, unchanged: 0 };
