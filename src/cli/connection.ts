@@ -20,9 +20,11 @@ import { ConfigError, EmbeddedServiceError, UsageError } from '../errors.js';
 import type { AppPaths } from '../paths.js';
 import { checkBaseUrl } from '../rules/base-url.js';
 import { commandConfig } from './command-config.js';
+import { loadConfigWriter, loadService } from './lazy.js';
 import { formatSeconds } from '../util/seconds.js';
 import type { CliContext } from './context.js';
 import type { ConnectionFlags } from './connection-options.js';
+import { emit } from './output/emit.js';
 
 export { addConnectionOptions, type ConnectionFlags } from './connection-options.js';
 
@@ -131,7 +133,7 @@ export async function directoryOpener(ctx: CliContext): Promise<() => UserDirect
   // older camroll).
   const legacyFound = hasLegacyUsers(reader);
   const writer = legacyFound
-    ? (await import('../config/store.js')).createConfigStore({ cwd: dirname(reader.path), reader })
+    ? (await loadConfigWriter()).createConfigStore({ cwd: dirname(reader.path), reader })
     : null;
   return () =>
     openUserDirectory({
@@ -154,14 +156,14 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   const profile = settings.profile.value;
   const decision = decideTarget(settings, { requireKey: options.requireKey !== false });
   const clientOptions: Omit<ClientOptions, 'baseUrl' | 'apiKey'> = {
-    onRetry: (notice) => ctx.stderr.write(`camroll: ${describeRetry(notice)}\n`),
-    onWaiting: (notice) => ctx.stderr.write(`camroll: ${describeWait(notice)}\n`),
+    onRetry: (notice) => emit(ctx.stderr, `camroll: ${describeRetry(notice)}\n`),
+    onWaiting: (notice) => emit(ctx.stderr, `camroll: ${describeWait(notice)}\n`),
     ...(flags.retries !== undefined ? { retry: { maxAttempts: flags.retries + 1 } } : {}),
     ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
     ...options.client,
     // Both the verbose trace and the caller's own observer (sync's outage tracker) see every request.
     onRequest: (trace: RequestTrace) => {
-      if (flags.verbose || flags.debug) ctx.stderr.write(describeTrace(trace));
+      if (flags.verbose || flags.debug) emit(ctx.stderr, describeTrace(trace));
       options.client?.onRequest?.(trace);
     },
     traceBodies: flags.debug === true,
@@ -181,7 +183,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
       close: () => client.close(),
     };
   }
-  if (decision.why !== null) ctx.stderr.write(`camroll: ${decision.why}\n`);
+  if (decision.why !== null) emit(ctx.stderr, `camroll: ${decision.why}\n`);
   return openEmbedded(ctx, store, profile, clientOptions);
 }
 
@@ -193,9 +195,8 @@ async function openEmbedded(
 ): Promise<Connection> {
   const dataDir = ctx.paths.data;
   const dbPath = embeddedDbPath(ctx.paths);
-  // Loaded on demand: remote commands never pay for Fastify and SQLite.
-  const { startService } = await import('../service/server.js');
-  ctx.stderr.write(`camroll: no base URL configured; using the embedded local service (data: ${dbPath})\n`);
+  const { startService } = await loadService();
+  emit(ctx.stderr, `camroll: no base URL configured; using the embedded local service (data: ${dbPath})\n`);
   const service = await startService({ host: '127.0.0.1', port: 0, dbPath, dataDir, env: ctx.env });
   if (service.localKey === null) {
     await service.close();

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { AppPaths } from '../paths.js';
+import { emit } from './output/emit.js';
 
 /** Everything a command needs from its surroundings, passed in so tests can run commands in-process. */
 export interface CliContext {
@@ -19,7 +20,7 @@ export interface CliContext {
   exitCode: number;
 }
 
-/** Writes one line to a stream. */
+/** Writes one line to a stream (through emit: above a live display's rows when one holds it). */
 export function writeLine(stream: Writable, line = ''): void {
-  stream.write(`${line}\n`);
+  emit(stream, `${line}\n`);
 }

@@ -2,6 +2,7 @@ import { createProgram, requestedCommand } from './program.js';
 import type { CliContext } from './context.js';
 import { describeFailure, exitCodeFor, EXIT_INTERRUPTED } from './exit.js';
 import { appPaths } from '../paths.js';
+import { emit } from './output/emit.js';
 
 /** A repeated interrupt within this window is the same one, re-raised by a library. */
 const FORCE_EXIT_AFTER_MS = 500;
@@ -59,7 +60,7 @@ export async function run(ctx: CliContext, argv: string[]): Promise<number> {
   } catch (error) {
     // Every failure, commander's own included, is printed here in one style.
     const message = describeFailure(error, requestedCommand(argv));
-    if (message !== null) ctx.stderr.write(message);
+    if (message !== null) emit(ctx.stderr, message);
     return exitCodeFor(error);
   }
 }

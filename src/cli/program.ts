@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CliContext } from './context.js';
 import { VERSION } from '../version.js';
+import { emit } from './output/emit.js';
 
 type Register = (program: Command, ctx: CliContext) => void;
 
@@ -36,7 +37,7 @@ export async function createProgram(ctx: CliContext, argv: readonly string[] = [
   const program = new Command();
   const output = {
     writeOut: (s: string) => ctx.stdout.write(s),
-    writeErr: (s: string) => ctx.stderr.write(s),
+    writeErr: (s: string) => emit(ctx.stderr, s),
     // Errors are printed once, in camroll's style, by run() (src/cli/main.ts).
     outputError: () => undefined,
   };

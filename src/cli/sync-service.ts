@@ -1,6 +1,7 @@
 import type { UserDirectory } from '../config/user-directory.js';
 import type { ConnectionFlags } from './connection-options.js';
 import type { CliContext } from './context.js';
+import { loadConnection } from './lazy.js';
 import type { SyncService } from '../sync/session.js';
 
 export interface SyncServiceOptions {
@@ -20,7 +21,6 @@ export interface SyncServiceOptions {
  */
 export function createSyncService(options: SyncServiceOptions): SyncService {
   const { ctx, flags } = options;
-  const connection = () => import('./connection.js');
   // A dry run only reads: one retry and a short timeout unless the flags say otherwise.
   const readFlags: ConnectionFlags = {
     baseUrl: flags.baseUrl,
@@ -31,7 +31,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
   };
   return {
     async open(onRequest) {
-      const { describeRetry, describeWait, directoryOpener, openConnection } = await connection();
+      const { describeRetry, describeWait, directoryOpener, openConnection } = await loadConnection();
       // Opened on first use: a sync for a `--user` id never reads or creates the directory.
       const openUsers = await directoryOpener(ctx);
       let directory: UserDirectory | null = null;
@@ -66,11 +66,11 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
       };
     },
     async target() {
-      return (await connection()).targetIdentity(ctx, readFlags);
+      return (await loadConnection()).targetIdentity(ctx, readFlags);
     },
     async recall(target, email) {
       // A dry run's lookup reads only: no directory file created, no last-seen bump.
-      const directory = await (await connection()).readDirectory(ctx);
+      const directory = await (await loadConnection()).readDirectory(ctx);
       try {
         return directory.get(target, email)?.userId ?? null;
       } finally {
@@ -78,7 +78,7 @@ export function createSyncService(options: SyncServiceOptions): SyncService {
       }
     },
     async read(use) {
-      return (await connection()).withConnection({ ctx, flags: readFlags }, ({ client }) => use(client));
+      return (await loadConnection()).withConnection({ ctx, flags: readFlags }, ({ client }) => use(client));
     },
   };
 }

@@ -3,6 +3,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { archiveKindOf, displayPath, rootKindOf, scanLibraryBatches, type SidecarTree } from '../scan/index.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
 import type { ChangeSender } from './run.js';
+import { loadWatcher } from './lazy.js';
 import { createSyncTally, type SyncCounts } from './summary.js';
 import type { WatchEvent } from './watch.js';
 import { isNetworkFileSystem } from '../util/network-fs.js';
@@ -71,8 +72,7 @@ export interface StartWatchOptions {
  */
 export async function startWatch(options: StartWatchOptions): Promise<StartedWatch> {
   const polling = options.poll || options.roots.some((root) => isNetworkFileSystem(root));
-  // Loaded here: a sync without --watch need not pay for chokidar (~10 ms at start).
-  const { watchLibrary } = await import('./watch.js');
+  const { watchLibrary } = await loadWatcher();
   const events = watchLibrary({
     roots: options.roots,
     exclude: options.scan.exclude,

@@ -9,6 +9,7 @@ import {
   type SidecarTree,
 } from '../scan/index.js';
 import { startFailure, type SyncEnded } from './ending.js';
+import { loadDryPass, loadPass } from './lazy.js';
 import type { DryRunFinding, DryRunLookups } from './dry-run-journal.js';
 import type { FollowEvent, FollowScanOptions, StartedWatch } from './follow.js';
 import { createOutageTracker, type AttemptOutcome } from './outage.js';
@@ -112,9 +113,6 @@ export interface SyncSessionOptions {
   afterPass?: (result: SyncResult) => Promise<void>;
 }
 
-type Passes = typeof import('./passes.js');
-const loadPasses = (): Promise<Passes> => import('./passes.js');
-
 /**
  * Runs one sync. Ctrl-C during start-up or the scan, or the host going away before the pass
  * could end, rejects with an InterruptedError or an OutageError; once the pass has ended, its
@@ -195,7 +193,7 @@ interface PassContext {
 /** `--dry-run`: the user's journal found read-only, then the scan through the predicting pipeline. */
 async function dryPass(pass: PassContext, identity: SyncIdentity | null): Promise<SyncEnded['result']> {
   const { options, signal } = pass;
-  const { findDryRunJournal, runDrySync } = await loadPasses();
+  const { findDryRunJournal, runDrySync } = await loadDryPass();
   const journal = await findDryRunJournal({
     identity,
     full: options.full,
@@ -232,9 +230,9 @@ async function realPass(
   // of the scanner's batches (read groups grow from 8 files to 256: about a thousand records)
   // wait for the first send.
   const early = startAhead(pass.scan(signal), { limit: 8 });
-  let opened: [OpenedService, Passes];
+  let opened: [OpenedService, Awaited<ReturnType<typeof loadPass>>];
   try {
-    opened = await Promise.all([options.service.open(pass.observe), loadPasses()]);
+    opened = await Promise.all([options.service.open(pass.observe), loadPass()]);
   } catch (error) {
     await early.close();
     throw error;

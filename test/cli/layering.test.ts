@@ -92,11 +92,82 @@ describe('the scan behind its face', () => {
   });
 });
 
+describe('the lines on stderr', () => {
+  it('go through the one emit module, so a live display can keep them above its rows', () => {
+    const offenders = sources('cli')
+      .filter(({ file }) => file !== join('cli', 'output', 'emit.ts'))
+      .filter(({ text }) => /\b(?:stderr|process\.stderr)\.write\(/.test(text))
+      .map(({ file }) => file);
+    expect(offenders).toEqual([]);
+  });
+});
+
 describe('start-up', () => {
   it('printing a failure loads no socket module: the hints take the scheme words, not the probes', () => {
     const hints = readFileSync(join(SRC, 'cli', 'hints.ts'), 'utf8');
     expect(hints).not.toContain('scheme-probe');
     const words = readFileSync(join(SRC, 'client', 'scheme-words.ts'), 'utf8');
     expect(words).not.toMatch(/^import /m);
+  });
+});
+
+/**
+ * The modules allowed to load code later (a dynamic `import()` or a `createRequire`): the named
+ * seams of docs/ARCHITECTURE.md, "Load rules". Anywhere else a module is imported statically,
+ * so what a command loads can be read from the imports and the seams alone.
+ */
+const SEAMS = new Set(
+  [
+    'cli/program.ts', // the commands: a command's module when it is named
+    'cli/lazy.ts', // the command line's heavy parts
+    'sync/lazy.ts', // a sync's pass, dry run and watcher
+    'service/store/open.ts', // the store drivers
+    'service/ingest-threads.ts', // the service's ingest threads
+    'scan/pool.ts', // the scan's read threads
+    'client/undici.ts', // the transport: undici's two parts
+    'cli/output/html-land.ts', // the map's land (world-atlas's JSON), only when a page is written
+    // The scan's face loads the scan, a source its format's reader, the readers their parsers,
+    // on first use (the scan's own section).
+    'scan/index.ts',
+    'scan/sources/formats.ts',
+    'scan/sources/tar.ts',
+    'scan/archive/tar-guard.ts',
+    'scan/archive/photo-details.ts',
+    'scan/extract/timezone.ts',
+    'scan/extract/xmp.ts',
+    'scan/extract/takeout.ts',
+  ].map((file) => join(...file.split('/'))),
+);
+
+/** Whether a source loads code later: an `import()` that is not a type, or a createRequire. */
+function loadsLater(text: string): boolean {
+  const code = text
+    .split('\n')
+    .filter((line) => !/^\s*(?:export\s+)?type\s/.test(line))
+    .join('\n')
+    .replace(/typeof\s+import\(/g, '')
+    .replace(/:\s*import\(/g, '');
+  return /\bimport\s*\(/.test(code) || /\bcreateRequire\b/.test(code);
+}
+
+describe('load seams', () => {
+  it('only the named seams import a module later; everything else imports statically', () => {
+    const offenders = sources('.')
+      .filter(({ file, text }) => !SEAMS.has(file) && loadsLater(text))
+      .map(({ file }) => file);
+    expect(offenders).toEqual([]);
+  });
+
+  it('the check sees a dynamic import and a createRequire, and passes a type-only import()', () => {
+    expect(loadsLater("const m = await import('./x.js');")).toBe(true);
+    expect(loadsLater('const r = createRequire(import.meta.url);')).toBe(true);
+    expect(loadsLater("type M = typeof import('./x.js');\nlet x: import('./y.js').Y;")).toBe(false);
+  });
+
+  it("the command line's and the sync's seams import nothing but types: they sit in no circle", () => {
+    for (const file of ['cli/lazy.ts', 'sync/lazy.ts']) {
+      const text = readFileSync(join(SRC, ...file.split('/')), 'utf8');
+      expect(text.match(/^import (?!type ).*$/gm) ?? [], file).toEqual([]);
+    }
   });
 });

@@ -314,13 +314,11 @@ describe('each broken promise fails its own check, with a hint', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const port = (silent.address() as { port: number }).port;
-      const started = performance.now();
       const checks = await runDoctor({ target: target({ baseUrl: `https://127.0.0.1:${port}/v1` }), timeoutMs: 300 });
-      // undici's default connect timeout is 10 s; 300 ms plus a probe of the same silence is far below it.
-      expect(performance.now() - started).toBeLessThan(5_000);
+      // undici's default connect timeout is 10 s: the one that fired is the request's 300 ms.
       expect(checks.find((c) => c.name === 'reach.ping')).toMatchObject({
         status: 'fail',
-        detail: expect.stringMatching(/^UND_ERR_CONNECT_TIMEOUT/),
+        detail: expect.stringMatching(/^UND_ERR_CONNECT_TIMEOUT: .*\btimeout: 300ms\)$/),
         hint: 'the host took the connection but did not answer (a hung server or proxy?)',
       });
     } finally {

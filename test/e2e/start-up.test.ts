@@ -53,3 +53,49 @@ describe('start-up: what a reading command loads', () => {
     expect([...packages]).not.toContain('conf');
   });
 });
+
+describe('start-up: the load rules of docs/ARCHITECTURE.md', () => {
+  const home = tempHome('camroll-start-up-');
+  const library = join(ROOT, 'fixtures', 'library', 'DCIM');
+  const remote = ['--base-url', 'http://127.0.0.1:9/v1', '--retries', '0'];
+  const user = ['--user', '6f1c2a4e-8b7d-4c3e-9a1f-2b3c4d5e6f70'];
+  const withKey = { ...home, env: { ...home.env, CAMROLL_API_KEY: 'sk_test_start_up_0002' } };
+  const neverAtStart = [
+    'fastify',
+    'pg',
+    'piscina',
+    'chokidar',
+    'luxon',
+    'geo-tz',
+    'fast-xml-parser',
+    'yauzl',
+    'csv-parse',
+  ];
+
+  it('`camroll --help` registers every command and loads none of their heavy parts', async () => {
+    const { packages, result } = await packagesLoaded(['--help'], home);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('serve');
+    expect(packages.has('commander')).toBe(true); // the trace works
+    for (const name of neverAtStart) expect([...packages]).not.toContain(name);
+  });
+
+  it('a remote command (ping) loads no scanner and no service', async () => {
+    const { packages, result } = await packagesLoaded(['ping', ...remote], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('ECONNREFUSED');
+    expect(packages.has('commander')).toBe(true);
+    for (const name of [...neverAtStart, 'picomatch']) expect([...packages]).not.toContain(name);
+  });
+
+  it('a remote sync loads the scanner but no service, and no watcher without --watch', async () => {
+    const once = await packagesLoaded(['sync', library, ...user, ...remote], withKey);
+    expect(once.result.code, once.result.stderr).not.toBe(0);
+    expect(once.result.stderr).toContain('ECONNREFUSED');
+    expect(once.packages.has('picomatch')).toBe(true); // the scan ran
+    for (const name of ['fastify', 'pg', 'chokidar']) expect([...once.packages]).not.toContain(name);
+    // The same run with --watch loads the watcher: the rule is the flag, not the failure.
+    const watching = await packagesLoaded(['sync', library, ...user, ...remote, '--watch'], withKey);
+    expect(watching.packages.has('chokidar')).toBe(true);
+  });
+});

@@ -65,7 +65,8 @@ const INVALID: Record<string, Pool> = {
   device_model: [{}, 0],
   device_lens_model: [[], 2],
 };
-const MEMBERS = Object.keys(VALID);
+/** The schema's members, read from it: a member added to MediaMetadata is generated and checked here too. */
+const MEMBERS = Object.keys(MediaMetadata.shape);
 
 function pick<T>(pool: readonly T[], next: () => number): T {
   return pool[Math.floor(next() * pool.length)] as T;
@@ -91,6 +92,17 @@ function schemaAccepts(item: Record<string, unknown>): boolean {
 }
 
 describe('isWellFormedMedia agrees with the MediaMetadata schema', () => {
+  it('takes the members from the schema, and has valid and invalid values for each of them', () => {
+    // A member the pools lack would never be generated, and the fast check never compared on it.
+    expect(MEMBERS).toContain('id');
+    expect(Object.keys(VALID).sort(), 'give the new member valid values in VALID').toEqual([...MEMBERS].sort());
+    expect(Object.keys(INVALID).sort(), 'give the new member invalid values in INVALID').toEqual([...MEMBERS].sort());
+    for (const member of MEMBERS) {
+      expect((VALID[member] as Pool).length, member).toBeGreaterThan(0);
+      expect((INVALID[member] as Pool).length, member).toBeGreaterThan(0);
+    }
+  });
+
   it('accepts every item built from valid members, as the schema does', () => {
     const next = rng(11);
     for (let i = 0; i < 5000; i += 1) {

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createWatchFilter,
   POLL_INTERVAL_MS,
@@ -104,6 +104,7 @@ describe('watchLibrary', () => {
   });
   afterEach(() => {
     controller.abort();
+    vi.useRealTimers();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -209,8 +210,34 @@ describe('watchLibrary', () => {
   });
 
   /**
+   * The next event of a watch whose timers (the quiet wait, the relisting) run on the fake
+   * clock: the clock moves `stepMs` at a time, with a turn of the real event loop between
+   * steps for the listings' file-system calls, until the event comes. Bounded in steps, not
+   * in time: a watch that never reports fails after 5,000 steps.
+   */
+  async function nextEvent(events: AsyncIterator<WatchEvent>, stepMs: number): Promise<WatchEvent> {
+    const next = await settleOnFakeClock(events.next(), stepMs);
+    if (next.done) throw new Error('the watch ended early');
+    return next.value;
+  }
+
+  /** Waits for `pending` while the fake clock moves in steps (see nextEvent). */
+  async function settleOnFakeClock<T>(pending: Promise<T>, stepMs: number): Promise<T> {
+    let settled = false;
+    const watched = pending.finally(() => {
+      settled = true;
+    });
+    for (let step = 0; step < 5000 && !settled; step += 1) {
+      await vi.advanceTimersByTimeAsync(stepMs);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    if (!settled) throw new Error('nothing reported');
+    return watched;
+  }
+
+  /**
    * The watch on `lib`, started and ready, with a stand-in watcher that reports only what a
-   * test emits: chokidar lists a new folder before it watches it, and what is created in
+   * test emits (its timers on the fake clock): chokidar lists a new folder before it watches it, and what is created in
    * between is never reported. `added` collects the folders the watch hands it.
    */
   async function watchWithStandIn(settleMs: number, onAdd: (folder: string) => void = () => undefined) {
@@ -224,6 +251,7 @@ describe('watchLibrary', () => {
     });
     const factory = (() => watcher) as unknown as NonNullable<WatchOptions['watch']>;
     const lib = join(dir, 'lib');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const events = watchLibrary({ roots: [lib], settleMs, quietMs: 20, signal: controller.signal, watch: factory })[
       Symbol.asyncIterator
     ]();
@@ -252,9 +280,8 @@ describe('watchLibrary', () => {
 
     const reported: string[] = [];
     while (reported.length < 6) {
-      const next = await events.next();
-      if (next.done) throw new Error('the watch ended early');
-      if (next.value.type === 'changes') reported.push(...next.value.files);
+      const next = await nextEvent(events, 20);
+      if (next.type === 'changes') reported.push(...next.files);
     }
     expect(reported.sort()).toEqual(
       [
@@ -290,9 +317,8 @@ describe('watchLibrary', () => {
     watcher.emit('addDir', big);
     const reported: string[] = [];
     while (reported.length < expected.length) {
-      const next = await events.next();
-      if (next.done) throw new Error('the watch ended early');
-      if (next.value.type === 'changes') reported.push(...next.value.files);
+      const next = await nextEvent(events, 20);
+      if (next.type === 'changes') reported.push(...next.files);
     }
     expect(reported.sort()).toEqual(expected.sort());
     expect(added).toEqual([join(big, 'day-1')]);
@@ -308,14 +334,8 @@ describe('watchLibrary', () => {
     writeFileSync(join(fresh, 'ahead.jpg'), 'x');
     utimesSync(join(fresh, 'ahead.jpg'), ahead, ahead);
     watcher.emit('addDir', fresh);
-    // Bounded: without the fix nothing ever comes, and the test says so in 5 s.
-    let timer: NodeJS.Timeout | undefined;
-    const none = new Promise<'nothing reported'>(
-      (resolve) => (timer = setTimeout(() => resolve('nothing reported'), 5_000)),
-    );
-    const next = await Promise.race([events.next().then((r) => r.value), none]);
-    clearTimeout(timer);
-    expect(next).toEqual({ type: 'changes', files: [join(fresh, 'ahead.jpg')] });
+    // Bounded in steps of the fake clock: without the fix nothing ever comes, and nextEvent says so.
+    expect(await nextEvent(events, 20)).toEqual({ type: 'changes', files: [join(fresh, 'ahead.jpg')] });
   });
 
   it('ending the watch while a new folder is being listed adds nothing to the closed watcher', async () => {
@@ -326,7 +346,7 @@ describe('watchLibrary', () => {
     mkdirSync(join(fresh, 'a', 'b', 'c'), { recursive: true });
     const ended = events.next();
     watcher.emit('addDir', fresh);
-    expect((await ended).done).toBe(true);
+    expect((await settleOnFakeClock(ended, 20)).done).toBe(true);
     expect(added).toEqual([join(fresh, 'a')]);
   });
 });

@@ -11,7 +11,7 @@ import {
 } from '../../config/index.js';
 import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
 import { commandConfig } from '../command-config.js';
-import { jsonLine } from '../output/emit.js';
+import { emit, jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 import { renderTable } from '../format/table.js';
 import { terminalWidth } from '../format/width.js';
@@ -55,12 +55,13 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       const saved = usage(() => store.setBaseUrl(profile, url, { allowInsecureHttp: flags.allowInsecureHttp }));
       ctx.stdout.write(`profile ${profile}: base URL set to ${saved}\n`);
       const cleartext = cleartextWarning(saved, flags.allowInsecureHttp === true);
-      if (cleartext !== null) ctx.stderr.write(`camroll: warning: ${cleartext}\n`);
+      if (cleartext !== null) emit(ctx.stderr, `camroll: warning: ${cleartext}\n`);
       // Stored as given (it is used whole), but a URL without a version path answers 404 to every call.
       const suggestion = versionPrefixSuggestion(saved);
       if (suggestion !== null) {
         const again = `camroll config set-url ${suggestion}${flags.profile === undefined ? '' : ` --profile ${profile}`}`;
-        ctx.stderr.write(
+        emit(
+          ctx.stderr,
           `camroll: warning: the base URL has no version path: did you mean ${suggestion}? (set it with ` +
             `\`${again}\`)\n`,
         );
@@ -79,7 +80,7 @@ export function registerConfig(program: Command, ctx: CliContext): void {
         'no key given: pipe it on stdin (e.g. `printf %s "$KEY" | camroll config set-key`) or set CAMROLL_API_KEY',
       );
     }
-    ctx.stderr.write('camroll: standard input was empty; storing the key from CAMROLL_API_KEY\n');
+    emit(ctx.stderr, 'camroll: standard input was empty; storing the key from CAMROLL_API_KEY\n');
     return fromEnv;
   };
 

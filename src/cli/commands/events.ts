@@ -1,3 +1,4 @@
+import { loadHtmlReport } from '../lazy.js';
 import { plural } from '../format/vocabulary.js';
 import { terminalWidth } from '../format/width.js';
 import type { Command } from 'commander';
@@ -46,7 +47,7 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     const includeMedia = flags.media ? undefined : false;
     await withConnection({ ctx, flags }, async ({ client }) => {
       if (flags.html !== undefined)
-        await (await import('../output/html-report.js')).writeUserHtml(flags.html, client, userId, ctx.signal);
+        await (await loadHtmlReport()).writeUserHtml(flags.html, client, userId, ctx.signal);
       if (flags.all) {
         const events: Event[] = [];
         for await (const event of client.allEvents(userId, { limit, includeMedia, signal: ctx.signal }))

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { readRateLimit, type HealthResult } from '../../client/index.js';
 import { isLocalService } from '../../rules/base-url.js';
 import { addConnectionOptions, withConnection, type ConnectionFlags, type ConnectionTarget } from '../connection.js';
-import { jsonLine } from '../output/emit.js';
+import { emit, jsonLine } from '../output/emit.js';
 import type { CliContext } from '../context.js';
 
 interface HealthFlags extends ConnectionFlags {
@@ -38,7 +38,7 @@ export function registerPing(program: Command, ctx: CliContext): void {
       if (flags.json) ctx.stdout.write(jsonLine(result));
       else ctx.stdout.write(describeHealth(result, target));
       const warning = healthWarning(result, target);
-      if (warning !== null) ctx.stderr.write(`${warning}\n`);
+      if (warning !== null) emit(ctx.stderr, `${warning}\n`);
     });
   });
 }

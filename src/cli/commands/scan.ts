@@ -4,19 +4,18 @@ import type { Command } from 'commander';
 import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-options.js';
 import { explainRecord, type ZoneNote } from '../format/explain.js';
 import type { CliContext } from '../context.js';
+import { loadHtmlReport, loadScanner, loadTimeZones } from '../lazy.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import {
   archiveKindOf,
   createScanSummary,
   failureCount,
-  loadScanner,
-  loadTimezone,
   recordDisplayPath,
   wouldBeRejected,
   type ScanEvent,
   type ScanRecord,
 } from '../../scan/index.js';
-import { notice, warningLine } from '../output/emit.js';
+import { emit, notice, warningLine } from '../output/emit.js';
 import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
 import { formatScanSummary } from '../output/scan-summary.js';
@@ -70,7 +69,6 @@ export function registerScan(program: Command, ctx: CliContext): void {
   addScanOptions(cmd).action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
     const flags = parseScanFlags(rawFlags);
     if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
-    // Loaded here, not at start-up: other commands need not pay for the extractor.
     const scan = await loadScanner();
     const roots = scan.resolveScanRoots(dirs, ctx.cwd);
     await runScan(ctx, scan, roots, flags);
@@ -93,10 +91,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   });
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
-  const html =
-    flags.html === undefined
-      ? null
-      : await (await import('../output/html-report.js')).openHtmlReport(flags.html, shown);
+  const html = flags.html === undefined ? null : await (await loadHtmlReport()).openHtmlReport(flags.html, shown);
   let printedWarnings = 0;
   let interrupted = false;
   // `camroll scan --jsonl | head`: when the reader goes away, stop quietly, like other tools.
@@ -181,7 +176,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   await html?.write({ subject: `scan of ${roots.map((root) => relative(ctx.cwd, root) || '.').join(', ')}` });
   const unopened = result.skipped.archive ?? 0;
   if (unopened > 0)
-    ctx.stderr.write(
+    emit(
+      ctx.stderr,
       `camroll: ${unopened} ${unopened === 1 ? 'archive was' : 'archives were'} not opened; add --archives to read them in place\n`,
     );
   if (interrupted) throw new InterruptedError('scan interrupted; the summary above is partial');
@@ -205,7 +201,7 @@ async function zoneNote(record: ScanRecord): Promise<ZoneNote | null> {
   ) {
     return null;
   }
-  const [{ loadDefaultZoneFinder }, { DateTime }] = await Promise.all([loadTimezone(), import('luxon')]);
+  const [{ loadDefaultZoneFinder }, { DateTime }] = await loadTimeZones();
   const zone = (await loadDefaultZoneFinder())(media.latitude, media.longitude)[0];
   if (zone === undefined) return null;
   return { zone, offset: DateTime.fromISO(media.taken_at, { zone }).toFormat('ZZ') };

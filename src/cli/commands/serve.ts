@@ -4,8 +4,10 @@ import { z } from 'zod';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
 import { flagsError, wholeNumber } from '../flag-values.js';
+import { loadService } from '../lazy.js';
 import { UsageError } from '../../errors.js';
 import { isPostgresUrl } from '../../service/store/open.js';
+import { emit } from '../output/emit.js';
 
 const ServeFlags = z.object({
   host: z.string().min(1),
@@ -114,7 +116,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const flags = parsed.data;
       const databaseUrl = chooseDatabase(flags.db, flags.database, ctx.env.CAMROLL_DATABASE_URL);
       // Loaded here so that every other command starts without Fastify and SQLite.
-      const { startService, defaultIngestThreads, isWildcardHost } = await import('../../service/server.js');
+      const { startService, defaultIngestThreads, isWildcardHost } = await loadService();
       const service = await startService({
         host: flags.host,
         port: flags.port,
@@ -127,7 +129,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         logger: { level: 'warn', stream: ctx.stderr },
         ingestThreads: flags.ingestThreads ?? defaultIngestThreads(),
         ...(flags.logRequests
-          ? { onResponse: (served: ServedRequest) => ctx.stderr.write(describeServed(served, flags.logFormat)) }
+          ? { onResponse: (served: ServedRequest) => emit(ctx.stderr, describeServed(served, flags.logFormat)) }
           : {}),
       });
       // A key the user supplied is never echoed; a generated one must be shown to be usable.

@@ -1,3 +1,4 @@
+import { loadHtmlReport } from '../lazy.js';
 import type { Command } from 'commander';
 import { addConnectionOptions, withConnection, type ConnectionFlags } from '../connection.js';
 import { jsonLine } from '../output/emit.js';
@@ -27,7 +28,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
     const { userId } = user;
     await withConnection({ ctx, flags }, async ({ client }) => {
       if (flags.html !== undefined)
-        await (await import('../output/html-report.js')).writeUserHtml(flags.html, client, userId, ctx.signal);
+        await (await loadHtmlReport()).writeUserHtml(flags.html, client, userId, ctx.signal);
       const stats = await client.stats(userId, { signal: ctx.signal });
       if (flags.json) {
         ctx.stdout.write(jsonLine(stats));

@@ -3,11 +3,11 @@ import type { UserCreateRequest } from '../../contract/index.js';
 import type { DirectoryEntry } from '../../config/user-directory.js';
 import { addConnectionOptions, targetIdentity, withConnection, type ConnectionFlags } from '../connection.js';
 import { parseEmail } from '../connection-args.js';
-import { jsonLine } from '../output/emit.js';
+import { emit, jsonLine } from '../output/emit.js';
+import { loadImportFile } from '../lazy.js';
 import type { CliContext } from '../context.js';
 import { renderTable, tableLines, type Column } from '../format/table.js';
 import { terminalWidth } from '../format/width.js';
-import { readImportFile } from '../user-import.js';
 import { unknownEmail, withDirectory, withReader } from '../user-lookup.js';
 import { commandConfig } from '../command-config.js';
 import { plural } from '../format/vocabulary.js';
@@ -193,8 +193,9 @@ export function registerUsers(program: Command, ctx: CliContext): void {
     let problems = 0;
     const problem = (text: string): void => {
       problems += 1;
-      if (problems <= PRINTED_IMPORT_PROBLEMS) ctx.stderr.write(`camroll: warning: ${text}\n`);
+      if (problems <= PRINTED_IMPORT_PROBLEMS) emit(ctx.stderr, `camroll: warning: ${text}\n`);
     };
+    const { readImportFile } = await loadImportFile();
     const blocks = readImportFile(file, target, problem);
     // The first block opens the file: one that cannot be read fails before the directory is opened.
     const counts = { added: 0, updated: 0, unchanged: 0 };
@@ -217,7 +218,7 @@ export function registerUsers(program: Command, ctx: CliContext): void {
       await blocks.return(undefined);
     }
     if (problems > PRINTED_IMPORT_PROBLEMS)
-      ctx.stderr.write(`camroll: … and ${problems - PRINTED_IMPORT_PROBLEMS} more\n`);
+      emit(ctx.stderr, `camroll: … and ${problems - PRINTED_IMPORT_PROBLEMS} more\n`);
     const where = targets.size > 1 ? `${targets.size} targets` : ([...targets][0] ?? target);
     ctx.stdout.write(
       `imported ${plural(imported, 'user')} for ${where}: ${counts.added} added, ${counts.updated} updated, ` +

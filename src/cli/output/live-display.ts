@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { holdLines } from './emit.js';
 
 /**
  * The one live display of camroll's long jobs (scan, sync): rows redrawn in place on a
@@ -73,19 +74,16 @@ export function wrapLine(line: string, width: number): string[] {
 }
 
 /**
- * Rows on a terminal. While they are drawn, everything written to the stream (the client's
- * retry and `--verbose` lines, which know nothing of the display, included) goes above them
- * as whole lines: the rows are erased, the line printed and wrapped to the width, the rows
+ * Rows on a terminal. While they are drawn, every line emitted on the stream (emit.ts: the
+ * client's retry and `--verbose` lines, which know nothing of the display, included) goes
+ * above them as whole lines: the rows are erased, the line printed and wrapped to the width, the rows
  * drawn again below it. Each row is kept shorter than the width, so the rows take exactly
  * as many screen lines as there are rows and erasing them leaves nothing stale behind.
  */
 function createRows(options: LiveDisplayOptions): LiveDisplay {
   const { stream } = options;
   const now = options.now ?? Date.now;
-  // The stream's own write, kept while ours stands in for it (restored as it was found).
-  const originalWrite = stream.write;
-  const ownWrite = Object.hasOwn(stream, 'write');
-  const write = (text: string): boolean => (originalWrite as (chunk: string) => boolean).call(stream, text);
+  const write = (text: string): boolean => stream.write(text);
   const columns = (): number => Math.max(20, (stream as NodeJS.WriteStream).columns || options.columns || 80);
   let drawn = 0; // screen lines the rows take now (the cursor sits at the end of the last one)
   let lastDraw = -Infinity;
@@ -93,6 +91,7 @@ function createRows(options: LiveDisplayOptions): LiveDisplay {
   let partial = '';
   let active = false;
   let stopped = false;
+  let letGo: (() => void) | null = null;
 
   /** Moves to the start of the first row and erases the rows. */
   const erase = (): string => {
@@ -129,17 +128,12 @@ function createRows(options: LiveDisplayOptions): LiveDisplay {
     }
     write(`${erase()}${text}\n${render()}`);
   };
-  // Writes by anyone else while the rows are up: whole lines go above them; a line still
-  // being written waits for its end.
-  const intercept = (chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
-    const charset = typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8';
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(charset);
+  // Lines emitted while the rows are up: whole lines go above them; a line still being
+  // written waits for its end.
+  const held = (text: string): void => {
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
     if (lines.length > 0) above(lines);
-    const done = typeof encoding === 'function' ? encoding : callback;
-    if (typeof done === 'function') process.nextTick(done as () => void);
-    return true;
   };
   // A process that ends without stop() (a second Ctrl-C exits at once) still leaves no rows.
   const onExit = (): void => release();
@@ -148,8 +142,8 @@ function createRows(options: LiveDisplayOptions): LiveDisplay {
     active = false;
     if (timer !== null) clearTimeout(timer);
     timer = null;
-    if (ownWrite) stream.write = originalWrite;
-    else delete (stream as { write?: unknown }).write;
+    letGo?.();
+    letGo = null;
     process.off('exit', onExit);
     const rest = partial === '' ? '' : `${wrapLine(partial, columns() - 1).join('\n')}\n`;
     partial = '';
@@ -160,7 +154,7 @@ function createRows(options: LiveDisplayOptions): LiveDisplay {
       if (stopped) return;
       if (!active) {
         active = true;
-        stream.write = intercept as typeof stream.write;
+        letGo = holdLines(stream, held);
         process.on('exit', onExit);
         draw();
         return;

@@ -1,7 +1,8 @@
 import { closedArchives, plural } from '../format/vocabulary.js';
 import type { CliContext } from '../context.js';
 import { describeError } from '../exit.js';
-import { notice, noticeLine, warningLine } from './emit.js';
+import { loadHtmlReport, loadLogFile, loadSyncOutcome, loadSyncReportFile } from '../lazy.js';
+import { emit, notice, noticeLine, warningLine } from './emit.js';
 import type { LogFile } from './log-file.js';
 import type { OutcomeFlags } from './sync-outcome.js';
 import { createProgress, teeProgress, terminalProgress } from './sync-progress.js';
@@ -45,9 +46,6 @@ export interface SyncView {
   finish(settled: { value: SyncEnded } | { error: unknown }, started: number): Promise<void>;
 }
 
-/** The summary and the exit: loaded when a pass ends, not with the command, so the walk starts first. */
-const endings = (): Promise<typeof import('./sync-outcome.js')> => import('./sync-outcome.js');
-
 /**
  * `--report FILE` and `--log-file FILE`, opened before the scan starts (a path that cannot
  * be written stops the sync first); their modules load only when asked for.
@@ -58,15 +56,12 @@ export async function openSyncFiles(
 ): Promise<{ report: SyncReport | null; log: LogFile | null; html: HtmlReportFile | null }> {
   let report: SyncReport | null = null;
   if (flags.report !== undefined) {
-    const [{ openJsonLinesFile }, { createSyncReport }] = await Promise.all([
-      import('./lines.js'),
-      import('./sync-report.js'),
-    ]);
+    const [{ openJsonLinesFile }, { createSyncReport }] = await loadSyncReportFile();
     const file = await openJsonLinesFile(flags.report, { notice: (line) => notice(ctx.stderr, line) });
     report = createSyncReport(file, { predicted: flags.dryRun });
   }
-  const log = flags.logFile === undefined ? null : await (await import('./log-file.js')).openLogFile(flags.logFile);
-  const html = flags.html === undefined ? null : await (await import('./html-report.js')).openHtmlReport(flags.html);
+  const log = flags.logFile === undefined ? null : await (await loadLogFile()).openLogFile(flags.logFile);
+  const html = flags.html === undefined ? null : await (await loadHtmlReport()).openHtmlReport(flags.html);
   return { report, log, html };
 }
 
@@ -95,7 +90,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
    * the watch's warnings (a folder it cannot watch), as it keeps the pass's.
    */
   const watchNote = (line: string, warning = false): void => {
-    if (!flags.quiet || warning) ctx.stderr.write(`${line}\n`);
+    if (!flags.quiet || warning) emit(ctx.stderr, `${line}\n`);
     logLine(line);
   };
   let warnings = 0;
@@ -106,7 +101,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
   };
   const passEnded = async (result: SyncResult): Promise<void> => {
     stopProgress();
-    const { outcomeLogLines, showResult } = await endings();
+    const { outcomeLogLines, showResult } = await loadSyncOutcome();
     if (log !== null) for (const line of outcomeLogLines('pass', { result, watch: null })) logLine(line);
     showResult(ctx, flags, result, !flags.json);
   };
@@ -122,7 +117,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
     }
     const elapsedMs = Date.now() - started;
     await html?.writeSync(settled.value.result).catch((error: unknown) => (reportFailure ??= error));
-    const { outcomeLogLines, showOutcome } = await endings();
+    const { outcomeLogLines, showOutcome } = await loadSyncOutcome();
     if (log !== null) for (const line of outcomeLogLines('sync', settled.value, elapsedMs)) logLine(line);
     await log?.close().catch((error: unknown) => (reportFailure ??= error));
     showOutcome(ctx, flags, { ...settled.value, elapsedMs });
@@ -177,7 +172,7 @@ export function createSyncView(options: SyncViewOptions): SyncView {
     }
   };
   const retry = (line: string): void => {
-    ctx.stderr.write(`${noticeLine(line)}\n`);
+    emit(ctx.stderr, `${noticeLine(line)}\n`);
     logLine(noticeLine(line));
   };
   return { onEvent, scanned: (events) => html?.addAll(events), retry, passEnded, finish };

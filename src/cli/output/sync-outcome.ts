@@ -1,6 +1,6 @@
 import type { CliContext } from '../context.js';
 import { EXIT_FAILURE } from '../exit.js';
-import { jsonLine } from './emit.js';
+import { emit, jsonLine } from './emit.js';
 import { terminalWidth } from '../format/width.js';
 import {
   failedBatchesHint,
@@ -53,14 +53,15 @@ export function showResult(
       renderResult(result, { history: flags.events && !flags.quiet, elapsedMs, width: terminalWidth(ctx.stdout) }),
     );
   const unusable = unusableFilesHint(result);
-  if (unusable !== null && !flags.report && !flags.quiet) ctx.stderr.write(`camroll: ${unusable}\n`);
+  if (unusable !== null && !flags.report && !flags.quiet) emit(ctx.stderr, `camroll: ${unusable}\n`);
   if (result.outcome === 'not_examined' && !result.dry_run) {
-    ctx.stderr.write(
+    emit(
+      ctx.stderr,
       `camroll: sync-complete was not called: ${result.not_examined ?? 'the library was not read whole'}; nothing is lost: fix it and run sync again\n`,
     );
   }
   if (result.outcome === 'failed') {
-    ctx.stderr.write(`camroll: ${failedBatchesHint(result)}\n`);
+    emit(ctx.stderr, `camroll: ${failedBatchesHint(result)}\n`);
   }
   if (passFailed(result)) ctx.exitCode = EXIT_FAILURE;
 }
@@ -100,7 +101,7 @@ export function showOutcome(ctx: CliContext, flags: OutcomeFlags, ended: SyncEnd
       const { watch } = ending;
       ctx.stdout.write(flags.json ? jsonLine(document(ending.result, watch)) : `${renderWatchTotals(watch)}\n`);
       if (ending.unfinished) {
-        ctx.stderr.write(`camroll: ${watchProblemsHint(watch)}\n`);
+        emit(ctx.stderr, `camroll: ${watchProblemsHint(watch)}\n`);
       }
       if (ending.failed) ctx.exitCode = EXIT_FAILURE;
       return;

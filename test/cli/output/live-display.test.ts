@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { emit } from '../../../src/cli/output/emit.js';
 import { createLiveDisplay, wrapLine } from '../../../src/cli/output/live-display.js';
 import { createProgress } from '../../../src/cli/output/sync-progress.js';
 import { createSyncTally } from '../../../src/sync/summary.js';
@@ -68,7 +69,7 @@ describe('the live display on an 80-column terminal', () => {
   });
 
   it(
-    'puts lines written straight to the stream (retries, --verbose) above the rows, whole, and lets go of the ' +
+    'puts lines emitted on the stream (retries, --verbose) above the rows, whole, and lets go of the ' +
       'stream at stop',
     () => {
       const t = terminal();
@@ -81,16 +82,16 @@ describe('the live display on an 80-column terminal', () => {
       });
       const request =
         'camroll: POST http://127.0.0.1:40123/users/0b7d8a52-6f0e-4a4e-9c1a-2f3b4c5d6e7f/media -> 200 (12 ms, attempt 1)';
-      t.stream.write('before the rows\n');
+      emit(t.stream, 'before the rows\n');
       display.refresh();
       // A line in two writes: nothing is drawn between its halves.
-      t.stream.write(request.slice(0, 30));
+      emit(t.stream, request.slice(0, 30));
       display.refresh();
-      t.stream.write(`${request.slice(30)}\n`);
+      emit(t.stream, `${request.slice(30)}\n`);
       expect(showsWhole(t.screen(), request)).toBe(true);
       expect(t.screen().at(-1)).toMatch(/^sync {2}\|/);
       display.stop();
-      t.stream.write('after the rows\n');
+      emit(t.stream, 'after the rows\n');
       expect(t.screen()).toEqual(['before the rows', ...wrapLine(request, 79), 'after the rows', '']);
     },
   );

@@ -8,7 +8,7 @@ import {
   parseDirectoryLine,
   readImportFile,
   splitCsv,
-} from '../../src/cli/user-import.js';
+} from '../../src/config/import-file.js';
 import { IMPORT_CHUNK_ROWS, type RememberInput } from '../../src/config/user-directory.js';
 
 const ID = '3f1c2a8e-4b5d-4c6e-8f90-123456789abc';
@@ -104,6 +104,18 @@ describe('import files', () => {
     expect(await read(`email,user_id\r\na@example.com,${ID}\r\nbad\r\n`)).toEqual({
       entries: [{ target: HERE, email: 'a@example.com', userId: ID }],
       problems: ['3: needs an e-mail and a user id'],
+    });
+  });
+
+  it('reports a line whose quoting is broken and reads the lines after it', async () => {
+    expect(
+      await read(`email;user_id\n"a@example.com;${ID}\nb@example.com\t"${ID2}" x\n"c@example.com",${ID2}\n`),
+    ).toEqual({
+      entries: [{ target: HERE, email: 'c@example.com', userId: ID2 }],
+      problems: [
+        '2: a quoted field is not closed or is followed by text',
+        '3: a quoted field is not closed or is followed by text',
+      ],
     });
   });
 
