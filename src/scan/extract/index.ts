@@ -18,6 +18,8 @@ import { readMini } from './mini.js';
 import { readPng, readRaf, readWebp } from './png-webp.js';
 import type { VideoFacts } from './video.js';
 import { readVideo } from './video.js';
+import { exifOriginMarks } from './origin-marks.js';
+import type { OriginSignals } from '../evidence/origin.js';
 import type { SidecarFinder, Sidecars } from './sidecars.js';
 import { resolveTakenAt } from './taken-at.js';
 import { warning } from './warnings.js';
@@ -210,6 +212,11 @@ async function extract(input: ExtractInput): Promise<Extraction> {
     input.zoneFinder ?? loadDefaultZoneFinder,
   );
   const filename = basename(absPath);
+  const evidence: OriginSignals = {
+    ...sidecars.takeout?.origin,
+    ...exifOriginMarks(tags),
+    ...(video?.contentId ? { content_id: video.contentId } : {}),
+  };
   return {
     media: {
       taken_at: taken.taken_at,
@@ -229,6 +236,7 @@ async function extract(input: ExtractInput): Promise<Extraction> {
       ...(facts.warnings.length > 0
         ? { warnings: facts.warnings.map(({ code, message }) => ({ code, message })) }
         : {}),
+      ...(Object.keys(evidence).length > 0 ? { evidence } : {}),
     },
   };
 }

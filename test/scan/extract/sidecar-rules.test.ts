@@ -69,7 +69,7 @@ describe('parseTakeout', () => {
     [{ title: 'x' }, null, null],
     [{ photoTakenTime: 'yesterday', geoData: 'here' }, null, null],
   ])('%j', (json, takenMs, coordinates) => {
-    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates });
+    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates, origin: {} });
   });
 
   it('is null for non-JSON and non-objects', () => {
