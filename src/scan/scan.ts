@@ -22,6 +22,8 @@ import { groupMisses, lookUpCache, readGroups, toRecord } from './stages.js';
 import type { ScanEvent, ScanRecord } from './types.js';
 import type { ReadItem } from './worker.js';
 import { walkBatches, type WalkEvent, type WalkFile, type WalkFs } from './walk.js';
+import type { OriginClass } from './evidence/origin.js';
+import { withOrigins } from './evidence/stage.js';
 
 export interface ScanOptions {
   /** Folders to scan (relative to `cwd`). A missing one is a UsageError. */
@@ -69,6 +71,8 @@ export interface ScanOptions {
    * run's walk listed it (default: this scan's roots).
    */
   treeRoots?: string[];
+  /** The origin classes sent (`--include`; default own and unknown): the rest leave with `origin.left_out` set. */
+  included?: ReadonlySet<OriginClass>;
   /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
   extract?: ExtractFn;
   walkFs?: Partial<WalkFs>;
@@ -145,6 +149,14 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
  * consumer that handles events in bulk (sync) pays one async step per batch, not per event.
  */
 export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEvent[]> {
+  // Every record leaves with its origin, the second file of a pair collapsed (src/scan/evidence).
+  yield* withOrigins(readLibraryBatches(options), {
+    ...(options.included ? { included: options.included } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+async function* readLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEvent[]> {
   const cwd = options.cwd ?? process.cwd();
   const roots = resolveScanRoots(options.roots, cwd);
   const shownPath = noticePathShower({ roots, cwd });

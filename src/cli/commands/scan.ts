@@ -116,6 +116,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       followSymlinks: flags.followSymlinks ?? false,
       archives: flags.archives,
       cache: flags.cache,
+      included: flags.included,
       cacheDir: ctx.paths.cache,
       signal: AbortSignal.any([ctx.signal, local.signal]),
       cwd: ctx.cwd,
@@ -159,9 +160,27 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   if (failureCount(result) > 0) ctx.exitCode = Math.max(ctx.exitCode, 1);
 }
 
-/** The `--jsonl` line of a record (docs/contract/product-decisions.md §1, plus `source`). */
+/**
+ * The `--jsonl` line of a record (docs/contract/product-decisions.md §1, plus `source` with the
+ * file's `origin`, and `left_out` with its class when it is not sent).
+ */
 export function jsonlLine(record: ScanRecord, path: string): Record<string, unknown> {
-  if (record.media) return { path, media: record.media, source: record.source };
+  if (record.media) {
+    const origin = record.origin;
+    if (record.source === null || !origin) return { path, media: record.media, source: record.source };
+    const { evidence: _, ...source } = record.source;
+    return {
+      path,
+      media: record.media,
+      source: {
+        ...source,
+        origin: origin.origin,
+        origin_rule: origin.rule,
+        ...(origin.pair === null ? {} : { paired_with: origin.pair.partner }),
+      },
+      ...(origin.left_out === null ? {} : { left_out: origin.left_out }),
+    };
+  }
   return { path, error: record.error ?? { code: 'internal_error', message: 'no media and no error' } };
 }
 

@@ -2,6 +2,7 @@ import { isUnreadError } from '../../rules/unread.js';
 import type { ScanSummary } from '../../scan/summary.js';
 import { formatSeconds } from '../../util/seconds.js';
 import { plural, reasonTotal } from '../format/vocabulary.js';
+import { leftOutLines } from '../format/origin.js';
 
 /** `a 3, b 1` from counts, largest first; '' when empty. */
 export function formatCounts(counts: Record<string, number>): string {
@@ -45,6 +46,7 @@ export function formatScanSummary(summary: ScanSummary, options: { elapsedMs: nu
     `  duplicates:         ${plural(summary.duplicates.files, 'file')} ${repeats} content already seen ` +
       `(${plural(summary.duplicates.distinct_ids, 'distinct content')})`,
   ];
+  lines.push(...leftOutLines(summary.left_out, 20));
   if (warnings > 0) lines.push(`  warnings:           ${withCounts(warnings, summary.warnings)}`);
   return lines.join('\n');
 }

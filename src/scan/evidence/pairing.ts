@@ -15,6 +15,8 @@
 export interface PairView {
   /** The path the user sees; an archive member's is `part.zip!/member` (parts of one export pair across). */
   path: string;
+  /** The path shown as a partner (default `path`). */
+  shown?: string;
   mediaType: 'photo' | 'video';
   durationSeconds: number | null;
   /** The capture instant, epoch ms; null when unknown. */
@@ -198,7 +200,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
           wait({ item, view, key, kind: 'copy' });
         } else {
           const key = keyOf(folder, stem, 'photo');
-          const still: Still = { path: view.path, takenMs: view.takenMs, contentId: view.contentId };
+          const still: Still = { path: view.shown ?? view.path, takenMs: view.takenMs, contentId: view.contentId };
           stills.delete(key);
           stills.set(key, still);
           if (view.contentId !== undefined) {
@@ -218,7 +220,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
               release(candidate);
               out.push({
                 item: candidate,
-                pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: view.path },
+                pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: still.path },
               });
               continue;
             }
