@@ -3,6 +3,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { archiveKindOf, rootKindOf } from '../scan/archive/kind.js';
 import { displayPath } from '../scan/display-path.js';
 import { scanLibraryBatches, type SidecarTree } from '../scan/scan.js';
+import type { OriginClass } from '../scan/evidence/origin.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
 import type { ChangeSender } from './run.js';
 import { createSyncTally, type SyncCounts } from './summary.js';
@@ -51,6 +52,8 @@ export interface FollowScanOptions {
   /** The scan cache's folder (`ctx.paths.cache`). */
   cacheDir: string;
   workers?: number;
+  /** The origin classes sent (`--include`; default own and unknown). */
+  included?: ReadonlySet<OriginClass>;
 }
 
 export interface StartWatchOptions {
@@ -200,7 +203,7 @@ async function* scanFiles(
     yield closed.map((file): SyncInput => ({ type: 'skipped', reason: 'archive', path: shown(file) }));
   const present = files.filter((file) => existsSync(file));
   if (present.length === 0) return;
-  const { exclude, cache, cacheDir, workers } = run.options;
+  const { exclude, cache, cacheDir, workers, included } = run.options;
   try {
     for await (const events of scanLibraryBatches({
       roots: present,
@@ -210,6 +213,7 @@ async function* scanFiles(
       cache,
       cacheDir,
       ...(workers ? { workers } : {}),
+      ...(included ? { included } : {}),
       // The pass's tree: a part read again meets the other parts' sidecars, a file beside them under the pass's key.
       ...(run.tree ? { tree: run.tree, treeRoots: run.roots } : {}),
     })) {
