@@ -37,5 +37,8 @@ function withLateSidecars(record: ScanRecord, find: (member: string) => MatchedS
     media.longitude = takeout.coordinates.longitude;
     source.coordinates = 'takeout';
   }
+  // What the JSON says of the member's origin (src/scan/evidence), as a sidecar read first gives it.
+  const evidence = { ...source.evidence, ...takeout.origin };
+  if (Object.keys(evidence).length > 0) source.evidence = evidence;
   return { ...record, media, source };
 }

@@ -141,8 +141,10 @@ export const ORIGIN_RULES: readonly OriginRule[] = [
   },
   {
     name: 'icloud_shared_albums',
-    decide: ({ archive }) =>
-      archive !== undefined && ICLOUD_SHARED_ALBUMS.test(baseName(archive))
+    // The zip given, or one inside an export's part (`Part 2 of 2.zip!/iCloud Shared Albums.zip!/…`).
+    decide: ({ archive }, { folders }) =>
+      (archive !== undefined && ICLOUD_SHARED_ALBUMS.test(baseName(archive))) ||
+      folders.some((folder) => ICLOUD_SHARED_ALBUMS.test(folder))
         ? { origin: 'shared_album', signal: 'iCloud Shared Albums' }
         : null,
   },

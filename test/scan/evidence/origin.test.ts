@@ -53,6 +53,15 @@ describe('classifyOrigin', () => {
       'iCloud Shared Albums',
     ],
     [
+      'an iCloud shared albums zip inside a part',
+      file('iCloud Photos Part 2 of 2.zip!/iCloud Shared Albums.zip!/Shared/Trip/IMG_0201.JPG', {
+        archive: '/x/iCloud Photos Part 2 of 2.zip',
+      }),
+      'shared_album',
+      'icloud_shared_albums',
+      'iCloud Shared Albums',
+    ],
+    [
       'a Takeout WhatsApp Images upload',
       file('Photos from 2023/IMG-20230101-WA0001.jpg', {
         signals: { takeout_origin: 'mobileUpload', takeout_folder: 'WhatsApp Images' },
