@@ -70,7 +70,9 @@ interface OriginRule {
 
 interface PathParts {
   /** Folder names from the outermost (archive members: the archive's name, then the member's folders). */
-  folders: string[];
+  folders: readonly string[];
+  /** What the folders say (the same for every file of a folder: worked out once per folder). */
+  folderSignals: FolderSignals;
   name: string;
 }
 
@@ -142,9 +144,8 @@ export const ORIGIN_RULES: readonly OriginRule[] = [
   {
     name: 'icloud_shared_albums',
     // The zip given, or one inside an export's part (`Part 2 of 2.zip!/iCloud Shared Albums.zip!/…`).
-    decide: ({ archive }, { folders }) =>
-      (archive !== undefined && ICLOUD_SHARED_ALBUMS.test(baseName(archive))) ||
-      folders.some((folder) => ICLOUD_SHARED_ALBUMS.test(folder))
+    decide: ({ archive }, { folderSignals }) =>
+      (archive !== undefined && ICLOUD_SHARED_ALBUMS.test(baseName(archive))) || folderSignals.sharedAlbums
         ? { origin: 'shared_album', signal: 'iCloud Shared Albums' }
         : null,
   },
@@ -180,20 +181,13 @@ export const ORIGIN_RULES: readonly OriginRule[] = [
   },
   {
     name: 'messenger_folder',
-    decide: (_, { folders }) => {
-      for (const folder of folders) {
-        const app = receivedFolder(folder);
-        if (app !== null) return { origin: 'received', signal: `${app} folder` };
-      }
-      return null;
-    },
+    decide: (_, { folderSignals }) =>
+      folderSignals.received === null ? null : { origin: 'received', signal: `${folderSignals.received} folder` },
   },
   {
     name: 'screenshot_folder',
-    decide: (_, { folders }) =>
-      folders.some((folder) => SCREENSHOT_FOLDER.test(folder))
-        ? { origin: 'screenshot', signal: 'Screenshots folder' }
-        : null,
+    decide: (_, { folderSignals }) =>
+      folderSignals.screenshots ? { origin: 'screenshot', signal: 'Screenshots folder' } : null,
   },
   {
     name: 'takeout_camera_upload',
@@ -220,11 +214,46 @@ function baseName(path: string): string {
   return path.slice(cut + 1);
 }
 
+interface FolderSignals {
+  /** The messaging app whose folder holds the file (the outermost), or null. */
+  received: string | null;
+  screenshots: boolean;
+  sharedAlbums: boolean;
+}
+
+/** Folders seen lately and what they say: files come folder by folder, so a few suffice. */
+const FOLDERS_KEPT = 64;
+const folderCache = new Map<string, { folders: readonly string[]; signals: FolderSignals }>();
+
+function folderSignals(folders: readonly string[]): FolderSignals {
+  let received: string | null = null;
+  for (const folder of folders) {
+    received = receivedFolder(folder);
+    if (received !== null) break;
+  }
+  return {
+    received,
+    screenshots: folders.some((folder) => SCREENSHOT_FOLDER.test(folder)),
+    sharedAlbums: folders.some((folder) => ICLOUD_SHARED_ALBUMS.test(folder)),
+  };
+}
+
 /** Folder names and the file name of a shown path; an archive's `!/` separates like a folder. */
 function pathParts(path: string): PathParts {
-  const segments = path.split(/!\/|\//).filter((segment) => segment !== '');
-  const name = segments.pop() ?? '';
-  return { folders: segments.map((segment) => segment.replace(/\u00a0/g, ' ')), name };
+  const cut = path.lastIndexOf('/');
+  const dir = cut < 0 ? '' : path.slice(0, cut);
+  const name = path.slice(cut + 1);
+  let known = folderCache.get(dir);
+  if (known === undefined) {
+    const folders = dir
+      .split('/')
+      .map((segment) => segment.replace(/!$/, '').replace(/\u00a0/g, ' '))
+      .filter((segment) => segment !== '');
+    known = { folders, signals: folderSignals(folders) };
+    if (folderCache.size >= FOLDERS_KEPT) folderCache.clear();
+    folderCache.set(dir, known);
+  }
+  return { folders: known.folders, folderSignals: known.signals, name };
 }
 
 /**

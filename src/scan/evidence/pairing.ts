@@ -84,9 +84,10 @@ const DEFAULT_WINDOW = 4096;
 const DEFAULT_REMEMBER = 65_536;
 
 interface Still {
+  /** As shown (the partner named by the pair). */
   path: string;
-  takenMs: number | null;
-  contentId: string | undefined;
+  /** Read only when a video needs its time (a view may compute it lazily). */
+  view: PairView;
 }
 
 interface Waiting<T> {
@@ -97,34 +98,38 @@ interface Waiting<T> {
   kind: 'video' | 'copy';
 }
 
-/** The folder (inside an archive: the member's folder, so parts of one export meet) and the stem, lower-case. */
+/** NFC only where it can change anything: most names are ASCII. */
+const nfc = (text: string): string => (/[^\u0000-\u007f]/.test(text) ? text.normalize('NFC') : text);
+
+/** The folder (inside an archive: the member's folder, so parts of one export meet) and the stem. */
 function split(path: string): { folder: string; stem: string } {
   const inside = path.slice(path.lastIndexOf('!/') + 1);
   const slash = inside.lastIndexOf('/');
   const name = inside.slice(slash + 1);
   const dot = name.lastIndexOf('.');
-  return {
-    folder: inside.slice(0, Math.max(slash, 0)).normalize('NFC'),
-    stem: (dot > 0 ? name.slice(0, dot) : name).normalize('NFC'),
-  };
+  return { folder: nfc(inside.slice(0, Math.max(slash, 0))), stem: nfc(dot > 0 ? name.slice(0, dot) : name) };
 }
 
-const keyOf = (folder: string, stem: string, type: string): string =>
-  `${type}\u0000${folder}\u0000${stem}`.toLowerCase();
+/** A still's key: its folder and stem, case folded. */
+const keyOf = (folder: string, stem: string): string => `${folder}\u0000${stem}`.toLowerCase();
 
 /** The original's stem of an edited copy's name, or null when the name is no edited copy's. */
 export function editedOriginalStem(stem: string): string | null {
-  const match = EDITED.exec(stem.normalize('NFC'));
+  const match = EDITED.exec(nfc(stem));
   return match ? match[1]! : null;
 }
 
 export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
   const window = options.window ?? DEFAULT_WINDOW;
   const remember = options.remember ?? DEFAULT_REMEMBER;
-  // Map order is insertion order: the first entry is the oldest.
-  const stills = new Map<string, Still>();
-  const byContentId = new Map<string, Still>();
+  // Remembered stills by stem key and by content identifier, each bounded by a ring of the
+  // latest keys (a Map's own order would cost a walk over its deleted entries on every eviction).
+  const stills = createBoundedMap<Still>(remember);
+  const byContentId = createBoundedMap<Still>(remember);
+  // Waiting files in arrival order: `queue` from `head` (released ones are skipped when met).
   const waiting = new Map<T, Waiting<T>>();
+  let queue: T[] = [];
+  let head = 0;
   // The waiting files by the key and the content identifier they wait on: a still finds its own.
   const byWaitKey = new Map<string, Set<T>>();
   const byWaitContent = new Map<string, Set<T>>();
@@ -140,6 +145,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
   };
   const wait = (entry: Waiting<T>): void => {
     waiting.set(entry.item, entry);
+    queue.push(entry.item);
     index(byWaitKey, entry.key, entry.item);
     if (entry.view.contentId !== undefined) index(byWaitContent, entry.view.contentId, entry.item);
   };
@@ -150,10 +156,20 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
     unindex(byWaitKey, entry.key, item);
     if (entry.view.contentId !== undefined) unindex(byWaitContent, entry.view.contentId, item);
   };
-
-  const forgetOldest = (): void => {
-    while (stills.size > remember) stills.delete(stills.keys().next().value!);
-    while (byContentId.size > remember) byContentId.delete(byContentId.keys().next().value!);
+  /** The oldest file still waiting, taken off the queue. */
+  const oldestWaiting = (): T | undefined => {
+    while (head < queue.length) {
+      const item = queue[head]!;
+      head += 1;
+      if (waiting.has(item)) return item;
+    }
+    return undefined;
+  };
+  const compact = (): void => {
+    // Each file enters the queue once: what lies before `head`, or was released, goes.
+    if (head < 1024 || head * 2 < queue.length) return;
+    queue = queue.slice(head).filter((item) => waiting.has(item));
+    head = 0;
   };
 
   /** The still a Live Photo video goes with, and by which rule; null when none is known. */
@@ -165,10 +181,12 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
     const still = stills.get(key);
     if (!still) return null;
     // Two content identifiers that differ say these are two moments, whatever the names.
-    if (still.contentId !== undefined && view.contentId !== undefined) return null;
+    if (still.view.contentId !== undefined && view.contentId !== undefined) return null;
     if (view.durationSeconds === null || view.durationSeconds > LIVE_VIDEO_MAX_SECONDS) return null;
-    if (view.takenMs === null || still.takenMs === null) return null;
-    return Math.abs(view.takenMs - still.takenMs) <= LIVE_TIME_TOLERANCE_MS ? { still, rule: 'live_photo_stem' } : null;
+    const videoMs = view.takenMs;
+    const stillMs = still.view.takenMs;
+    if (videoMs === null || stillMs === null) return null;
+    return Math.abs(videoMs - stillMs) <= LIVE_TIME_TOLERANCE_MS ? { still, rule: 'live_photo_stem' } : null;
   };
 
   /** Whether a video may be a Live Photo's: one with Apple's identifier, or one short enough. */
@@ -186,7 +204,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
       const { folder, stem } = split(view.path);
       const out: Paired<T>[] = [];
       if (view.mediaType === 'video') {
-        const key = keyOf(folder, stem, 'photo');
+        const key = keyOf(folder, stem);
         const paired = mayBeLive(view) ? videoPair(item, view, key) : null;
         if (paired) return [paired];
         if (!mayBeLive(view)) return [{ item, pair: null }];
@@ -194,20 +212,15 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
       } else {
         const original = editedOriginalStem(stem);
         if (original !== null) {
-          const key = keyOf(folder, original, 'photo');
+          const key = keyOf(folder, original);
           const still = stills.get(key);
           if (still) return [{ item, pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: still.path } }];
           wait({ item, view, key, kind: 'copy' });
         } else {
-          const key = keyOf(folder, stem, 'photo');
-          const still: Still = { path: view.shown ?? view.path, takenMs: view.takenMs, contentId: view.contentId };
-          stills.delete(key);
+          const key = keyOf(folder, stem);
+          const still: Still = { path: view.shown ?? view.path, view };
           stills.set(key, still);
-          if (view.contentId !== undefined) {
-            byContentId.delete(view.contentId);
-            byContentId.set(view.contentId, still);
-          }
-          forgetOldest();
+          if (view.contentId !== undefined) byContentId.set(view.contentId, still);
           out.push({ item, pair: null });
           // What waited for this still goes with it now.
           const candidates = new Set([
@@ -234,21 +247,53 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
       }
       // Past the window the oldest waiting file goes unpaired: the stream is never held longer.
       if (waiting.size > window) {
-        const oldest = waiting.keys().next().value as T;
-        release(oldest);
-        out.push({ item: oldest, pair: null });
+        const oldest = oldestWaiting();
+        if (oldest !== undefined) {
+          release(oldest);
+          out.push({ item: oldest, pair: null });
+        }
       }
+      compact();
       return out;
     },
     flush() {
       const out = [...waiting.keys()].map((item): Paired<T> => ({ item, pair: null }));
       waiting.clear();
+      queue = [];
+      head = 0;
       byWaitKey.clear();
       byWaitContent.clear();
       return out;
     },
     get waiting() {
       return waiting.size;
+    },
+  };
+}
+
+/** A map that keeps the latest `limit` keys set (a ring of them says which is oldest). */
+interface BoundedMap<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+}
+
+function createBoundedMap<V>(limit: number): BoundedMap<V> {
+  const map = new Map<string, V>();
+  // The ring's slot holds the key set there and its value: a key set again since is no eviction.
+  const keys: (string | undefined)[] = [];
+  const values: (V | undefined)[] = [];
+  let next = 0;
+  return {
+    get: (key) => map.get(key),
+    set(key, value) {
+      if (limit <= 0) return;
+      const slot = next;
+      next = (next + 1) % limit;
+      const evicted = keys[slot];
+      if (evicted !== undefined && map.get(evicted) === values[slot]) map.delete(evicted);
+      keys[slot] = key;
+      values[slot] = value;
+      map.set(key, value);
     },
   };
 }

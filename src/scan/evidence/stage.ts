@@ -40,14 +40,20 @@ export async function* withOrigins(
   const included = options.included ?? DEFAULT_INCLUDED;
   const pairs = !included.has('live_photo_video') || !included.has('edited_copy');
   const pairing = createPairing<ScanRecord>({
-    view: (record) => ({
-      path: record.absPath,
-      shown: record.path,
-      mediaType: record.media!.media_type === 'video' ? 'video' : 'photo',
-      durationSeconds: record.media!.duration_seconds,
-      takenMs: capture(record.media!.taken_at),
-      contentId: record.source?.evidence?.content_id,
-    }),
+    view: (record) => {
+      const media = record.media!;
+      return {
+        path: record.absPath,
+        shown: record.path,
+        mediaType: media.media_type === 'video' ? 'video' : 'photo',
+        durationSeconds: media.duration_seconds,
+        // Parsed only when a video is weighed against a still.
+        get takenMs() {
+          return capture(media.taken_at);
+        },
+        contentId: record.source?.evidence?.content_id,
+      };
+    },
     ...(options.window === undefined ? {} : { window: options.window }),
   });
   const settle = ({ item, pair }: Paired<ScanRecord>): ScanEvent => {
