@@ -117,6 +117,17 @@ describe('bounds', () => {
     expect(pairing.waiting).toBe(0);
   });
 
+  it('keeps a still seen again: its first place in memory going does not forget it', () => {
+    const pairing = createPairing<PairView>({ view: (v) => v, remember: 3 });
+    pairing.push(photo('a/IMG_1.jpg'));
+    pairing.push(photo('a/IMG_2.jpg'));
+    pairing.push(photo('a/IMG_1.jpg')); // the same key again, in the third place
+    pairing.push(photo('a/IMG_3.jpg')); // takes the first place: IMG_1 is remembered since
+    expect(pairing.push(photo('a/IMG_1-edited.jpg'))[0]?.pair?.partner).toBe('a/IMG_1.jpg');
+    pairing.push(photo('a/IMG_4.jpg')); // takes the second place: IMG_2 goes
+    expect(pairing.push(photo('a/IMG_2-edited.jpg'))).toEqual([]);
+  });
+
   it('forgets the oldest stills past its memory', () => {
     const pairing = createPairing<PairView>({ view: (v) => v, remember: 1 });
     pairing.push(photo('IMG_1.jpg'));
