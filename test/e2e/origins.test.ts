@@ -101,6 +101,19 @@ describe('scan --jsonl: each file with its origin, the rule that gave it, and le
     expect(bad.stderr).toMatch(/--include: unknown class 'partners'/);
   });
 
+  it('scan --report lists each file sync would leave out, with its class', async () => {
+    const report = join(home.dir, 'scan-report.jsonl');
+    const run = await runCamroll(['scan', ORIGINS, '--report', report], { env: home.env });
+    expect(run.code, run.stderr).toBe(0);
+    const rows = readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { path: string; left_out?: string });
+    const leftOut = rows.filter((row) => row.left_out !== undefined);
+    expect(leftOut).toHaveLength(10);
+    expect(leftOut.find((row) => row.path.endsWith('IMG_1100.jpg'))?.left_out).toBe('trashed');
+  });
+
   it('scan FILE explains the decision', async () => {
     const run = await runCamroll(['scan', `${ORIGINS}/${P}/PXL_20240713_233000123.jpg`], { env: home.env });
     expect(run.code, run.stderr).toBe(0);

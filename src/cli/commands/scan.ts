@@ -48,7 +48,10 @@ export function registerScan(program: Command, ctx: CliContext): void {
     )
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
-    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines');
+    .option(
+      '--report <file>',
+      'write problem files (errors, items the service would reject, files sync would leave out) as JSON lines',
+    );
   addScanOptions(cmd).action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
     const flags = parseScanFlags(rawFlags);
     if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
@@ -103,6 +106,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(line));
     if (!report) return;
     if (record.error) await report.write({ ...line, problem: fileProblem(record.error.code) });
+    // Not sent for its origin, or collapsed into its pair: the line says `left_out`.
+    else if (record.origin?.left_out) await report.write(line);
     else if (record.media) {
       const rejection = wouldBeRejected(record.media);
       if (rejection) await report.write({ ...line, rejection });
