@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { wholeNumber } from './flag-values.js';
-import { DEFAULT_INCLUDED, ORIGIN_CLASSES, parseInclude, type OriginClass } from '../scan/evidence/origin.js';
+import { DEFAULT_INCLUDED, ORIGIN_CLASSES, parseInclude, type OriginClass } from '../scan/index.js';
 
 /** The options of the walk and the extraction, the same for `scan` and `sync`. */
 export interface ScanOptions {

@@ -1,7 +1,6 @@
 import type { IngestResponse, RejectionReason } from '../contract/index.js';
 import { isUnreadError } from '../rules/unread.js';
-import { countLeftOut, type LeftOutCounts } from '../scan/evidence/tally.js';
-import type { RecordOrigin } from '../scan/types.js';
+import { countLeftOut, type LeftOutCounts, type RecordOrigin } from '../scan/index.js';
 
 /** Counts of one sync run; the `--json` summary carries them as they are. */
 export interface SyncCounts {

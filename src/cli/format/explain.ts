@@ -1,4 +1,4 @@
-import type { CoordinatesSource, ScanRecord, TakenAtSource } from '../../scan/types.js';
+import type { CoordinatesSource, ScanRecord, TakenAtSource } from '../../scan/index.js';
 import { missingForMatching } from '../../rules/rejection.js';
 import { explainOrigin } from './origin.js';
 

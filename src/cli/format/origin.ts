@@ -1,6 +1,4 @@
-import type { OriginClass } from '../../scan/evidence/origin.js';
-import { COLLAPSED, leadingSignal, type LeftOutCounts } from '../../scan/evidence/tally.js';
-import type { RecordOrigin } from '../../scan/types.js';
+import { COLLAPSED, leadingSignal, type LeftOutCounts, type OriginClass, type RecordOrigin } from '../../scan/index.js';
 import { plural } from './vocabulary.js';
 
 /** How a class reads in a summary line, singular and plural. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type * as fsp from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import type tar from 'tar-stream';
-import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
+import { LOCAL_HEADER_BYTES, memberDataRange, parseLocalHeader } from './local-header.js';
 import type { ZipEntry } from './zip-list.js';
 
 /**
@@ -62,23 +62,29 @@ export async function readSmallMember(handle: fsp.FileHandle, entry: ZipEntry, l
 /** A member's bytes from a zip held in memory, inflated up to `limit`; null when it cannot be. */
 export function inflateFromBuffer(zip: Buffer, entry: ZipEntry, limit: number): Buffer | null {
   if (!readable(entry, limit)) return null;
-  const start = localDataStart(
-    zip.subarray(entry.headerOffset, entry.headerOffset + LOCAL_HEADER_BYTES),
-    entry.headerOffset,
-  );
-  if (start === null || start + entry.compressedSize > zip.length) return null;
-  return inflated(zip.subarray(start, start + entry.compressedSize), entry);
+  const compressed = compressedInBuffer(zip, entry);
+  return compressed === null ? null : inflated(compressed, entry);
+}
+
+/** A member's compressed bytes as stored in a zip held in memory; null when they do not lie whole there. */
+export function compressedInBuffer(zip: Buffer, entry: ZipEntry): Buffer | null {
+  const fixed = zip.subarray(entry.headerOffset, entry.headerOffset + LOCAL_HEADER_BYTES);
+  const range = memberDataRange(parseLocalHeader(fixed, entry.headerOffset), entry.compressedSize);
+  return range === null || range.end > zip.length ? null : zip.subarray(range.start, range.end);
 }
 
 /** A member read and inflated on the main thread (bounded by `limit`); null when it cannot be. */
 export async function readMemberBytes(handle: fsp.FileHandle, entry: ZipEntry, limit: number): Promise<Buffer | null> {
   if (!readable(entry, limit)) return null;
-  const header = Buffer.alloc(LOCAL_HEADER_BYTES);
-  const { bytesRead: headerRead } = await handle.read(header, 0, header.length, entry.headerOffset);
-  const start = localDataStart(header.subarray(0, headerRead), entry.headerOffset);
-  if (start === null) return null;
+  const fixed = Buffer.alloc(LOCAL_HEADER_BYTES);
+  const { bytesRead: headerRead } = await handle.read(fixed, 0, fixed.length, entry.headerOffset);
+  const range = memberDataRange(
+    parseLocalHeader(fixed.subarray(0, headerRead), entry.headerOffset),
+    entry.compressedSize,
+  );
+  if (range === null) return null;
   const compressed = Buffer.alloc(entry.compressedSize);
-  const { bytesRead } = await handle.read(compressed, 0, compressed.length, start);
+  const { bytesRead } = await handle.read(compressed, 0, compressed.length, range.start);
   if (bytesRead < compressed.length) return null;
   return inflated(compressed, entry);
 }
