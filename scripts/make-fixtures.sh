@@ -369,7 +369,8 @@ takeout "$T2024/IMG_4006.jpg.json" "2024-10-26 19:20:00" 48.8387 2.3785 48.8387 
 expect "path=$f" taken=2024-10-26T19:20:00Z lat=48.8387 lon=2.3785 st=takeout sc=takeout event=8 \
   "note=Takeout NAME.ext.json"
 expect "path=$T2024/IMG_4006-edited.jpg" taken=2024-10-26T19:20:00Z lat=48.8387 lon=2.3785 st=takeout sc=takeout \
-  event=8 "note=-edited copy reuses IMG_4006.jpg.json"
+  event=8 left_out=edited_copy \
+  "note=-edited copy reuses IMG_4006.jpg.json; collapsed into IMG_4006.jpg (its original is beside it)"
 
 # Event 4, Tokyo Dome, window [07:00Z, 13:00Z].
 f="$T2022/IMG_4001.jpg"
@@ -650,6 +651,8 @@ for line in open(raw, encoding='utf-8'):
         if 'warn' in f: entry['warnings'] = f['warn'].split(',')
         if 'alt_error' in f: entry['alt_error'] = f['alt_error']
         if 'duplicate_of' in f: entry['duplicate_of'] = f['duplicate_of']
+        # Not sent by default: the class a positive signal gives it (src/scan/evidence).
+        if 'left_out' in f: entry['left_out'] = f['left_out']
     entry['event_id'] = int(f['event']) if 'event' in f else None
     entry['note'] = f['note']
     media_lines.append(entry)
@@ -682,7 +685,9 @@ summary = {
     # What `camroll sync` against the demo catalog must give (anchor events, anchors.md):
     # matched media per event id; event 6 is unlicensed (venue_id 6), event 7 hidden.
     'sync_expected': {
-        'matched_media_by_event': {str(ev): sum(1 for e in media if e['event_id'] == ev) for ev in (1, 2, 3, 4, 5, 8)},
+        # One item per moment: a file left out (an edited copy beside its original) is not sent.
+        'matched_media_by_event': {str(ev): sum(1 for e in media if e['event_id'] == ev and 'left_out' not in e)
+                                   for ev in (1, 2, 3, 4, 5, 8)},
         'unlicensed_at_venue_6': sum(1 for e in media if e['event_id'] == 6),
         'hidden_event_7_files': sum(1 for e in media if e['event_id'] == 7),
     },

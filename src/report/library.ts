@@ -77,14 +77,10 @@ const bump = (counts: Record<string, number>, key: string): void => {
   counts[key] = (counts[key] ?? 0) + 1;
 };
 
-/** The class counts of a summary that carries them (`left_out`: class -> files), else null. */
+/** The files left out or collapsed, by origin class (`left_out`: class -> files); null when none was. */
 export function classesOf(summary: ScanSummary): Record<string, number> | null {
-  const value = (summary as unknown as { left_out?: unknown }).left_out;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const entries = Object.entries(value).filter(
-    (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
-  );
-  return Object.fromEntries(entries);
+  const entries = Object.entries(summary.left_out).map(([origin, count]) => [origin, count?.files ?? 0] as const);
+  return entries.length === 0 ? null : Object.fromEntries(entries);
 }
 
 /** A grid of place cells that coarsens (CELL_SIZES_DEG) to stay within MAX_CELLS. */

@@ -9,7 +9,22 @@ import type { ScanEvent } from './types.js';
 
 export type { ScanOptions };
 export type { ByteProgress } from './progress.js';
-export type { CoordinatesSource, ScanEvent, ScanRecord, ScannedMedia, TakenAtSource } from './types.js';
+export type {
+  CoordinatesSource,
+  RecordOrigin,
+  ScanEvent,
+  ScanRecord,
+  ScannedMedia,
+  TakenAtSource,
+} from './types.js';
+export {
+  DEFAULT_INCLUDED,
+  ORIGIN_CLASSES,
+  parseInclude,
+  type OriginClass,
+  type OriginDecision,
+} from './evidence/origin.js';
+export { COLLAPSED, countLeftOut, leadingSignal, type LeftOutCount, type LeftOutCounts } from './evidence/tally.js';
 export { resolveScanRoots } from './roots.js';
 export { createSidecarTree, type SidecarTree } from './tree.js';
 export { archiveKindOf, rootKindOf } from './sources/formats.js';

@@ -19,6 +19,8 @@ import { createSidecarTree, holdLate, withDetails, type SidecarTree } from './tr
 import type { ScanEvent, ScanRecord } from './types.js';
 import type { WalkFs } from './walk.js';
 import type { ReadItem } from './worker.js';
+import type { OriginClass } from './evidence/origin.js';
+import { withOrigins } from './evidence/stage.js';
 
 export type { ByteProgress } from './progress.js';
 export { resolveScanRoots } from './roots.js';
@@ -70,6 +72,8 @@ export interface ScanOptions {
    * run's walk listed it (default: this scan's roots).
    */
   treeRoots?: string[];
+  /** The origin classes sent (`--include`; default own and unknown): the rest leave with `origin.left_out` set. */
+  included?: ReadonlySet<OriginClass>;
   /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
   extract?: ExtractFn;
   walkFs?: Partial<WalkFs>;
@@ -119,6 +123,14 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
  * consumer that handles events in bulk (sync) pays one async step per batch, not per event.
  */
 export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEvent[]> {
+  // Every record leaves with its origin, the second file of a pair collapsed (src/scan/evidence).
+  yield* withOrigins(readLibraryBatches(options), {
+    ...(options.included ? { included: options.included } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+async function* readLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEvent[]> {
   const cwd = options.cwd ?? process.cwd();
   const roots = resolveScanRoots(options.roots, cwd);
   const shownPath = noticePathShower({ roots, cwd });

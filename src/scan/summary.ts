@@ -2,6 +2,7 @@ import { missingForMatching, type MissingForMatching } from '../rules/rejection.
 import { isUnreadError } from '../rules/unread.js';
 import type { ScanEvent, ScannedMedia } from './types.js';
 import { createIdSet } from './id-set.js';
+import { copyLeftOut, countLeftOut, type LeftOutCounts } from './evidence/tally.js';
 
 /** What a scan found, as printed at the end of `camroll scan` (and reused by sync). */
 export interface ScanSummary {
@@ -29,6 +30,11 @@ export interface ScanSummary {
   bytes: number;
   /** Records served from the scan cache without reading the file. */
   cached: number;
+  /**
+   * Media not sent, by origin class, with the signals that decided (src/scan/evidence): left
+   * out by `--include`, or collapsed into the other file of a pair.
+   */
+  left_out: LeftOutCounts;
 }
 
 export type LocalRejection = MissingForMatching;
@@ -64,6 +70,7 @@ export function createScanSummary(): SummaryAccumulator {
     duplicates: { files: 0, distinct_ids: 0 },
     bytes: 0,
     cached: 0,
+    left_out: {},
   };
   const bump = (counts: Record<string, number>, key: string): void => {
     counts[key] = (counts[key] ?? 0) + 1;
@@ -86,9 +93,10 @@ export function createScanSummary(): SummaryAccumulator {
       summary.media += 1;
       if (record.media.media_type === 'video') summary.videos += 1;
       else summary.photos += 1;
+      if (!ids.add(record.media.id)) summary.duplicates.files += 1;
+      if (record.origin?.left_out) return countLeftOut(summary.left_out, record.origin); // not sent: never rejected
       const rejection = wouldBeRejected(record.media);
       if (rejection) summary.would_reject[rejection] += 1;
-      if (!ids.add(record.media.id)) summary.duplicates.files += 1;
     },
     result() {
       return {
@@ -98,6 +106,7 @@ export function createScanSummary(): SummaryAccumulator {
         warnings: { ...summary.warnings },
         would_reject: { ...summary.would_reject },
         duplicates: { files: summary.duplicates.files, distinct_ids: ids.size },
+        left_out: copyLeftOut(summary.left_out),
       };
     },
   };

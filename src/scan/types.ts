@@ -1,4 +1,6 @@
 import type { MediaType } from '../contract/index.js';
+import type { OriginDecision, OriginSignals } from './evidence/origin.js';
+import type { Paired } from './evidence/pairing.js';
 
 /** Which rule gave `taken_at` (see README, "How capture time is resolved"). */
 export type TakenAtSource =
@@ -23,6 +25,12 @@ export interface SourceInfo {
    * `src/scan/extract/warnings.ts`.
    */
   warnings?: FileProblem[];
+  /**
+   * Present only when the file or its sidecars speak of its origin (evidence/origin.ts): kept
+   * with the record (the scan cache stores it), never printed as such; the `--jsonl` line
+   * shows the `origin` decided from it instead.
+   */
+  evidence?: OriginSignals;
 }
 
 /** The MediaMetadata of one file, exactly as sync sends it (null where unknown). */
@@ -77,6 +85,16 @@ export interface ScanRecord {
   cached: boolean;
   /** For an archive member: the archive file on disk (`absPath` is `archive!/member`). */
   archive?: string;
+  /** Where the file came from, once the scan's evidence stage has decided (src/scan/evidence). */
+  origin?: RecordOrigin;
+}
+
+/** A record's origin, the rule that gave it, and whether it is sent (`left_out` is the class when not). */
+export interface RecordOrigin extends OriginDecision {
+  /** For the second file of a pair (a Live Photo's video, an edited copy): the pair's rule and the file sent. */
+  pair: Paired<unknown>['pair'];
+  /** Set when the file is not sent: its class (the run's `--include` does not name it). */
+  left_out: OriginDecision['origin'] | null;
 }
 
 /**

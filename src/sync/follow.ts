@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../errors.js';
 import { archiveKindOf, displayPath, rootKindOf, scanLibraryBatches, type SidecarTree } from '../scan/index.js';
+import type { OriginClass } from '../scan/index.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
 import type { ChangeSender } from './run.js';
 import { loadWatcher } from './lazy.js';
@@ -50,6 +51,8 @@ export interface FollowScanOptions {
   /** The scan cache's folder (`ctx.paths.cache`). */
   cacheDir: string;
   workers?: number;
+  /** The origin classes sent (`--include`; default own and unknown). */
+  included?: ReadonlySet<OriginClass>;
 }
 
 export interface StartWatchOptions {
@@ -198,7 +201,7 @@ async function* scanFiles(
     yield closed.map((file): SyncInput => ({ type: 'skipped', reason: 'archive', path: shown(file) }));
   const present = files.filter((file) => existsSync(file));
   if (present.length === 0) return;
-  const { exclude, cache, cacheDir, workers } = run.options;
+  const { exclude, cache, cacheDir, workers, included } = run.options;
   try {
     for await (const events of scanLibraryBatches({
       roots: present,
@@ -208,6 +211,7 @@ async function* scanFiles(
       cache,
       cacheDir,
       ...(workers ? { workers } : {}),
+      ...(included ? { included } : {}),
       // The pass's tree: a part read again meets the other parts' sidecars, a file beside them under the pass's key.
       ...(run.tree ? { tree: run.tree, treeRoots: run.roots } : {}),
     })) {

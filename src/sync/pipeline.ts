@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { IngestResponse, MediaMetadata } from '../contract/index.js';
 import { InterruptedError, toCamrollError, type CamrollError } from '../errors.js';
-import type { ScanRecord } from '../scan/index.js';
+import type { RecordOrigin, ScanRecord } from '../scan/index.js';
 import { createBatcher } from './batcher.js';
 import { createCopyChooser } from './dedupe.js';
 import { fingerprintMedia, type BatchOutcome, type Journal, type JournalItem } from './journal.js';
@@ -9,7 +9,7 @@ import { createSyncTally, type SyncTally } from './summary.js';
 
 /** What the pipeline reads: the scanner's event stream (records, skip notices, warnings). */
 export type SyncInput =
-  | { type: 'record'; record: Pick<ScanRecord, 'path' | 'media' | 'error'> }
+  | { type: 'record'; record: Pick<ScanRecord, 'path' | 'media' | 'error' | 'origin'> }
   | { type: 'skipped'; reason: string; path: string }
   | { type: 'warning'; code: string; path: string; message: string };
 
@@ -23,6 +23,8 @@ export interface PendingItem {
 /** Facts the pipeline reports as they happen (progress, report file). */
 export type PipelineEvent =
   | { type: 'file'; path: string; ok: boolean }
+  /** A file not sent for its origin (`--include` does not name its class) or collapsed into its pair's. */
+  | { type: 'left_out'; path: string; id: string; origin: RecordOrigin }
   | { type: 'scan_error'; path: string; code: string; message: string }
   | { type: 'notice'; kind: 'skipped' | 'warning'; path: string; code: string; message: string }
   | { type: 'queued'; items: number }
@@ -192,6 +194,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     }
     summary.file('media');
     emit({ type: 'file', path: record.path, ok: true });
+    // Never sent, never journaled: a later run that includes its class finds it new.
+    if (record.origin?.left_out) {
+      summary.leftOut(record.origin);
+      emit({ type: 'left_out', path: record.path, id: record.media.id, origin: record.origin });
+      return null;
+    }
     const media = record.media as MediaMetadata;
     const choice = copies.offer(media.id, () => ({ media, path: record.path, fingerprint: fingerprintMedia(media) }));
     for (let i = 0; i < choice.duplicates; i += 1) summary.duplicate();

@@ -305,7 +305,7 @@ async function* scanRoots(
   onDone: () => void,
 ): AsyncGenerator<SyncInput[]> {
   const { roots, cwd } = options;
-  const { exclude, followSymlinks, archives, cache, cacheDir, workers } = options.scan;
+  const { exclude, followSymlinks, archives, cache, cacheDir, workers, included } = options.scan;
   const { tree, ...reports } = progress;
   const listing = { ...reports, onWalkDone: (files: number) => progress.onListed(files, true) };
   const batches = scanLibraryBatches({
@@ -319,6 +319,7 @@ async function* scanRoots(
     cacheDir,
     ...listing,
     ...(workers ? { workers } : {}),
+    ...(included ? { included } : {}),
     ...(tree ? { tree } : {}),
   });
   for await (const events of batches) {

@@ -1,5 +1,6 @@
 import type { IngestResponse, RejectionReason } from '../contract/index.js';
 import { isUnreadError } from '../rules/unread.js';
+import { countLeftOut, type LeftOutCounts, type RecordOrigin } from '../scan/index.js';
 
 /** Counts of one sync run; the `--json` summary carries them as they are. */
 export interface SyncCounts {
@@ -13,6 +14,11 @@ export interface SyncCounts {
   unreadable: number;
   /** Files that were read but whose content is damaged or unusable: the rest of `scan_errors`. */
   damaged: number;
+  /**
+   * Of `media`: files not sent for their origin (`--include`), or collapsed into the other file
+   * of a pair, by class with the signals that decided (src/scan/evidence).
+   */
+  left_out: LeftOutCounts;
   /** Same bytes found again under another name in this run (sent once). */
   duplicates: number;
   /** Already answered by the service in an earlier run with identical metadata (journal). */
@@ -43,6 +49,8 @@ export interface SyncTally {
   /** Batches handed to the service and not yet answered, failed or abandoned (live: not a count of the run). */
   readonly inFlight: number;
   duplicate(): void;
+  /** A file with metadata that is not sent: its origin says why. */
+  leftOut(origin: RecordOrigin): void;
   alreadySent(): void;
   batchAnswered(size: number, response: Pick<IngestResponse, 'accepted' | 'matched' | 'rejected' | 'matches'>): void;
   batchFailed(size: number): void;
@@ -57,6 +65,7 @@ export function createSyncTally(): SyncTally {
     scan_errors: 0,
     unreadable: 0,
     damaged: 0,
+    left_out: {},
     duplicates: 0,
     skipped_already_sent: 0,
     sent: 0,
@@ -92,6 +101,9 @@ export function createSyncTally(): SyncTally {
     },
     duplicate() {
       counts.duplicates += 1;
+    },
+    leftOut(origin) {
+      countLeftOut(counts.left_out, origin);
     },
     alreadySent() {
       counts.skipped_already_sent += 1;

@@ -389,6 +389,9 @@ describe('the README main job: sync fixtures/library --email demo@example.com in
       expect(out).toContain(name);
     }
     expect(out).toMatch(/^Events\s+6 \(4 concerts, 2 sports\)$/m);
+    // The edited copy beside its original is one moment: sent once.
+    expect(out).toMatch(/^collapsed:\s+1 edited copy \(file name\) \(one item per moment\)$/m);
+    expect(out).not.toMatch(/^left out:/m);
     expect(out).toMatch(/^Library synced\s+yes$/m);
     // stderr: the embedded notice, the pass, the hint about damaged files, and at most
     // plain progress lines on a slow machine; nothing else.
@@ -427,7 +430,9 @@ describe('scan --jsonl lines', () => {
       }
       // docs/contract/product-decisions.md §1 gives {path, media}; the scan issue adds `source`, naming the rule used.
       expect(Object.keys(line)).toEqual(['path', 'media', 'source']);
-      expect(Object.keys(line.source)).toEqual(['taken_at', 'coordinates']);
+      // Issue 28 adds the file's origin and the rule that gave it.
+      expect(Object.keys(line.source)).toEqual(['taken_at', 'coordinates', 'origin', 'origin_rule']);
+      expect(line.source.origin).toBe('own');
       expect(Object.keys(line.media)).toEqual([
         'id',
         'taken_at',

@@ -37,7 +37,19 @@ const parseLines = (run: RunResult): Line[] =>
     .map((line) => JSON.parse(line) as Line);
 
 /** What must be equal between a file and the same file read from an archive. */
-const facts = (line: Line): unknown => ({ media: line.media, source: line.source, error: line.error?.code });
+const facts = (line: Line): unknown => ({
+  media: line.media,
+  source: memberSource(line.source),
+  error: line.error?.code,
+});
+
+/** `source` with the file a pair's member goes with named by its member path (the archive part dropped). */
+const memberSource = (source: Line['source']): unknown => {
+  const paired = (source as { paired_with?: string } | undefined)?.paired_with;
+  return paired === undefined
+    ? source
+    : { ...source, paired_with: paired.slice(paired.lastIndexOf('!/') + 1).replace(/^\//, '') };
+};
 
 /** The bytes of the 22-byte end-of-central-directory record alone: a valid zip with no members. */
 const EMPTY_ZIP = Buffer.concat([Buffer.from('PK\x05\x06', 'latin1'), Buffer.alloc(18)]);

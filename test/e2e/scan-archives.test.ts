@@ -37,7 +37,19 @@ const parseLines = (run: RunResult): Line[] =>
     .map((line) => JSON.parse(line) as Line);
 
 /** What must be equal between a file and the same file read from an archive. */
-const facts = (line: Line): unknown => ({ media: line.media, source: line.source, error: line.error?.code });
+const facts = (line: Line): unknown => ({
+  media: line.media,
+  source: memberSource(line.source),
+  error: line.error?.code,
+});
+
+/** `source` with the file a pair's member goes with named by its member path (the archive part dropped). */
+const memberSource = (source: Line['source']): unknown => {
+  const paired = (source as { paired_with?: string } | undefined)?.paired_with;
+  return paired === undefined
+    ? source
+    : { ...source, paired_with: paired.slice(paired.lastIndexOf('!/') + 1).replace(/^\//, '') };
+};
 
 describe('camroll scan of exports read in place', () => {
   let home: ReturnType<typeof tempHome>;
@@ -288,14 +300,16 @@ describe('camroll sync of exports read in place', () => {
     const first = await sync([join(LIBRARY, 'takeout'), join(LIBRARY, 'events', 'new-york')]);
     expect(first.code, first.stderr).toBe(0);
     const sent = JSON.parse(first.stdout) as { sent: number; files: number };
-    expect(sent.sent).toBeGreaterThanOrEqual(14);
+    // 14 files, the edited copy collapsed into its original (one item per moment).
+    expect(sent.sent).toBeGreaterThanOrEqual(13);
 
     const zips = await sync([join(ARCHIVES, 'takeout-001.zip'), join(ARCHIVES, 'takeout-002.zip')]);
     expect(zips.code, zips.stderr).toBe(0);
     expect(JSON.parse(zips.stdout)).toMatchObject({
       files: sent.files,
       sent: 0,
-      skipped_already_sent: sent.files,
+      skipped_already_sent: sent.sent,
+      left_out: { edited_copy: { files: 1, signals: { 'file name': 1 } } },
       sync_complete: true,
     });
 

@@ -25,7 +25,15 @@ const MediaLine = z
   .object({
     path: z.string().min(1),
     media: MediaMetadata.strict(),
-    source: z.object({ taken_at: z.string().nullable(), coordinates: z.string().nullable() }).strict(),
+    // The rules that gave the time and the place, and the file's origin (issue 28).
+    source: z
+      .object({
+        taken_at: z.string().nullable(),
+        coordinates: z.string().nullable(),
+        origin: z.enum(['own', 'unknown']),
+        origin_rule: z.string().min(1),
+      })
+      .strict(),
   })
   .strict();
 const ErrorLine = z

@@ -14,12 +14,29 @@ const LIBRARY = 'fixtures/library';
 const KEY_DIR = join(ROOT, 'fixtures', 'expected');
 
 const Source = z.object({ taken_at: z.string().nullable(), coordinates: z.string().nullable() });
-/** A line's `source`: the key's rule names, plus what the readers skipped (absent when nothing). */
+const ORIGINS = [
+  'own',
+  'partner_shared',
+  'shared_album',
+  'received',
+  'screenshot',
+  'trashed',
+  'edited_copy',
+  'live_photo_video',
+  'unknown',
+] as const;
+/**
+ * A line's `source`: the key's rule names, plus what the readers skipped (absent when
+ * nothing), the file's origin and the rule that gave it (and the file it pairs with).
+ */
 const LineSource = Source.extend({
   warnings: z
     .array(z.object({ code: z.string().min(1), message: z.string().min(1) }).strict())
     .min(1)
     .optional(),
+  origin: z.enum(ORIGINS),
+  origin_rule: z.string().min(1),
+  paired_with: z.string().min(1).optional(),
 }).strict();
 const KeyMedia = z.object({
   id: z.string(),
@@ -42,6 +59,8 @@ const KeyEntry = z.object({
   error: z.object({ code: z.string() }).optional(),
   alt_error: z.string().optional(),
   duplicate_of: z.string().optional(),
+  /** The class of a file not sent by default, by a positive signal (src/scan/evidence). */
+  left_out: z.enum(ORIGINS).optional(),
   event_id: z.number().int().nullable(),
   note: z.string(),
 });
@@ -67,7 +86,9 @@ const KeySummary = z.object({
 
 /** A `scan --jsonl` line (docs/contract/product-decisions.md §1): media with its sources, or an error. */
 const Line = z.union([
-  z.object({ path: z.string(), media: MediaMetadata, source: LineSource }).strict(),
+  z
+    .object({ path: z.string(), media: MediaMetadata, source: LineSource, left_out: z.enum(ORIGINS).optional() })
+    .strict(),
   z
     .object({ path: z.string(), error: z.object({ code: z.string().min(1), message: z.string().min(1) }).strict() })
     .strict(),
@@ -202,6 +223,10 @@ describe('scan fixtures/library --jsonl --no-cache', () => {
         model: want.device_model,
         lens: want.device_lens_model,
       });
+      // No file changes to a class left out unless a positive signal says so (the key names each one).
+      expect(line.left_out, `${path}: ${line.source.origin} by ${line.source.origin_rule}`).toBe(entry.left_out);
+      if (entry.left_out === undefined) expect(['own', 'unknown']).toContain(line.source.origin);
+      else expect(line.source.origin).toBe(entry.left_out);
     },
   );
 
@@ -273,6 +298,11 @@ describe('scan fixtures/library (summary on stdout)', () => {
     expect(Number.parseInt(duplicates, 10)).toBe(summaryKey.duplicate_files);
     expect(duplicates).toContain(`(${summaryKey.distinct_ids} distinct contents)`);
   });
+
+  it('counts what is collapsed into its pair, and leaves nothing else out', () => {
+    expect(field('collapsed')).toBe('1 edited copy (file name)  (one item per moment)');
+    expect(plainRun.stdout).not.toMatch(/^\s*left out:/m);
+  });
 });
 
 describe('sync fixtures/library against the bundled demo catalog (embedded service)', () => {
@@ -300,7 +330,8 @@ describe('sync fixtures/library against the bundled demo catalog (embedded servi
     const matchedEvents = new Set([1, 2, 3, 4, 5, 8]);
     const want = new Map<number, string[]>();
     for (const entry of key) {
-      if (entry.media && entry.event_id !== null && matchedEvents.has(entry.event_id)) {
+      // One item per moment: what is left out is not sent.
+      if (entry.media && !entry.left_out && entry.event_id !== null && matchedEvents.has(entry.event_id)) {
         want.set(entry.event_id, [...(want.get(entry.event_id) ?? []), entry.media.id].sort());
       }
     }

@@ -128,13 +128,14 @@ describe('createLibraryAggregator', () => {
     expect(r.devices.find((d) => d.device === OTHER_DEVICES)?.files).toBe(100);
   });
 
-  it('reads a class -> count map from the summary when it carries one', () => {
+  it('reads the files left out or collapsed by class from the summary', () => {
     const summary = createLibraryAggregator().result().summary;
     expect(classesOf(summary)).toBeNull();
-    expect(classesOf({ ...summary, left_out: { screenshot: 2, trashed: 1, bad: 'x' } } as typeof summary)).toEqual({
-      screenshot: 2,
-      trashed: 1,
-    });
+    const left_out = {
+      screenshot: { files: 2, signals: { 'file name': 2 } },
+      trashed: { files: 1, signals: { Takeout: 1 } },
+    };
+    expect(classesOf({ ...summary, left_out })).toEqual({ screenshot: 2, trashed: 1 });
   });
 });
 

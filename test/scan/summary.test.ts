@@ -90,6 +90,7 @@ describe('scan summary', () => {
       warnings: { unreadable_folder: 1 },
       would_reject: { missing_coordinates: 0, missing_taken_at: 1 },
       duplicates: { files: 1, distinct_ids: 2 },
+      left_out: {},
     });
     expect(failureCount(result)).toBe(3);
   });

@@ -298,4 +298,59 @@ describe('runPipeline', () => {
       process.off('warning', onWarning);
     }
   });
+  it('never sends nor journals a file left out by its origin; a later pass that includes it sends it', async () => {
+    const origin = {
+      origin: 'partner_shared' as const,
+      rule: 'takeout_partner_sharing',
+      signal: 'Takeout',
+      pair: null,
+      left_out: 'partner_shared' as const,
+    };
+    const input = async function* (left: boolean): AsyncGenerator<SyncInput[]> {
+      yield [
+        { type: 'record', record: { path: 'own.jpg', media: scanned(media(1)), error: null } },
+        {
+          type: 'record',
+          record: {
+            path: 'partner.jpg',
+            media: scanned(media(2)),
+            error: null,
+            origin: { ...origin, left_out: left ? origin.left_out : null },
+          },
+        },
+      ];
+    };
+    const events: PipelineEvent[] = [];
+    const svc = fakeService();
+    const first = await runPipeline({
+      input: input(true),
+      journal,
+      passId: journal.beginPass('full'),
+      send: svc.send,
+      batchSize: 10,
+      concurrency: 1,
+      full: false,
+      signal: new AbortController().signal,
+      onEvent: (event) => events.push(event),
+    });
+    expect(svc.calls.flat().map((m) => m.id)).toEqual([media(1).id]);
+    expect(first.summary.counts).toMatchObject({ files: 2, media: 2, sent: 1 });
+    expect(first.summary.counts.left_out).toEqual({ partner_shared: { files: 1, signals: { Takeout: 1 } } });
+    expect(events).toContainEqual({ type: 'left_out', path: 'partner.jpg', id: media(2).id, origin });
+    expect(journal.answerFor({ id: media(2).id, fingerprint: Buffer.alloc(32) })).toBe('none');
+
+    const wider = fakeService();
+    const second = await runPipeline({
+      input: input(false),
+      journal,
+      passId: journal.beginPass('incremental'),
+      send: wider.send,
+      batchSize: 10,
+      concurrency: 1,
+      full: false,
+      signal: new AbortController().signal,
+    });
+    expect(wider.calls.flat().map((m) => m.id)).toEqual([media(2).id]);
+    expect(second.summary.counts).toMatchObject({ sent: 1, skipped_already_sent: 1, left_out: {} });
+  });
 });

@@ -63,7 +63,10 @@ export function registerScan(program: Command, ctx: CliContext): void {
     )
     .option('--jsonl', 'print one JSON object per media file on stdout (the summary goes to stderr)')
     .option('--json', 'print the summary as one JSON object on stdout')
-    .option('--report <file>', 'write problem files (errors, items the service would reject) as JSON lines')
+    .option(
+      '--report <file>',
+      'write problem files (errors, items the service would reject, files sync would leave out) as JSON lines',
+    )
     .option('--html <file>', HTML_OPTION_HELP)
     .option('-q, --quiet', 'no progress: the summary, warnings and errors only');
   addScanOptions(cmd).action(async (dirs: string[], rawFlags: Record<string, unknown>) => {
@@ -126,6 +129,8 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(line));
     if (!report) return;
     if (record.error) await report.write({ ...line, problem: fileProblem(record.error.code) });
+    // Not sent for its origin, or collapsed into its pair: the line says `left_out`.
+    else if (record.origin?.left_out) await report.write(line);
     else if (record.media) {
       const rejection = wouldBeRejected(record.media);
       if (rejection) await report.write({ ...line, rejection });
@@ -139,6 +144,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
       followSymlinks: flags.followSymlinks ?? false,
       archives: flags.archives,
       cache: flags.cache,
+      included: flags.included,
       cacheDir: ctx.paths.cache,
       signal: AbortSignal.any([ctx.signal, local.signal]),
       cwd: ctx.cwd,
@@ -184,9 +190,27 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   if (failureCount(result) > 0) ctx.exitCode = Math.max(ctx.exitCode, 1);
 }
 
-/** The `--jsonl` line of a record (docs/contract/product-decisions.md §1, plus `source`). */
+/**
+ * The `--jsonl` line of a record (docs/contract/product-decisions.md §1, plus `source` with the
+ * file's `origin`, and `left_out` with its class when it is not sent).
+ */
 export function jsonlLine(record: ScanRecord, path: string): Record<string, unknown> {
-  if (record.media) return { path, media: record.media, source: record.source };
+  if (record.media) {
+    const origin = record.origin;
+    if (record.source === null || !origin) return { path, media: record.media, source: record.source };
+    const { evidence: _, ...source } = record.source;
+    return {
+      path,
+      media: record.media,
+      source: {
+        ...source,
+        origin: origin.origin,
+        origin_rule: origin.rule,
+        ...(origin.pair === null ? {} : { paired_with: origin.pair.partner }),
+      },
+      ...(origin.left_out === null ? {} : { left_out: origin.left_out }),
+    };
+  }
   return { path, error: record.error ?? { code: 'internal_error', message: 'no media and no error' } };
 }
 

@@ -1,5 +1,6 @@
 import type { CoordinatesSource, ScanRecord, TakenAtSource } from '../../scan/index.js';
 import { missingForMatching } from '../../rules/rejection.js';
+import { explainOrigin } from './origin.js';
 
 /** Where each capture-time rule takes the time from, in words support can repeat. */
 const TAKEN_AT_WORDS: Record<TakenAtSource, string> = {
@@ -63,6 +64,7 @@ export function explainRecord(record: ScanRecord, shownPath: string, zone: ZoneN
     row('device', media.device_lens_model === null ? device : `${device}, lens ${media.device_lens_model}`);
   const missing = missingForMatching(media);
   row('matching', missing === null ? 'can be matched (place and time known)' : `would be rejected: ${missing}`);
+  if (record.origin) for (const [label, value] of explainOrigin(record.origin)) row(label, value);
   if (record.cached) row('', '(from the scan cache; --no-cache reads the file again)');
   return `${lines.join('\n')}\n`;
 }

@@ -114,7 +114,7 @@ function librarySection(library: LibraryReport, sync: SyncFigures | null): strin
     card('with_place', 'with a place', library.with_place, pct(library.with_place, s.media)),
     card('with_both', 'with a place and a time', library.with_both, pct(library.with_both, s.media)),
   );
-  const classes = library.classes ? countsTable('Left out by class', library.classes, 'class') : '';
+  const classes = library.classes ? countsTable('Left out or collapsed, by origin', library.classes, 'class') : '';
   const skipped = countsTable('Left out on purpose (not media)', s.skipped, 'skipped');
   const devices =
     library.devices.length === 0

@@ -3,6 +3,7 @@ import type { ScanSummary } from '../../scan/index.js';
 import { formatSeconds } from '../../util/seconds.js';
 import { plural, reasonTotal } from '../format/vocabulary.js';
 import { hangingLines } from '../format/width.js';
+import { leftOutLines } from '../format/origin.js';
 
 /** `a 3, b 1` from counts, largest first; '' when empty. */
 export function formatCounts(counts: Record<string, number>): string {
@@ -63,6 +64,7 @@ export function formatScanSummary(
         `(${plural(summary.duplicates.distinct_ids, 'distinct content')})`,
     ),
   ];
+  lines.push(...leftOutLines(summary.left_out, 20));
   if (warnings > 0) lines.push(fact('warnings', withCounts(warnings, summary.warnings)));
   return lines.join('\n');
 }

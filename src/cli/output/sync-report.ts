@@ -12,7 +12,9 @@ const HIGH_WATER_LINES = 1024;
  * `{"type":"warning","path","code","message"}` (a folder or file the walk could not read, as
  * `scan --report` lists it),
  * `{"type":"rejected","id","path","reason"}` (`"predicted":true` in a dry run),
- * `{"type":"failed","id","path","error":{"code","message"}}` (a batch that failed after retries).
+ * `{"type":"failed","id","path","error":{"code","message"}}` (a batch that failed after retries),
+ * `{"type":"left_out","id","path","origin","rule","signal"}` (not sent for its origin, or collapsed
+ * into `paired_with`; `--include CLASS` sends it).
  */
 export interface SyncReport {
   onEvent(event: PipelineEvent): void;
@@ -93,6 +95,17 @@ export function createSyncReport(file: JsonLinesFile, options: { predicted: bool
           }
           break;
         }
+        case 'left_out':
+          write({
+            type: 'left_out',
+            id: event.id,
+            path: event.path,
+            origin: event.origin.origin,
+            rule: event.origin.rule,
+            signal: event.origin.signal,
+            ...(event.origin.pair === null ? {} : { paired_with: event.origin.pair.partner }),
+          });
+          break;
         case 'failed':
           for (const item of event.items) {
             write({

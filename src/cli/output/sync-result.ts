@@ -6,6 +6,7 @@ import { formatSeconds } from '../../util/seconds.js';
 import { eventYear, renderStats } from '../format/stats.js';
 import { closedArchives, plural, reasonTotal, unusableFiles } from '../format/vocabulary.js';
 import { hangingLines } from '../format/width.js';
+import { formatLeftOut } from '../format/origin.js';
 
 /**
  * One summary line: labels padded so the values line up; on a terminal narrower than the line,
@@ -37,6 +38,12 @@ export function renderCounts(counts: SyncCounts, view: CountsView): string[] {
         `${plural(counts.duplicates, 'duplicate')})`,
     ),
   ];
+  // What was not sent for its origin, or collapsed into its pair (none: no line, as before).
+  const left = formatLeftOut(counts.left_out, false);
+  const collapsed = formatLeftOut(counts.left_out, true);
+  if (left !== '')
+    lines.push(row(view.dryRun ? 'would leave out' : 'left out', `${left} (--include CLASS sends them)`));
+  if (collapsed !== '') lines.push(row('collapsed', `${collapsed} (one item per moment)`));
   if (view.dryRun) {
     lines.push(
       row('would send', counts.sent),

@@ -38,5 +38,8 @@ function withLateSidecars(record: ScanRecord, find: (member: string) => MatchedS
     source.coordinates = 'takeout';
   }
   if (takeout.warnings.length > 0) source.warnings = [...(source.warnings ?? []), ...takeout.warnings];
+  // What the JSON says of the member's origin (src/scan/evidence), as a sidecar read first gives it.
+  const evidence = { ...source.evidence, ...takeout.origin };
+  if (Object.keys(evidence).length > 0) source.evidence = evidence;
   return { ...record, media, source };
 }

@@ -15,6 +15,10 @@ export const TAG = {
   GPSLongitude: 0x0004,
   GPSTimeStamp: 0x0007,
   GPSDateStamp: 0x001d,
+  /** 8 bytes naming the character code, then the text (iOS writes "Screenshot" into every screenshot). */
+  UserComment: 0x9286,
+  /** The camera maker's own block; Apple's holds the Live Photo content identifier. */
+  MakerNote: 0x927c,
   /** XMP packet (tag 700) in a TIFF or DNG's IFD0: BYTE/UNDEFINED, sometimes ASCII. */
   XMLPacket: 0x02bc,
 } as const;

@@ -18,6 +18,8 @@ import { readMini } from './mini.js';
 import { readPng, readRaf, readWebp } from './png-webp.js';
 import type { VideoFacts } from './video.js';
 import { readVideo } from './video.js';
+import { exifOriginMarks } from './origin-marks.js';
+import type { OriginSignals } from '../evidence/origin.js';
 import type { SidecarFinder, Sidecars } from './sidecars.js';
 import { resolveTakenAt } from './taken-at.js';
 import { warning } from './warnings.js';
@@ -212,6 +214,11 @@ async function extract(input: ExtractInput): Promise<Extraction> {
   const filename = basename(absPath);
   // The file's own skips first, then what was left out of its sidecars.
   const warnings = [...facts.warnings, ...(sidecars.warnings ?? []), ...(sidecars.takeout?.warnings ?? [])];
+  const evidence: OriginSignals = {
+    ...sidecars.takeout?.origin,
+    ...exifOriginMarks(tags),
+    ...(video?.contentId ? { content_id: video.contentId } : {}),
+  };
   return {
     media: {
       taken_at: taken.taken_at,
@@ -229,6 +236,7 @@ async function extract(input: ExtractInput): Promise<Extraction> {
       coordinates: coordinatesSource,
       // Present only when something was skipped: what was read is kept, and the skip is said.
       ...(warnings.length > 0 ? { warnings: warnings.map(({ code, message }) => ({ code, message })) } : {}),
+      ...(Object.keys(evidence).length > 0 ? { evidence } : {}),
     },
   };
 }

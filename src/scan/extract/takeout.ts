@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { z } from 'zod';
+import type { OriginSignals, TakeoutOriginKind } from '../evidence/origin.js';
 import type { Coordinates } from './coordinates.js';
 import { validCoordinates } from './coordinates.js';
 import type { ExtractionWarning } from './warnings.js';
@@ -12,15 +13,36 @@ export interface TakeoutData {
   coordinates: Coordinates | null;
   /** Members of the wrong type, left out (`skipped_sidecar`): never coerced into a time or a place. */
   warnings: ExtractionWarning[];
+  /** What the JSON says of the item's origin (`googlePhotosOrigin`, `appSource`, `trashed`); empty when nothing. */
+  origin: Pick<OriginSignals, 'takeout_origin' | 'takeout_folder' | 'takeout_app' | 'takeout_trashed'>;
 }
 
 // Members are taken as they are and their types checked below: a coercing schema would turn
 // `"40.75"` or `[1]` into a number, and a wrong type must be said, not mended.
+/** The keys of `googlePhotosOrigin` that say how an item entered the library, in the order they are looked for. */
+const ORIGIN_KINDS: readonly TakeoutOriginKind[] = [
+  'fromPartnerSharing',
+  'fromSharedAlbum',
+  'mobileUpload',
+  'driveSync',
+  'webUpload',
+];
+/** A folder or package name longer than this is no phone's: not kept. */
+const MAX_ORIGIN_TEXT = 256;
+
 function schemas(zod: typeof z) {
   const TakeoutJson = zod.object({
     photoTakenTime: zod.unknown().optional(),
     geoDataExif: zod.unknown().optional(),
     geoData: zod.unknown().optional(),
+    // Origin members: each read on its own, a wrong shape is simply no signal.
+    googlePhotosOrigin: zod.record(zod.string(), zod.unknown()).optional().catch(undefined),
+    appSource: zod
+      .object({ androidPackageName: zod.string().max(MAX_ORIGIN_TEXT) })
+      .partial()
+      .optional()
+      .catch(undefined),
+    trashed: zod.boolean().optional().catch(undefined),
   });
   return { TakeoutJson };
 }
@@ -146,6 +168,7 @@ export function parseTakeout(text: string): TakeoutData | null {
       takenMs: null,
       coordinates: null,
       warnings: [warning('skipped_sidecar', `Takeout JSON left out: ${over}`)],
+      origin: {},
     };
   let raw: unknown;
   try {
@@ -160,5 +183,34 @@ export function parseTakeout(text: string): TakeoutData | null {
   const taken = takenMs(parsed.data.photoTakenTime, warnings);
   const exif = geo(parsed.data.geoDataExif, 'geoDataExif', warnings);
   const plain = geo(parsed.data.geoData, 'geoData', warnings);
-  return { takenMs: taken, coordinates: exif ?? plain, warnings };
+  return { takenMs: taken, coordinates: exif ?? plain, warnings, origin: originOf(parsed.data) };
+}
+
+/** `googlePhotosOrigin` (its known key, and a mobile upload's device folder), `appSource`, `trashed`. */
+function originOf(data: {
+  googlePhotosOrigin?: Record<string, unknown> | undefined;
+  appSource?: { androidPackageName?: string | undefined } | undefined;
+  trashed?: boolean | undefined;
+}): TakeoutData['origin'] {
+  const out: TakeoutData['origin'] = {};
+  const origin = data.googlePhotosOrigin;
+  const kind = origin === undefined ? undefined : ORIGIN_KINDS.find((key) => Object.hasOwn(origin, key));
+  if (kind !== undefined) {
+    out.takeout_origin = kind;
+    const folder = kind === 'mobileUpload' ? deviceFolder(origin?.mobileUpload) : null;
+    if (folder !== null) out.takeout_folder = folder;
+  }
+  const app = data.appSource?.androidPackageName?.trim();
+  if (app) out.takeout_app = app;
+  if (data.trashed === true) out.takeout_trashed = true;
+  return out;
+}
+
+/** `mobileUpload.deviceFolder.localFolderName`, when it is a short string. */
+function deviceFolder(upload: unknown): string | null {
+  if (typeof upload !== 'object' || upload === null) return null;
+  const folder = (upload as { deviceFolder?: unknown }).deviceFolder;
+  if (typeof folder !== 'object' || folder === null) return null;
+  const name = (folder as { localFolderName?: unknown }).localFolderName;
+  return typeof name === 'string' && name.trim() !== '' && name.length <= MAX_ORIGIN_TEXT ? name.trim() : null;
 }

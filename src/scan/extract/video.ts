@@ -21,6 +21,8 @@ export interface VideoFacts {
   coordinatesFromLoci: boolean;
   make: string | null;
   model: string | null;
+  /** com.apple.quicktime.content.identifier: a Live Photo's video shares it with its still. */
+  contentId: string | null;
 }
 
 const MAC_EPOCH_OFFSET_S = 2_082_844_800; // seconds from 1904-01-01 to 1970-01-01
@@ -40,6 +42,7 @@ export async function readVideo(bytes: ByteSource, topLevel: Box[]): Promise<Vid
     coordinatesFromLoci: false,
     make: null,
     model: null,
+    contentId: null,
   };
   const items = new Map<string, string>();
   for (const child of await listBoxes(bytes, moov.payloadStart, moov.end)) {
@@ -56,6 +59,8 @@ export async function readVideo(bytes: ByteSource, topLevel: Box[]): Promise<Vid
     }
     return null;
   };
+  const contentId = pick('com.apple.quicktime.content.identifier');
+  facts.contentId = contentId !== null && /^[\w-]{8,64}$/.test(contentId) ? contentId.toUpperCase() : null;
   facts.date = parseDateText(pick('com.apple.quicktime.creationdate')) ?? parseDateText(pick('©day'));
   facts.coordinates = parseIso6709(pick('com.apple.quicktime.location.ISO6709')) ?? parseIso6709(pick('©xyz'));
   if (facts.coordinates === null) {

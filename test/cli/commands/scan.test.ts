@@ -24,6 +24,8 @@ describe('camroll scan FILE: why did this photo (not) match?', () => {
         '  type         photo',
         '  device       HUAWEI P30',
         '  matching     can be matched (place and time known)',
+        '  origin       own  (camera_metadata: it names the camera that made it)',
+        '  sent         yes',
         '',
         '',
       ].join('\n'),

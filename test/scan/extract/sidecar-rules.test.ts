@@ -69,7 +69,7 @@ describe('parseTakeout', () => {
     [{ photoTakenTime: { timestamp: 1720829730 }, geoData: { latitude: 0, longitude: 0 } }, 1720829730000, null],
     [{ title: 'x' }, null, null],
   ])('%j', (json, takenMs, coordinates) => {
-    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates, warnings: [] });
+    expect(parseTakeout(JSON.stringify(json))).toEqual({ takenMs, coordinates, warnings: [], origin: {} });
   });
 
   it.each([
@@ -105,12 +105,13 @@ describe('parseTakeout', () => {
       takenMs: null,
       coordinates: null,
       warnings: [{ code: 'skipped_sidecar', message: expect.stringMatching(message) }],
+      origin: {},
     });
   });
 
   it('counts only structure: brackets inside strings are text', () => {
     const text = JSON.stringify({ title: '{['.repeat(20_000), photoTakenTime: { timestamp: '1720829730' } });
-    expect(parseTakeout(text)).toEqual({ takenMs: 1720829730000, coordinates: null, warnings: [] });
+    expect(parseTakeout(text)).toEqual({ takenMs: 1720829730000, coordinates: null, warnings: [], origin: {} });
   });
 
   it('says what the wrong value was, shortened', () => {

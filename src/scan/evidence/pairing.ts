@@ -1,0 +1,299 @@
+/**
+ * One moment stored as several files: a Live Photo's still and its video, an edited copy and
+ * its original. Pairing, not guessing: a video goes with a still by Apple's content identifier,
+ * else by the same stem with a video of at most 3.5 s taken within 2 s of the still; an edited
+ * copy goes with its original of the same stem. Each pair sends one item (the still, the
+ * original); a video or a copy whose partner never shows is sent.
+ *
+ * The scan streams files out of order, so a file that may be the second of a pair waits, and
+ * only it: stills and originals pass at once and are remembered (their keys, not the files). What
+ * waits is bounded (`window`), as is what is remembered (`remember`): past them the oldest
+ * waiting file is let go unpaired, the oldest key forgotten. Pure: no I/O, no clock.
+ */
+
+/** What pairing needs to know of a file. */
+export interface PairView {
+  /** The path the user sees; an archive member's is `part.zip!/member` (parts of one export pair across). */
+  path: string;
+  /** The path shown as a partner (default `path`). */
+  shown?: string;
+  mediaType: 'photo' | 'video';
+  durationSeconds: number | null;
+  /** The capture instant, epoch ms; null when unknown. */
+  takenMs: number | null;
+  contentId: string | undefined;
+}
+
+export type PairRule = 'content_identifier' | 'live_photo_stem' | 'edited_copy_name';
+
+/** One file let out of the pairing: alone, or as the second of a pair (collapsed into `partner`). */
+export interface Paired<T> {
+  item: T;
+  pair: { origin: 'live_photo_video' | 'edited_copy'; rule: PairRule; partner: string } | null;
+}
+
+export interface PairingOptions<T> {
+  view(item: T): PairView;
+  /** Files waiting for their partner at most (default 4,096). */
+  window?: number;
+  /** Stills and originals remembered at most (default 65,536 keys). */
+  remember?: number;
+}
+
+export interface Pairing<T> {
+  /** One file in; the files let out by it (itself, a partner that waited for it, the oldest waiting). */
+  push(item: T): Paired<T>[];
+  /** The end of the stream: every file still waiting goes out unpaired. */
+  flush(): Paired<T>[];
+  readonly waiting: number;
+}
+
+/** A Live Photo's video is this short at most (Apple records 1.5 s either side of the still). */
+export const LIVE_VIDEO_MAX_SECONDS = 3.5;
+/** Its capture time lies this close to the still's. */
+export const LIVE_TIME_TOLERANCE_MS = 2000;
+
+/**
+ * The suffixes Google Photos gives an edited copy, by the account's language (Takeout keeps
+ * the original beside it): English, German, French, Spanish and Portuguese, Italian, Dutch,
+ * Polish, Catalan, Swedish, Danish and Norwegian, Finnish, Czech, Japanese.
+ */
+export const EDITED_SUFFIXES: readonly string[] = [
+  'edited',
+  'bearbeitet',
+  'modifié',
+  'editado',
+  'ha editado',
+  'modificato',
+  'bewerkt',
+  'edytowane',
+  'editat',
+  'redigerad',
+  'redigeret',
+  'redigert',
+  'muokattu',
+  'upraveno',
+  '編集済み',
+];
+const EDITED = new RegExp(
+  `^(.+)-(${EDITED_SUFFIXES.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(\\(\\d+\\))?$`,
+  'iu',
+);
+
+const DEFAULT_WINDOW = 4096;
+const DEFAULT_REMEMBER = 65_536;
+
+interface Still {
+  /** As shown (the partner named by the pair). */
+  path: string;
+  /** Read only when a video needs its time (a view may compute it lazily). */
+  view: PairView;
+}
+
+interface Waiting<T> {
+  item: T;
+  view: PairView;
+  /** The stem key it waits on (a video's or a copy's original's). */
+  key: string;
+  kind: 'video' | 'copy';
+}
+
+/** NFC only where it can change anything: most names are ASCII. */
+const nfc = (text: string): string => (/[^\u0000-\u007f]/.test(text) ? text.normalize('NFC') : text);
+
+/** The folder (inside an archive: the member's folder, so parts of one export meet) and the stem. */
+function split(path: string): { folder: string; stem: string } {
+  const inside = path.slice(path.lastIndexOf('!/') + 1);
+  const slash = inside.lastIndexOf('/');
+  const name = inside.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  return { folder: nfc(inside.slice(0, Math.max(slash, 0))), stem: nfc(dot > 0 ? name.slice(0, dot) : name) };
+}
+
+/** A still's key: its folder and stem, case folded. */
+const keyOf = (folder: string, stem: string): string => `${folder}\u0000${stem}`.toLowerCase();
+
+/** The original's stem of an edited copy's name, or null when the name is no edited copy's. */
+export function editedOriginalStem(stem: string): string | null {
+  const match = EDITED.exec(nfc(stem));
+  return match ? match[1]! : null;
+}
+
+export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
+  const window = options.window ?? DEFAULT_WINDOW;
+  const remember = options.remember ?? DEFAULT_REMEMBER;
+  // Remembered stills by stem key and by content identifier, each bounded by a ring of the
+  // latest keys (a Map's own order would cost a walk over its deleted entries on every eviction).
+  const stills = createBoundedMap<Still>(remember);
+  const byContentId = createBoundedMap<Still>(remember);
+  // Waiting files in arrival order: `queue` from `head` (released ones are skipped when met).
+  const waiting = new Map<T, Waiting<T>>();
+  let queue: T[] = [];
+  let head = 0;
+  // The waiting files by the key and the content identifier they wait on: a still finds its own.
+  const byWaitKey = new Map<string, Set<T>>();
+  const byWaitContent = new Map<string, Set<T>>();
+  const index = (map: Map<string, Set<T>>, key: string, item: T): void => {
+    const set = map.get(key);
+    if (set) set.add(item);
+    else map.set(key, new Set([item]));
+  };
+  const unindex = (map: Map<string, Set<T>>, key: string, item: T): void => {
+    const set = map.get(key);
+    set?.delete(item);
+    if (set?.size === 0) map.delete(key);
+  };
+  const wait = (entry: Waiting<T>): void => {
+    waiting.set(entry.item, entry);
+    queue.push(entry.item);
+    index(byWaitKey, entry.key, entry.item);
+    if (entry.view.contentId !== undefined) index(byWaitContent, entry.view.contentId, entry.item);
+  };
+  const release = (item: T): void => {
+    const entry = waiting.get(item);
+    if (!entry) return;
+    waiting.delete(item);
+    unindex(byWaitKey, entry.key, item);
+    if (entry.view.contentId !== undefined) unindex(byWaitContent, entry.view.contentId, item);
+  };
+  /** The oldest file still waiting, taken off the queue. */
+  const oldestWaiting = (): T | undefined => {
+    while (head < queue.length) {
+      const item = queue[head]!;
+      head += 1;
+      if (waiting.has(item)) return item;
+    }
+    return undefined;
+  };
+  const compact = (): void => {
+    // Each file enters the queue once: what lies before `head`, or was released, goes.
+    if (head < 1024 || head * 2 < queue.length) return;
+    queue = queue.slice(head).filter((item) => waiting.has(item));
+    head = 0;
+  };
+
+  /** The still a Live Photo video goes with, and by which rule; null when none is known. */
+  const liveStill = (view: PairView, key: string): { still: Still; rule: PairRule } | null => {
+    if (view.contentId !== undefined) {
+      const still = byContentId.get(view.contentId);
+      if (still) return { still, rule: 'content_identifier' };
+    }
+    const still = stills.get(key);
+    if (!still) return null;
+    // Two content identifiers that differ say these are two moments, whatever the names.
+    if (still.view.contentId !== undefined && view.contentId !== undefined) return null;
+    if (view.durationSeconds === null || view.durationSeconds > LIVE_VIDEO_MAX_SECONDS) return null;
+    const videoMs = view.takenMs;
+    const stillMs = still.view.takenMs;
+    if (videoMs === null || stillMs === null) return null;
+    return Math.abs(videoMs - stillMs) <= LIVE_TIME_TOLERANCE_MS ? { still, rule: 'live_photo_stem' } : null;
+  };
+
+  /** Whether a video may be a Live Photo's: one with Apple's identifier, or one short enough. */
+  const mayBeLive = (view: PairView): boolean =>
+    view.contentId !== undefined || (view.durationSeconds !== null && view.durationSeconds <= LIVE_VIDEO_MAX_SECONDS);
+
+  const videoPair = (item: T, view: PairView, key: string): Paired<T> | null => {
+    const found = liveStill(view, key);
+    return found ? { item, pair: { origin: 'live_photo_video', rule: found.rule, partner: found.still.path } } : null;
+  };
+
+  return {
+    push(item) {
+      const view = options.view(item);
+      const { folder, stem } = split(view.path);
+      const out: Paired<T>[] = [];
+      if (view.mediaType === 'video') {
+        const key = keyOf(folder, stem);
+        const paired = mayBeLive(view) ? videoPair(item, view, key) : null;
+        if (paired) return [paired];
+        if (!mayBeLive(view)) return [{ item, pair: null }];
+        wait({ item, view, key, kind: 'video' });
+      } else {
+        const original = editedOriginalStem(stem);
+        if (original !== null) {
+          const key = keyOf(folder, original);
+          const still = stills.get(key);
+          if (still) return [{ item, pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: still.path } }];
+          wait({ item, view, key, kind: 'copy' });
+        } else {
+          const key = keyOf(folder, stem);
+          const still: Still = { path: view.shown ?? view.path, view };
+          stills.set(key, still);
+          if (view.contentId !== undefined) byContentId.set(view.contentId, still);
+          out.push({ item, pair: null });
+          // What waited for this still goes with it now.
+          const candidates = new Set([
+            ...(byWaitKey.get(key) ?? []),
+            ...(view.contentId === undefined ? [] : (byWaitContent.get(view.contentId) ?? [])),
+          ]);
+          for (const candidate of candidates) {
+            const entry = waiting.get(candidate)!;
+            if (entry.kind === 'copy') {
+              release(candidate);
+              out.push({
+                item: candidate,
+                pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: still.path },
+              });
+              continue;
+            }
+            const paired = videoPair(candidate, entry.view, entry.key);
+            if (!paired) continue;
+            release(candidate);
+            out.push(paired);
+          }
+          return out;
+        }
+      }
+      // Past the window the oldest waiting file goes unpaired: the stream is never held longer.
+      if (waiting.size > window) {
+        const oldest = oldestWaiting();
+        if (oldest !== undefined) {
+          release(oldest);
+          out.push({ item: oldest, pair: null });
+        }
+      }
+      compact();
+      return out;
+    },
+    flush() {
+      const out = [...waiting.keys()].map((item): Paired<T> => ({ item, pair: null }));
+      waiting.clear();
+      queue = [];
+      head = 0;
+      byWaitKey.clear();
+      byWaitContent.clear();
+      return out;
+    },
+    get waiting() {
+      return waiting.size;
+    },
+  };
+}
+
+/** A map that keeps the latest `limit` keys set (a ring of them says which is oldest). */
+interface BoundedMap<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+}
+
+function createBoundedMap<V>(limit: number): BoundedMap<V> {
+  const map = new Map<string, V>();
+  // The ring's slot holds the key set there and its value: a key set again since is no eviction.
+  const keys: (string | undefined)[] = [];
+  const values: (V | undefined)[] = [];
+  let next = 0;
+  return {
+    get: (key) => map.get(key),
+    set(key, value) {
+      if (limit <= 0) return;
+      const slot = next;
+      next = (next + 1) % limit;
+      const evicted = keys[slot];
+      if (evicted !== undefined && map.get(evicted) === values[slot]) map.delete(evicted);
+      keys[slot] = key;
+      values[slot] = value;
+      map.set(key, value);
+    },
+  };
+}

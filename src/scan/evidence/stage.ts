@@ -1,0 +1,102 @@
+import type { ScanEvent, ScanRecord } from '../types.js';
+import { classifyOrigin, DEFAULT_INCLUDED, type OriginClass } from './origin.js';
+import { createPairing, type PairRule, type Paired } from './pairing.js';
+
+/**
+ * The scan's evidence stage: every record leaves the scan with its origin (origin.ts) and,
+ * when the run's `--include` does not name its class, `left_out` set; the second file of a
+ * pair (pairing.ts) is collapsed into the first unless its class is included. Records pass in
+ * the batches they come in; only a file that may be the second of a pair waits, within the
+ * pairing's window, and the rest wait at the end of the stream. State lives as long as the
+ * stream: one sync's batches pair with each other.
+ */
+
+export interface EvidenceOptions {
+  /** The classes sent (default: own and unknown). */
+  included?: ReadonlySet<OriginClass>;
+  /** Files waiting for a partner at most (pairing.ts's default when absent). */
+  window?: number;
+  signal?: AbortSignal;
+}
+
+/** How the summary names what collapsed a pair. */
+const PAIR_SIGNALS: Record<PairRule, string> = {
+  content_identifier: 'content identifier',
+  live_photo_stem: 'name and time',
+  edited_copy_name: 'file name',
+};
+
+const capture = (taken: string | null): number | null => {
+  if (taken === null) return null;
+  const ms = Date.parse(taken);
+  return Number.isNaN(ms) ? null : ms;
+};
+
+/** Gives each record its origin; pairs collapse unless both pair classes are included. */
+export async function* withOrigins(
+  batches: AsyncIterable<ScanEvent[]>,
+  options: EvidenceOptions = {},
+): AsyncGenerator<ScanEvent[]> {
+  const included = options.included ?? DEFAULT_INCLUDED;
+  const pairs = !included.has('live_photo_video') || !included.has('edited_copy');
+  const pairing = createPairing<ScanRecord>({
+    view: (record) => {
+      const media = record.media!;
+      return {
+        path: record.absPath,
+        shown: record.path,
+        mediaType: media.media_type === 'video' ? 'video' : 'photo',
+        durationSeconds: media.duration_seconds,
+        // Parsed only when a video is weighed against a still.
+        get takenMs() {
+          return capture(media.taken_at);
+        },
+        contentId: record.source?.evidence?.content_id,
+      };
+    },
+    ...(options.window === undefined ? {} : { window: options.window }),
+  });
+  const settle = ({ item, pair }: Paired<ScanRecord>): ScanEvent => {
+    const origin = item.origin!;
+    if (pair !== null) {
+      origin.pair = pair;
+      if (!included.has(pair.origin)) {
+        origin.origin = pair.origin;
+        origin.rule = pair.rule;
+        origin.signal = PAIR_SIGNALS[pair.rule];
+        origin.left_out = pair.origin;
+      }
+    }
+    return { type: 'record', record: item };
+  };
+  for await (const batch of batches) {
+    const out: ScanEvent[] = [];
+    for (const event of batch) {
+      if (event.type !== 'record' || event.record.media === null) {
+        out.push(event);
+        continue;
+      }
+      const record = event.record;
+      const media = record.media!;
+      const decided = classifyOrigin({
+        path: record.path,
+        ...(record.archive === undefined ? {} : { archive: record.archive }),
+        signals: record.source?.evidence,
+        hasCamera: media.device_make !== null || media.device_model !== null,
+      });
+      const left = included.has(decided.origin) ? null : decided.origin;
+      record.origin = { ...decided, pair: null, left_out: left };
+      // A file left out by its origin pairs with nothing: its partner stands alone.
+      if (left !== null || !pairs) out.push(event);
+      else for (const paired of pairing.push(record)) out.push(settle(paired));
+    }
+    if (out.length > 0) yield out;
+  }
+  if (options.signal?.aborted) return; // what waits is dropped like any read after Ctrl-C
+  const rest = pairing.flush().map(settle);
+  if (rest.length > 0) yield rest;
+}
+
+/** Whether a record is sent: media with no `left_out` (a record before the stage: sent). */
+export const isSent = (record: Pick<ScanRecord, 'media' | 'origin'>): boolean =>
+  record.media !== null && (record.origin?.left_out ?? null) === null;

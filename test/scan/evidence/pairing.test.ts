@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { createPairing, editedOriginalStem, type PairView, type Paired } from '../../../src/scan/evidence/pairing.js';
+
+const T0 = Date.UTC(2024, 6, 12, 20, 0, 0);
+const photo = (path: string, extra: Partial<PairView> = {}): PairView => ({
+  path,
+  mediaType: 'photo',
+  durationSeconds: null,
+  takenMs: T0,
+  contentId: undefined,
+  ...extra,
+});
+const video = (path: string, seconds: number | null, extra: Partial<PairView> = {}): PairView => ({
+  path,
+  mediaType: 'video',
+  durationSeconds: seconds,
+  takenMs: T0,
+  contentId: undefined,
+  ...extra,
+});
+
+/** Pushes every file in order, flushes, and reports each file's pairing by path. */
+function run(files: PairView[], window?: number): Record<string, string> {
+  const pairing = createPairing<PairView>({ view: (v) => v, ...(window === undefined ? {} : { window }) });
+  const out: Paired<PairView>[] = [];
+  for (const file of files) out.push(...pairing.push(file));
+  out.push(...pairing.flush());
+  expect(out).toHaveLength(files.length); // nothing lost, nothing twice
+  expect(pairing.waiting).toBe(0);
+  return Object.fromEntries(
+    out.map(({ item, pair }) => [item.path, pair ? `${pair.origin} ${pair.rule} -> ${pair.partner}` : 'alone']),
+  );
+}
+
+describe('Live Photo pairing', () => {
+  it('pairs by content identifier whatever the names and times, in either order', () => {
+    const still = photo('a/IMG_1.HEIC', { contentId: 'ABC' });
+    const clip = video('b/renamed.MOV', 2.9, { contentId: 'ABC', takenMs: T0 + 60_000 });
+    expect(run([still, clip])['b/renamed.MOV']).toBe('live_photo_video content_identifier -> a/IMG_1.HEIC');
+    expect(run([clip, still])['b/renamed.MOV']).toBe('live_photo_video content_identifier -> a/IMG_1.HEIC');
+  });
+
+  it('pairs by stem, a short video and times within 2 s, in either order', () => {
+    const still = photo('Takeout/Google Photos/Photos from 2024/IMG_2.HEIC');
+    const clip = video('Takeout/Google Photos/Photos from 2024/IMG_2.MP4', 3.0, { takenMs: T0 + 1500 });
+    expect(run([still, clip])[clip.path]).toBe(`live_photo_video live_photo_stem -> ${still.path}`);
+    expect(run([clip, still])[clip.path]).toBe(`live_photo_video live_photo_stem -> ${still.path}`);
+  });
+
+  it('pairs parts of one export across archives', () => {
+    const still = photo('takeout-001.zip!/Takeout/Google Photos/Photos from 2024/IMG_3.HEIC');
+    const clip = video('takeout-002.zip!/Takeout/Google Photos/Photos from 2024/IMG_3.MP4', 2);
+    expect(run([clip, still])[clip.path]).toBe(`live_photo_video live_photo_stem -> ${still.path}`);
+  });
+
+  const alone: [string, PairView[]][] = [
+    ['a video longer than 3.5 s', [photo('IMG_4.HEIC'), video('IMG_4.MOV', 3.6)]],
+    ['times 2.5 s apart', [photo('IMG_5.HEIC'), video('IMG_5.MOV', 2, { takenMs: T0 + 2500 })]],
+    ['no capture time', [photo('IMG_6.HEIC', { takenMs: null }), video('IMG_6.MOV', 2)]],
+    ['no duration', [photo('IMG_7.HEIC'), video('IMG_7.MOV', null)]],
+    ['another folder', [photo('a/IMG_8.HEIC'), video('b/IMG_8.MOV', 2)]],
+    ['two different identifiers', [photo('IMG_9.HEIC', { contentId: 'X' }), video('IMG_9.MOV', 2, { contentId: 'Y' })]],
+    ['no still at all', [video('IMG_10.MOV', 2)]],
+  ];
+  it.each(alone)('leaves a video alone with %s', (_, files) => {
+    const result = run(files);
+    for (const file of files) expect(result[file.path]).toBe('alone');
+  });
+});
+
+describe('edited copies', () => {
+  it.each([
+    ['IMG_1-edited', 'IMG_1'],
+    ['IMG_1-bearbeitet', 'IMG_1'],
+    ['IMG_1-modifié', 'IMG_1'],
+    ['IMG_1-editado', 'IMG_1'],
+    ['IMG_1-modificato', 'IMG_1'],
+    ['IMG_1-EDITED(1)', 'IMG_1'],
+    ['IMG_1-編集済み', 'IMG_1'],
+    ['IMG_1', null],
+    ['-edited', null],
+    ['IMG_1-editing', null],
+  ])('%s is the copy of %s', (stem, original) => {
+    expect(editedOriginalStem(stem)).toBe(original);
+  });
+
+  it('goes with its original in either order; alone without it', () => {
+    const original = photo('P/IMG_4006.jpg');
+    const copy = photo('P/IMG_4006-edited.jpg');
+    expect(run([original, copy])[copy.path]).toBe('edited_copy edited_copy_name -> P/IMG_4006.jpg');
+    expect(run([copy, original])[copy.path]).toBe('edited_copy edited_copy_name -> P/IMG_4006.jpg');
+    expect(run([original, copy])[original.path]).toBe('alone');
+    expect(run([copy])[copy.path]).toBe('alone');
+  });
+
+  it('lets the original out at once and the copy only once it is decided', () => {
+    const pairing = createPairing<PairView>({ view: (v) => v });
+    expect(pairing.push(photo('IMG_1-edited.jpg'))).toEqual([]);
+    const out = pairing.push(photo('IMG_1.jpg'));
+    expect(out.map((p) => p.item.path)).toEqual(['IMG_1.jpg', 'IMG_1-edited.jpg']);
+  });
+});
+
+describe('bounds', () => {
+  it('never holds more than the window: the oldest waiting file goes out unpaired', () => {
+    const pairing = createPairing<PairView>({ view: (v) => v, window: 2 });
+    expect(pairing.push(video('a/V1.MOV', 1))).toEqual([]);
+    expect(pairing.push(video('a/V2.MOV', 1))).toEqual([]);
+    expect(pairing.push(video('a/V3.MOV', 1))).toEqual([{ item: video('a/V1.MOV', 1), pair: null }]);
+    expect(pairing.waiting).toBe(2);
+  });
+
+  it('passes photos and long videos through at once', () => {
+    const pairing = createPairing<PairView>({ view: (v) => v, window: 0 });
+    expect(pairing.push(photo('a.jpg'))).toHaveLength(1);
+    expect(pairing.push(video('b.mp4', 60))).toHaveLength(1);
+    expect(pairing.waiting).toBe(0);
+  });
+
+  it('keeps a still seen again: its first place in memory going does not forget it', () => {
+    const pairing = createPairing<PairView>({ view: (v) => v, remember: 3 });
+    pairing.push(photo('a/IMG_1.jpg'));
+    pairing.push(photo('a/IMG_2.jpg'));
+    pairing.push(photo('a/IMG_1.jpg')); // the same key again, in the third place
+    pairing.push(photo('a/IMG_3.jpg')); // takes the first place: IMG_1 is remembered since
+    expect(pairing.push(photo('a/IMG_1-edited.jpg'))[0]?.pair?.partner).toBe('a/IMG_1.jpg');
+    pairing.push(photo('a/IMG_4.jpg')); // takes the second place: IMG_2 goes
+    expect(pairing.push(photo('a/IMG_2-edited.jpg'))).toEqual([]);
+  });
+
+  it('forgets the oldest stills past its memory', () => {
+    const pairing = createPairing<PairView>({ view: (v) => v, remember: 1 });
+    pairing.push(photo('IMG_1.jpg'));
+    pairing.push(photo('IMG_2.jpg'));
+    expect(pairing.push(photo('IMG_1-edited.jpg'))).toEqual([]); // IMG_1 is forgotten: the copy waits
+    expect(pairing.push(photo('IMG_2-edited.jpg'))[0]?.pair?.partner).toBe('IMG_2.jpg');
+  });
+});
