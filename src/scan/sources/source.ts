@@ -1,5 +1,5 @@
 import type { PhotoDetails } from '../archive/photo-details.js';
-import type { SidecarIndex } from '../archive/sidecar-index.js';
+import { folderKey, type SidecarIndex } from '../archive/sidecar-index.js';
 import type { MemberTask } from '../archive/types.js';
 import type { PathClass, SkipReason } from '../classify.js';
 import type { FileTask } from '../read-file.js';
@@ -121,7 +121,8 @@ export function classifyMember(
     case 'sidecar':
     case 'media':
       // iCloud's CSV says the photo was in Recently Deleted: the folder's rule.
-      if (found.kind === 'media' && run.details.get(detailsKey(name))?.deleted) return { skip: 'trashed', at: name };
+      if (found.kind === 'media' && run.details.get(folderKey(name).base)?.deleted)
+        return { skip: 'trashed', at: name };
       return { keep: found.kind };
     case 'archive':
       return found.format === 'zip' ? { keep: 'nested' } : { skip: 'not_media', at: name };
@@ -132,12 +133,6 @@ export function classifyMember(
       skippedFolders.add(found.at);
       return { skip: found.reason, at: found.at };
   }
-}
-
-/** A member's file name, as iCloud's CSV names it. */
-function detailsKey(member: string): string {
-  const clean = member.replace(/^(\.\/|\/)+/, '');
-  return clean.slice(clean.lastIndexOf('/') + 1);
 }
 
 /** A member as a walked file: its archive's time, and the archive's size in its cache key. */
