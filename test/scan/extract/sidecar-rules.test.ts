@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../../../src/scan/extract/sidecar-names.js';
+import {
+  pickCandidate,
+  takeoutJsonCandidates,
+  takeoutTitle,
+  takeoutYearFolder,
+  xmpCandidates,
+} from '../../../src/scan/extract/sidecar-names.js';
 import { parseTakeout } from '../../../src/scan/extract/takeout.js';
 import { parseXmp } from '../../../src/scan/extract/xmp.js';
 import { parseDateText } from '../../../src/scan/extract/dates.js';
@@ -36,6 +42,75 @@ describe('Takeout JSON name matching', () => {
   it('prefers the exact name over the truncated and extension-less ones', () => {
     const names = listing('IMG_0001.json', 'IMG_0001.jpg.supp.json', 'IMG_0001.jpg.json');
     expect(pickCandidate(takeoutJsonCandidates('IMG_0001.jpg'), names)).toBe('IMG_0001.jpg.json');
+  });
+});
+
+const SUPPLEMENTAL = '.supplemental-metadata';
+
+describe('Takeout JSON names: the counter in both positions, every cut under the 51-character cap', () => {
+  // Every cut Takeout makes of `.supplemental-metadata`, for a short and a long name.
+  const cuts = Array.from({ length: SUPPLEMENTAL.length - 1 }, (_, i) => SUPPLEMENTAL.slice(0, i + 2));
+  const LONG_BASE = 'Screenshot_20240712-201530_Concert_Live'; // 39 characters with no extension
+
+  it.each(cuts)('IMG_1(1).jpg finds %s with the counter at the end and in place', (suffix) => {
+    for (const json of [`IMG_1.jpg${suffix}(1).json`, `IMG_1(1).jpg${suffix}.json`])
+      expect(pickCandidate(takeoutJsonCandidates('IMG_1(1).jpg'), listing(json, `IMG_1.jpg${suffix}.json`))).toBe(json);
+  });
+
+  it.each(cuts)('a long name cut to the cap, the counter counted in or not: %s', (suffix) => {
+    const base = `${LONG_BASE}(2).jpg`;
+    const core = `${LONG_BASE}.jpg${suffix}`;
+    const inPlace = `${LONG_BASE}(2).jpg${suffix}`;
+    for (const json of [
+      `${core.slice(0, 46)}(2).json`,
+      `${core.slice(0, 43)}(2).json`,
+      `${inPlace.slice(0, 46)}.json`,
+      `${core}(2).json`, // 2026: no longer cut
+      `${inPlace}.json`,
+    ])
+      expect(pickCandidate(takeoutJsonCandidates(base), listing(json))).toBe(json);
+  });
+
+  it('a name no longer cut (2026 exports) is found whole', () => {
+    const json = `${LONG}.supplemental-metadata.json`;
+    expect(pickCandidate(takeoutJsonCandidates(LONG), listing(json))).toBe(json);
+  });
+
+  it.each([
+    ['IMG_1(1).MP4', 'IMG_1.HEIC.supplemental-metadata(1).json'],
+    ['IMG_1(1).MP4', 'IMG_1(1).HEIC.supplemental-metadata.json'],
+    ['IMG_1.MOV', 'IMG_1.JPG.json'],
+    ['IMG_1.MP4', 'IMG_1.HEIC.supplemental-meta.json'],
+  ])("the video half of a Live Photo %s shares its still's %s", (video, json) => {
+    expect(pickCandidate(takeoutJsonCandidates(video), listing(json))).toBe(json);
+  });
+
+  it("a video's own JSON comes before its still's; a photo never takes a video's", () => {
+    const names = listing('IMG_1.HEIC.json', 'IMG_1.MP4.json');
+    expect(pickCandidate(takeoutJsonCandidates('IMG_1.MP4'), names)).toBe('IMG_1.MP4.json');
+    expect(pickCandidate(takeoutJsonCandidates('IMG_1.HEIC'), listing('IMG_1.MP4.json'))).toBeNull();
+    expect(pickCandidate(takeoutJsonCandidates('IMG_1(1).MP4'), listing('IMG_1.HEIC.json'))).toBeNull();
+  });
+
+  it('takeoutTitle reads the title member, nothing else', () => {
+    expect(takeoutTitle('{"title":"IMG_0001.JPG","photoTakenTime":{"timestamp":"1"}}')).toBe('IMG_0001.JPG');
+    expect(takeoutTitle('{"title":7}')).toBeNull();
+    expect(takeoutTitle('["IMG_0001.JPG"]')).toBeNull();
+    expect(takeoutTitle('not json')).toBeNull();
+  });
+
+  it.each([
+    ['Photos from 2023', 2023],
+    ['Fotos von 2023', 2023],
+    ['Photos de 2023', 2023],
+    ['Photos\u00a0de\u00a02023', 2023],
+    ['Photos from\u00a02019', 2019],
+    ['Fotos de 2021', 2021],
+    ['Foto del 2022', 2022],
+    ['Concert 2023', null],
+    ['Photos from 1850', null],
+  ])('year folder %j -> %s', (name, year) => {
+    expect(takeoutYearFolder(name)).toBe(year);
   });
 });
 
