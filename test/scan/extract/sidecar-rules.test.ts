@@ -6,6 +6,7 @@ import {
   takeoutYearFolder,
   xmpCandidates,
 } from '../../../src/scan/extract/sidecar-names.js';
+import { createSidecarFinder } from '../../../src/scan/extract/sidecars.js';
 import { parseTakeout } from '../../../src/scan/extract/takeout.js';
 import { parseXmp } from '../../../src/scan/extract/xmp.js';
 import { parseDateText } from '../../../src/scan/extract/dates.js';
@@ -111,6 +112,49 @@ describe('Takeout JSON names: the counter in both positions, every cut under the
     ['Photos from 1850', null],
   ])('year folder %j -> %s', (name, year) => {
     expect(takeoutYearFolder(name)).toBe(year);
+  });
+});
+
+describe("a folder's JSON by its title, last of all", () => {
+  const json = (title: string, seconds: number): string =>
+    JSON.stringify({ title, photoTakenTime: { timestamp: String(seconds) } });
+  const finder = (files: Record<string, string>) => {
+    const reads: string[] = [];
+    const found = createSidecarFinder({
+      listDir: async () => Object.keys(files),
+      readText: async (path) => {
+        reads.push(path);
+        const text = files[path.slice(path.lastIndexOf('/') + 1)];
+        if (text === undefined) throw new Error('gone');
+        return text;
+      },
+    });
+    return { found, reads };
+  };
+
+  it('a JSON whose name no rule gives is found by its title', async () => {
+    const { found } = finder({ 'Konzert.jpg': '', 'a1b2c3.json': json('Konzert.jpg', 1720829730) });
+    expect((await found.load('/lib/Konzert.jpg')).takeout?.takenMs).toBe(1720829730000);
+  });
+
+  it('the name rules come first, and a title two JSONs share names neither', async () => {
+    const { found } = finder({
+      'IMG_1.jpg.json': json('other.jpg', 1),
+      'x.json': json('IMG_1.jpg', 2),
+      'y.json': json('IMG_2.jpg', 3),
+      'z.json': json('img_2.JPG', 4),
+    });
+    expect((await found.load('/lib/IMG_1.jpg')).takeout?.takenMs).toBe(1000);
+    expect((await found.load('/lib/IMG_2.jpg')).takeout).toBeNull();
+  });
+
+  it("reads a folder's JSONs for their titles once, and only on a miss", async () => {
+    const { found, reads } = finder({ 'IMG_1.jpg.json': json('IMG_1.jpg', 1), 'q.json': json('IMG_3.jpg', 3) });
+    await found.load('/lib/IMG_1.jpg');
+    expect(reads).toEqual(['/lib/IMG_1.jpg.json']);
+    await found.load('/lib/IMG_3.jpg');
+    await found.load('/lib/IMG_4.jpg');
+    expect(reads.filter((path) => path.endsWith('q.json'))).toHaveLength(2); // the title pass, then the read
   });
 });
 
