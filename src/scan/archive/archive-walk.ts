@@ -179,8 +179,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
   const sidecarLimit = (keep: Kept): number => (keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES);
 
   /** A sidecar's (or a CSV's) text into the run's tree. */
-  const addSidecar = (keep: Kept, name: string, text: string): void => {
-    if (keep === 'details') details.add(text);
+  const addSidecar = async (keep: Kept, name: string, text: string, part: string): Promise<void> => {
+    if (keep === 'details') await details.read(text, { part });
     else index.add(name, text);
   };
 
@@ -301,7 +301,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           handle ??= await fsp.open(root.absPath, 'r');
           // A damaged sidecar costs its photo the sidecar, never the other members of the part.
           const text = await readSmallMember(handle, entry, limit).catch(() => null);
-          if (text !== null) addSidecar(kind.keep, entry.name, text);
+          if (text !== null) await addSidecar(kind.keep, entry.name, text, root.absPath);
         }
       } catch (error) {
         failed.set(
@@ -438,7 +438,7 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
       const kind = classify(entry.name, new Set());
       if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) continue;
       const text = inflateFromBuffer(data, entry, sidecarLimit(kind.keep));
-      if (text !== null) addSidecar(kind.keep, entry.name, text.toString('utf8'));
+      if (text !== null) await addSidecar(kind.keep, entry.name, text.toString('utf8'), root.absPath);
     }
     let events: WalkEvent[] = [];
     for (const entry of entries) {
@@ -563,7 +563,8 @@ export function createArchiveWalk(options: ArchiveWalkOptions) {
           events.push({ type: 'skipped', reason: 'sidecar', absPath: memberPath(root.absPath, name) });
           const size = entry.header.size ?? 0;
           if (size > sidecarLimit(kind.keep)) await drain(entry);
-          else addSidecar(kind.keep, name, Buffer.from(await collect(entry, size)).toString('utf8'));
+          else
+            await addSidecar(kind.keep, name, Buffer.from(await collect(entry, size)).toString('utf8'), root.absPath);
         } else {
           const file = await tarMember(root, name, entry);
           if (options.signal?.aborted) break; // a member cut short by the stop is not a line
