@@ -175,3 +175,20 @@ export function describePartGap(gap: PartGap): string {
   const of = gap.total === null ? '' : ` (${gap.total} parts)`;
   return `${gap.label}${of}: part${numbers.length === 1 ? '' : 's'} ${list} missing`;
 }
+
+/**
+ * The folder of an iCloud export a file on disk lies in, which keys its `Photo Details` rows
+ * (photo-details.ts): the nearest folder named as a part (`iCloud Photos Part 1 of 3`, unzipped
+ * where it was downloaded), else the nearest whose name says iCloud (`iCloud Photos`); null
+ * for a file in no such folder, which no CSV describes. POSIX or Windows separators.
+ */
+export function icloudFolderOf(filePath: string): string | null {
+  const parts = filePath.split(/[\\/]/);
+  let named: number | null = null;
+  for (let i = parts.length - 2; i >= 0; i--) {
+    const name = parts[i]!;
+    if (parsePartName(name)?.export === 'icloud') return parts.slice(0, i + 1).join('/');
+    if (named === null && /icloud/i.test(name)) named = i;
+  }
+  return named === null ? null : parts.slice(0, named + 1).join('/');
+}

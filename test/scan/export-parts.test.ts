@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describePartGap, findPartGaps, parsePartName } from '../../src/scan/export-parts.js';
+import { describePartGap, findPartGaps, icloudFolderOf, parsePartName } from '../../src/scan/export-parts.js';
 
 describe('parsePartName', () => {
   it.each([
@@ -107,5 +107,18 @@ describe('describePartGap', () => {
   it('counts what it does not name', () => {
     const [gap] = findPartGaps(['iCloud Photos Part 1 of 30.zip']);
     expect(describePartGap(gap!)).toMatch(/^iCloud Photos \(30 parts\): parts 2, 3, .*, 21 and 9 more missing$/);
+  });
+});
+
+describe('icloudFolderOf', () => {
+  it.each([
+    ['/d/iCloud Photos Part 1 of 2/iCloud Photos/Photos/IMG_1.JPG', '/d/iCloud Photos Part 1 of 2'],
+    ['/d/iCloud Photos Part 1 of 2/iCloud Photos/Photo Details.csv', '/d/iCloud Photos Part 1 of 2'],
+    ['/d/iCloud Fotos Teil 1 von 2/Fotos/IMG_1.JPG', '/d/iCloud Fotos Teil 1 von 2'],
+    ['/d/export/iCloud Photos/Photos/IMG_1.JPG', '/d/export/iCloud Photos'],
+    ['/d/DCIM/IMG_1.JPG', null],
+    ['/d/iCloud Photos Part 1 of 2', null], // the folder itself is no file in it
+  ])('%s -> %s', (file, folder) => {
+    expect(icloudFolderOf(file)).toBe(folder);
   });
 });
