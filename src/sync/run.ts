@@ -138,8 +138,7 @@ const MISSING_PARTS = 'missing_parts';
 
 /** Whether a pipeline event says a folder or a file's bytes could not be read (scan's rule). */
 function isUnread(event: PipelineEvent): boolean {
-  if (event.type === 'notice')
-    return event.kind === 'warning' && event.code !== MISSING_PARTS && isUnreadWarning(event.code);
+  if (event.type === 'notice') return event.kind === 'warning' && isUnreadWarning(event.code);
   return event.type === 'scan_error' && isUnreadError(event.code);
 }
 
