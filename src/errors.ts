@@ -184,6 +184,20 @@ export class ScanError extends CodedError<ScanErrorCode> {
   }
 }
 
+/**
+ * A zip that cannot be listed to its end, with a code of the `scan` family: a download cut
+ * short (`truncated_archive`; `member` is the one it stops in, null between members) or a
+ * file named .zip that holds no zip (`unsupported_format`).
+ */
+export class ArchiveError extends CodedError<ScanErrorCode> {
+  readonly member: string | null;
+
+  constructor(code: ScanErrorCode, member: string | null, message: string) {
+    super(code, message);
+    this.member = member;
+  }
+}
+
 /** A call the client refuses to send (a batch of the wrong size, a body outside the contract). */
 export class RequestError extends CodedError<RequestErrorCode> {}
 

@@ -1,8 +1,7 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { createExcludeMatcher } from './exclude.js';
-import { MEDIA_EXTENSIONS } from './extract/formats.js';
-import { entryKind, extensionOf, folderSkipReason } from './junk.js';
+import { classifyName, entryKind } from './classify.js';
 import { walkFs, type WalkOptions } from './walk.js';
 
 /** Entries read per system call: the count holds nothing, so it reads in large steps. */
@@ -66,10 +65,10 @@ async function countLink(
   try {
     const stats = await walk.fs.stat(abs);
     if (stats.isDirectory()) {
-      if (walk.follow && !folderSkipReason(entry.name)) walk.stack.push({ abs, rel });
+      if (walk.follow && classifyName(entry.name, 'folder').kind === 'folder') walk.stack.push({ abs, rel });
       return 0;
     }
-    return stats.isFile() && MEDIA_EXTENSIONS.has(extensionOf(entry.name)) ? 1 : 0;
+    return stats.isFile() && classifyName(entry.name, 'file').kind === 'media' ? 1 : 0;
   } catch {
     return 0;
   }

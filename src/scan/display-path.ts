@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { MEMBER_SEPARATOR, splitMemberPath } from './archive/kind.js';
+import { splitMemberPath } from './sources/formats.js';
+import { MEMBER_SEPARATOR } from './sources/member-path.js';
 
 /** The roots a scan was given (resolved, absolute) and the folder it was run from. */
 export interface DisplayBase {

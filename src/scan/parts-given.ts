@@ -1,6 +1,6 @@
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
-import { archiveKindOf } from './archive/kind.js';
+import { archiveKindOf } from './sources/formats.js';
 import { describePartGap, findPartGaps, type PartGap } from './export-parts.js';
 import type { ScanEvent } from './types.js';
 

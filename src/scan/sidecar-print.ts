@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
-import { fileSkipReason, isSidecarName } from './junk.js';
+import { classifyName } from './classify.js';
 
 /** Stats at most this many sidecars at once (libuv's pool runs four). */
 const STAT_CONCURRENCY = 32;
@@ -41,7 +41,7 @@ export async function folderSidecarFingerprint(dir: string): Promise<string> {
   const names: string[] = [];
   try {
     for await (const entry of await fsp.opendir(dir, { bufferSize: 256 })) {
-      if (!entry.isSymbolicLink() && isSidecarName(entry.name) && !fileSkipReason(entry.name)) names.push(entry.name);
+      if (!entry.isSymbolicLink() && classifyName(entry.name, 'file').kind === 'sidecar') names.push(entry.name);
     }
   } catch {
     return '';

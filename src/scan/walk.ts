@@ -3,36 +3,13 @@ import type { Dirent, Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { describeFsError } from '../util/fs-error.js';
-import type { ArchiveMemberRef } from './archive/archive-walk.js';
-import { archiveKindOf } from './archive/kind.js';
 import { createExcludeMatcher } from './exclude.js';
-import { MEDIA_EXTENSIONS } from './extract/formats.js';
-import { entryKind, extensionOf, folderSkipReason, isSidecarName, type SkipReason } from './junk.js';
-import type { FileTask } from './read-file.js';
+import { classifyName, entryKind, skipReasonOf } from './classify.js';
 import { sidecarFingerprint } from './sidecar-print.js';
+import type { WalkEvent } from './sources/source.js';
 import { createBatchStat, type StatOutcome } from './stat-batch.js';
 
-/** A media file found by the walk, with what the scan cache keys on. */
-export interface WalkFile {
-  type: 'file';
-  /** Relative to the root it was found under, POSIX separators. */
-  path: string;
-  absPath: string;
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  /** Names, sizes and mtimes of the sidecars in the file's folder ('' when none). */
-  sidecarFingerprint: string;
-  /** Set for a member of an archive (archive/archive-walk.ts): `absPath` is then `archive!/member`. */
-  member?: ArchiveMemberRef;
-  /** A folder's file read with sidecars from the run's tree (folders beside archives, scan.ts). */
-  treeTask?: FileTask;
-}
-
-export type WalkEvent =
-  | WalkFile
-  | { type: 'skipped'; reason: SkipReason; absPath: string }
-  | { type: 'warning'; code: 'unreadable_folder' | 'unreadable_file'; absPath: string; message: string };
+export type { WalkEvent, WalkFile } from './sources/source.js';
 
 /** An open folder read entry by entry (what `fs.promises.opendir` gives). */
 export interface FolderHandle {
@@ -256,7 +233,6 @@ function examined(
   subfolders: Folder[],
 ): WalkEvent | null {
   const name = path.basename(entry.abs);
-  const ext = extensionOf(name);
   if (outcome.error) {
     if (outcome.error.code !== 'ENOENT') return warning('unreadable_file', entry.abs, outcome.error);
     // A link whose target is missing, or a file deleted since the listing.
@@ -265,17 +241,13 @@ function examined(
   const stats = outcome.stats;
   if (stats.isDirectory()) {
     if (!follow) return { type: 'skipped', reason: 'symlink_folder', absPath: entry.abs };
-    const reason = folderSkipReason(name);
-    if (reason) return { type: 'skipped', reason, absPath: entry.abs };
+    const found = classifyName(name, 'folder');
+    if (found.kind !== 'folder') return { type: 'skipped', reason: skipReasonOf(found), absPath: entry.abs };
     subfolders.push({ abs: entry.abs, rel: entry.rel });
     return null;
   }
-  if (!MEDIA_EXTENSIONS.has(ext))
-    return {
-      type: 'skipped',
-      reason: isSidecarName(name) ? 'sidecar' : archiveKindOf(name) ? 'archive' : 'not_media',
-      absPath: entry.abs,
-    };
+  const found = classifyName(name, 'file');
+  if (found.kind !== 'media') return { type: 'skipped', reason: skipReasonOf(found), absPath: entry.abs };
   if (!stats.isFile()) return { type: 'skipped', reason: 'not_media', absPath: entry.abs }; // a FIFO, socket or device
   return {
     type: 'file',

@@ -1,8 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../errors.js';
-import { archiveKindOf, rootKindOf } from '../scan/archive/kind.js';
-import { displayPath } from '../scan/display-path.js';
-import { scanLibraryBatches, type SidecarTree } from '../scan/scan.js';
+import { archiveKindOf, displayPath, rootKindOf, scanLibraryBatches, type SidecarTree } from '../scan/index.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
 import type { ChangeSender } from './run.js';
 import { createSyncTally, type SyncCounts } from './summary.js';

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { IngestResponse, MediaMetadata } from '../contract/index.js';
 import { InterruptedError, toCamrollError, type CamrollError } from '../errors.js';
-import type { ScanRecord } from '../scan/types.js';
+import type { ScanRecord } from '../scan/index.js';
 import { createBatcher } from './batcher.js';
 import { createCopyChooser } from './dedupe.js';
 import { fingerprintMedia, type BatchOutcome, type Journal, type JournalItem } from './journal.js';

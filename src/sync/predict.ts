@@ -1,5 +1,5 @@
 import { MediaMetadata, type RejectionReason } from '../contract/index.js';
-import { wouldBeRejected } from '../scan/summary.js';
+import { wouldBeRejected } from '../scan/index.js';
 
 /**
  * The rejection the service would give an item, predicted locally for `--dry-run`:

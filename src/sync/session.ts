@@ -1,7 +1,12 @@
-import { startAhead } from '../scan/head-start.js';
-import { recordDisplayPath } from '../scan/display-path.js';
-import { archiveKindOf } from '../scan/archive/kind.js';
-import { createSidecarTree, scanLibraryBatches, type ByteProgress, type SidecarTree } from '../scan/scan.js';
+import {
+  archiveKindOf,
+  createSidecarTree,
+  recordDisplayPath,
+  scanLibraryBatches,
+  startAhead,
+  type ByteProgress,
+  type SidecarTree,
+} from '../scan/index.js';
 import { startFailure, type SyncEnded } from './ending.js';
 import type { DryRunFinding, DryRunLookups } from './dry-run-journal.js';
 import type { FollowEvent, FollowScanOptions, StartedWatch } from './follow.js';

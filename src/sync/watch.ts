@@ -3,11 +3,7 @@ import { readdir, statSync, type Dirent, type Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'chokidar';
-import { archiveKindOf } from '../scan/archive/kind.js';
-import { MEDIA_EXTENSIONS } from '../scan/extract/formats.js';
-import { createExcludeMatcher } from '../scan/exclude.js';
-import { extensionOf, fileSkipReason, folderSkipReason, isSidecarName } from '../scan/junk.js';
-import { createBatchStat } from '../scan/stat-batch.js';
+import { classifyPath, createBatchStat, createExcludeMatcher } from '../scan/index.js';
 
 /**
  * `sync --watch`: watches the library's folders after (and from just before) the pass and
@@ -71,23 +67,22 @@ export function createWatchFilter(
   exclude: readonly string[] = [],
 ): (absPath: string, isFile?: boolean) => boolean {
   // The walk's own --exclude rule, compiled once: the watcher asks about every path it meets.
-  const matcher = createExcludeMatcher(exclude);
-  const excluded = (rel: string): boolean => matcher?.(rel) === true;
+  const excluded = createExcludeMatcher(exclude);
   return (absPath, isFile) => {
     const rel = relativeToRoots(roots, absPath);
     if (rel === null || rel === '') return false;
-    const parts = rel.split('/');
-    const name = parts[parts.length - 1]!;
-    for (let i = 0; i < parts.length - 1; i += 1) {
-      if (folderSkipReason(parts[i]!) !== null) return true;
-      if (excluded(parts.slice(0, i + 1).join('/'))) return true;
-    }
-    if (excluded(rel)) return true;
-    if (isFile === false) return folderSkipReason(name) !== null;
-    if (isFile === undefined) return fileSkipReason(name) !== null && folderSkipReason(name) !== null;
-    if (fileSkipReason(name) !== null) return true;
+    if (isFile === false) return classifyPath(rel, { type: 'folder', excluded }).kind !== 'folder';
+    const asFile = classifyPath(rel, { excluded });
+    // Not known yet: left out only when both rules leave it out (a junk name, or a junk folder on its way).
+    if (isFile === undefined)
+      return (
+        asFile.kind === 'excluded' ||
+        (asFile.kind === 'skip' &&
+          asFile.reason !== 'not_media' &&
+          classifyPath(rel, { type: 'folder', excluded }).kind !== 'folder')
+      );
     // An archive is reported too: the follower reads it (`--archives`, or named) or counts it as skipped.
-    return !MEDIA_EXTENSIONS.has(extensionOf(name)) && !isSidecarName(name) && archiveKindOf(name) === null;
+    return asFile.kind !== 'media' && asFile.kind !== 'sidecar' && asFile.kind !== 'archive';
   };
 }
 
@@ -101,9 +96,9 @@ function mediaBeside(dir: string, skip: (absPath: string, isFile?: boolean) => b
       }
       resolve(
         entries
-          .filter((entry) => entry.isFile() && MEDIA_EXTENSIONS.has(extensionOf(entry.name)))
+          .filter((entry) => entry.isFile())
           .map((entry) => path.join(dir, entry.name))
-          .filter((file) => !skip(file, true)),
+          .filter((file) => classifyPath(path.basename(file)).kind === 'media' && !skip(file, true)),
       );
     });
   });
@@ -290,7 +285,7 @@ export async function* watchLibrary(options: WatchOptions): AsyncGenerator<Watch
   };
   const onFile = (absPath: string): void => {
     for (const reported of freshAbove(absPath)) reported.files.add(absPath);
-    if (isSidecarName(absPath)) sidecarFolders.add(path.dirname(absPath));
+    if (classifyPath(path.basename(absPath)).kind === 'sidecar') sidecarFolders.add(path.dirname(absPath));
     else media.add(absPath);
     gathered();
   };

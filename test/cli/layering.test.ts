@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
@@ -46,6 +46,49 @@ describe('layering', () => {
       ...(/process\.(stdout|stderr)|console\./.test(text) ? [`${file} writes to a terminal`] : []),
     ]);
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('the scan behind its face', () => {
+  /** Every module of src/ but src/scan, with what it imports (relative specifiers resolved to src/ paths). */
+  const outside = sources('.').filter(({ file }) => !normalize(file).startsWith(join('scan', '')));
+
+  it('no module outside src/scan imports a file inside it but src/scan/index.ts', () => {
+    const offenders = outside.flatMap(({ file, text }) =>
+      specifiers(text)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => relative(SRC, join(SRC, dirname(file), spec)))
+        .filter((target) => target.startsWith(join('scan', '')) && target !== join('scan', 'index.js'))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(outside.length).toBeGreaterThan(50);
+    expect(offenders).toEqual([]);
+  });
+
+  it('src/scan has no import circle (types included; a format loaded on demand is not an import)', () => {
+    const graph = new Map<string, string[]>();
+    for (const { file, text } of sources('scan')) {
+      const statics = [...text.matchAll(/from\s+'(\.[^']+)'/g)].map((match) => match[1]!);
+      graph.set(
+        normalize(file),
+        statics.map((spec) => relative(SRC, join(SRC, dirname(file), spec)).replace(/\.js$/, '.ts')),
+      );
+    }
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) if (graph.has(next)) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(graph.size).toBeGreaterThan(40);
+    expect(circles).toEqual([]);
   });
 });
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { walk, type WalkEvent, type WalkFile, type WalkFs } from '../../src/scan/walk.js';
 import { countMediaFiles } from '../../src/scan/count.js';
-import { fileSkipReason, folderSkipReason } from '../../src/scan/junk.js';
+import { fileSkipReason, folderSkipReason } from '../../src/scan/classify.js';
 
 let dir: string;
 

@@ -4,10 +4,17 @@ import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-optio
 import { explainRecord, type ZoneNote } from '../format/explain.js';
 import type { CliContext } from '../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { recordDisplayPath } from '../../scan/display-path.js';
-import { archiveKindOf } from '../../scan/archive/kind.js';
-import { createScanSummary, failureCount, wouldBeRejected } from '../../scan/summary.js';
-import type { ScanEvent, ScanRecord } from '../../scan/types.js';
+import {
+  archiveKindOf,
+  createScanSummary,
+  failureCount,
+  loadScanner,
+  loadTimezone,
+  recordDisplayPath,
+  wouldBeRejected,
+  type ScanEvent,
+  type ScanRecord,
+} from '../../scan/index.js';
 import { notice, warningLine } from '../output/emit.js';
 import { createFileProgress } from '../output/progress.js';
 import { openJsonLinesFile, writeLineWithBackpressure, type JsonLinesFile } from '../output/lines.js';
@@ -53,13 +60,13 @@ export function registerScan(program: Command, ctx: CliContext): void {
     const flags = parseScanFlags(rawFlags);
     if (flags.jsonl && flags.json) throw new UsageError('--jsonl and --json cannot be combined');
     // Loaded here, not at start-up: other commands need not pay for the extractor.
-    const scan = await import('../../scan/scan.js');
+    const scan = await loadScanner();
     const roots = scan.resolveScanRoots(dirs, ctx.cwd);
     await runScan(ctx, scan, roots, flags);
   });
 }
 
-type ScanModule = typeof import('../../scan/scan.js');
+type ScanModule = Awaited<ReturnType<typeof loadScanner>>;
 
 async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags: ScanFlags): Promise<void> {
   const summary = createScanSummary();
@@ -176,10 +183,7 @@ async function zoneNote(record: ScanRecord): Promise<ZoneNote | null> {
   ) {
     return null;
   }
-  const [{ loadDefaultZoneFinder }, { DateTime }] = await Promise.all([
-    import('../../scan/extract/timezone.js'),
-    import('luxon'),
-  ]);
+  const [{ loadDefaultZoneFinder }, { DateTime }] = await Promise.all([loadTimezone(), import('luxon')]);
   const zone = (await loadDefaultZoneFinder())(media.latitude, media.longitude)[0];
   if (zone === undefined) return null;
   return { zone, offset: DateTime.fromISO(media.taken_at, { zone }).toFormat('ZZ') };

@@ -7,7 +7,7 @@ import { createSyncView, openSyncFiles } from '../output/sync-events.js';
 import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-options.js';
 import { createSyncService } from '../sync-service.js';
 import { MAX_BATCH_ITEMS, MIN_BATCH_ITEMS } from '../../contract/index.js';
-import { resolveScanRoots } from '../../scan/scan.js';
+import { resolveScanRoots } from '../../scan/index.js';
 import { DEFAULT_MAX_CONNECTION_FAILURES } from '../../sync/outage.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, passOf, SyncFlags, type Pass } from '../sync-flags.js';
 import { runSyncSession, type SyncEnded } from '../../sync/session.js';

@@ -1,4 +1,4 @@
-import type { CoordinatesSource, ScanRecord, TakenAtSource } from '../../scan/types.js';
+import type { CoordinatesSource, ScanRecord, TakenAtSource } from '../../scan/index.js';
 import { missingForMatching } from '../../rules/rejection.js';
 
 /** Where each capture-time rule takes the time from, in words support can repeat. */

@@ -1,5 +1,5 @@
 import { isUnreadError } from '../../rules/unread.js';
-import type { ScanSummary } from '../../scan/summary.js';
+import type { ScanSummary } from '../../scan/index.js';
 import { formatSeconds } from '../../util/seconds.js';
 import { plural, reasonTotal } from '../format/vocabulary.js';
 

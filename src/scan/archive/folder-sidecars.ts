@@ -1,10 +1,12 @@
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createExcludeMatcher } from '../exclude.js';
-import { fileSkipReason, folderSkipReason, isSidecarName } from '../junk.js';
+import { classifyName } from '../classify.js';
 import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
 import { readSidecarText } from '../extract/sidecars.js';
-import { folderKey, type SidecarIndex } from './sidecar-index.js';
+import { treeKey } from '../tree.js';
+import type { WalkFile } from '../sources/source.js';
+import { folderKey, type MatchedSidecars, type SidecarIndex } from './sidecar-index.js';
 
 /**
  * Adds the sidecars of folders given beside archives to the run's tree, keyed by their path
@@ -35,8 +37,9 @@ export async function indexFolderSidecars(options: {
           const rel = folder.rel === '' ? entry.name : `${folder.rel}/${entry.name}`;
           if (excluded?.(rel)) continue;
           if (entry.isDirectory()) {
-            if (!folderSkipReason(entry.name)) stack.push({ abs: path.join(folder.abs, entry.name), rel });
-          } else if (entry.isFile() && isSidecarName(entry.name) && !fileSkipReason(entry.name)) {
+            if (classifyName(entry.name, 'folder').kind === 'folder')
+              stack.push({ abs: path.join(folder.abs, entry.name), rel });
+          } else if (entry.isFile() && classifyName(entry.name, 'file').kind === 'sidecar') {
             const text = await readSidecar(path.join(folder.abs, entry.name));
             if (text !== null) options.index.add(rel, text, folder.abs);
           }
@@ -82,7 +85,7 @@ async function listSidecars(folder: string): Promise<Map<string, string>> {
   const listing = new Map<string, string>();
   try {
     for await (const entry of await fsp.opendir(folder, { bufferSize: 256 })) {
-      if (entry.isFile() && isSidecarName(entry.name) && !fileSkipReason(entry.name))
+      if (entry.isFile() && classifyName(entry.name, 'file').kind === 'sidecar')
         listing.set(entry.name.toLowerCase(), entry.name);
     }
   } catch {
@@ -94,4 +97,28 @@ async function listSidecars(folder: string): Promise<Map<string, string>> {
 /** A folder sidecar's text, or null when it cannot be read (the folder's own read reports that). */
 function readSidecar(file: string): Promise<string | null> {
   return readSidecarText(file).catch(() => null);
+}
+
+/** Reads a folder's file with the sidecars the tree matched to it (none: its folder's, as usual). */
+export function useTreeSidecars(file: WalkFile, matched: MatchedSidecars): void {
+  if (matched.print === '') return;
+  file.sidecarFingerprint = `${file.sidecarFingerprint}|${matched.print}`;
+  // Read by the folder reader, with these sidecars in place of its folder's.
+  file.treeTask = { absPath: file.absPath, sidecars: { takeout: matched.takeout, xmp: matched.xmp } };
+}
+
+/**
+ * Files named as roots, when the run's tree holds sidecars (a watch's changed files beside
+ * archives): each is looked up under the key the run's walk gave it (its path below the run's
+ * folder that holds it; its name when it is a root itself), its own folder's sidecars first
+ * read into the tree as they are now.
+ */
+export async function withNamedTreeSidecars(
+  files: WalkFile[],
+  index: SidecarIndex,
+  runRoots: readonly string[],
+): Promise<void> {
+  const keyed = files.map((file) => ({ file, absPath: file.absPath, key: treeKey(file.absPath, runRoots) }));
+  await indexNamedSidecars({ files: keyed, index });
+  for (const { file, key } of keyed) useTreeSidecars(file, index.find(key, path.dirname(file.absPath)));
 }

@@ -1,7 +1,7 @@
 import { formatInstant } from '../extract/dates.js';
 import { parseTakeout } from '../extract/takeout.js';
 import type { ScanEvent, ScanRecord } from '../types.js';
-import { MEMBER_SEPARATOR } from './kind.js';
+import { MEMBER_SEPARATOR } from '../sources/member-path.js';
 import type { MatchedSidecars } from './sidecar-index.js';
 
 /**

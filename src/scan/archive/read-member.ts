@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { once } from 'node:events';
 import * as zlib from 'node:zlib';
-import { CamrollError } from '../../errors.js';
+import { CamrollError, ScanError, type ScanErrorCode } from '../../errors.js';
 import {
   describeReadError,
   failure,
@@ -13,7 +13,7 @@ import {
   type FileResult,
 } from '../read-file.js';
 import type { ByteSource, Extraction } from '../types.js';
-import { LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
+import { LOCAL_HEADER_BYTES, memberDataRange, parseLocalHeader } from './local-header.js';
 import { inflateCapped } from './member-bytes.js';
 import { ARCHIVE_LIMITS, limitProblem, type MemberTask } from './types.js';
 
@@ -30,16 +30,8 @@ export interface MemberReaderOptions {
   inMemoryBytes?: number;
 }
 
-/** A member that cannot be read: the code of its error line, and whether the answer may be cached. */
-class MemberProblem extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly cacheable = true,
-  ) {
-    super(message);
-  }
-}
+/** A member that cannot be read: its error line (a ScanError of the catalogue; cached unless a read_error). */
+const memberError = (code: ScanErrorCode, message: string): ScanError => new ScanError(code, '', message);
 
 /**
  * Returns a function that reads one archive member the way read-file.ts reads a file: the
@@ -85,8 +77,6 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
         fs.closeSync(fd);
       }
     } catch (error) {
-      if (error instanceof MemberProblem)
-        return failure(task.absPath, declared, error.code, error.message, error.cacheable);
       if (error instanceof CamrollError)
         return failure(task.absPath, declared, error.code, error.message, error.code !== 'read_error');
       return failure(task.absPath, declared, 'read_error', describeReadError(error), false);
@@ -97,11 +87,10 @@ export function createMemberReader(options: MemberReaderOptions): (task: MemberT
 /** A zip member camroll does not inflate (a bomb, another method, a stored one whose sizes differ) throws. */
 function checkMember(method: number, size: number, compressedSize: number): void {
   const problem = limitProblem(size, compressedSize);
-  if (problem !== null) throw new MemberProblem('archive_limit', problem);
-  if (method === 0 && compressedSize !== size)
-    throw new MemberProblem('corrupt_file', 'a stored member whose sizes differ');
+  if (problem !== null) throw memberError('archive_limit', problem);
+  if (method === 0 && compressedSize !== size) throw memberError('corrupt_file', 'a stored member whose sizes differ');
   if (method !== 0 && method !== 8)
-    throw new MemberProblem(
+    throw memberError(
       'unsupported_format',
       `the member is compressed with method ${method}; camroll reads stored and deflated members`,
     );
@@ -125,9 +114,10 @@ function fromCompressed(
 
 /** Where a zip member's data starts, from its local header. */
 function dataStart(fd: number, headerOffset: number): number {
-  const start = localDataStart(readExactly(fd, Buffer.alloc(LOCAL_HEADER_BYTES), headerOffset), headerOffset);
+  const fixed = readExactly(fd, Buffer.alloc(LOCAL_HEADER_BYTES), headerOffset);
+  const start = memberDataRange(parseLocalHeader(fixed, headerOffset), 0)?.start ?? null;
   if (start === null)
-    throw new MemberProblem('corrupt_file', 'no local header where the central directory says the member starts');
+    throw memberError('corrupt_file', 'no local header where the central directory says the member starts');
   return start;
 }
 
@@ -137,19 +127,18 @@ function inflate(compressed: Buffer, size: number): Buffer {
   try {
     out = inflateCapped(compressed, size);
   } catch (error) {
-    if (error instanceof RangeError)
-      throw new MemberProblem('archive_limit', 'the member inflates past its declared size');
-    throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describeReadError(error)}`);
+    if (error instanceof RangeError) throw memberError('archive_limit', 'the member inflates past its declared size');
+    throw memberError('corrupt_file', `the member's compressed data is damaged: ${describeReadError(error)}`);
   }
   if (out.length !== size)
-    throw new MemberProblem('corrupt_file', `the member inflates to ${out.length} bytes, not the ${size} declared`);
+    throw memberError('corrupt_file', `the member inflates to ${out.length} bytes, not the ${size} declared`);
   return out;
 }
 
 /** A member whose bytes do not give the CRC-32 its headers declare is damaged. */
 function checkCrc(sum: number, crc: number): void {
   if (sum >>> 0 !== crc >>> 0)
-    throw new MemberProblem('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
+    throw memberError('corrupt_file', 'the member does not match its CRC-32: the archive is damaged');
 }
 
 type Extract = (bytes: ByteSource) => Promise<Extraction>;
@@ -159,8 +148,8 @@ async function extractOrFail(extract: Extract, bytes: ByteSource): Promise<Extra
   try {
     return await extract(bytes);
   } catch (error) {
-    if (error instanceof CamrollError) throw new MemberProblem(error.code, error.message, error.code !== 'read_error');
-    throw new MemberProblem('internal_error', describeReadError(error));
+    if (error instanceof CamrollError) throw error;
+    throw memberError('internal_error', describeReadError(error));
   }
 }
 
@@ -216,7 +205,7 @@ async function fromEnds(task: MemberTask, member: Ends, headBytes: number, extra
     problem = error;
   }
   if (refused !== null)
-    throw new MemberProblem(
+    throw memberError(
       'archive_limit',
       `the metadata of this ${member.size}-byte member lies at byte ${refused}, outside the first ` +
         `${head.length} and last ${tail.length} bytes camroll keeps of a .tar member over ` +
@@ -239,7 +228,7 @@ async function fromFile(
 ): Promise<FileResult> {
   const first = readAt(fd, chunk.subarray(0, Math.min(chunk.length, size)), start);
   if (first.length < Math.min(chunk.length, size))
-    throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+    throw memberError('truncated_archive', 'the archive ends inside this member');
   const extraction = await extractOrFail(extract, {
     size,
     head: first.subarray(0, Math.min(headBytes, first.length)),
@@ -253,7 +242,7 @@ async function fromFile(
   let sum = zlib.crc32(first);
   for (let position = first.length; position < size; ) {
     const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - position), start + position);
-    if (read === 0) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+    if (read === 0) throw memberError('truncated_archive', 'the archive ends inside this member');
     const part = chunk.subarray(0, read);
     hash.update(part);
     sum = zlib.crc32(part, sum);
@@ -317,7 +306,7 @@ async function fromStream(
     await stream.return(undefined);
   }
   if (total !== member.size)
-    throw new MemberProblem('corrupt_file', `the member inflates to ${total} bytes, not the ${member.size} declared`);
+    throw memberError('corrupt_file', `the member inflates to ${total} bytes, not the ${member.size} declared`);
   checkCrc(sum, crc);
   return done(task.absPath, total, `sha256:${hash.digest('hex')}`, extraction);
 }
@@ -334,7 +323,7 @@ async function* inflatedChunks(member: Deflated): AsyncGenerator<Buffer> {
           error ? reject(error) : resolve(bytes),
         ),
       );
-      if (read === 0) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+      if (read === 0) throw memberError('truncated_archive', 'the archive ends inside this member');
       position += read;
       if (!inflater.write(buffer.subarray(0, read)))
         await Promise.race([once(inflater, 'drain'), once(inflater, 'close')]);
@@ -346,12 +335,12 @@ async function* inflatedChunks(member: Deflated): AsyncGenerator<Buffer> {
   try {
     for await (const part of inflater as AsyncIterable<Buffer>) {
       total += part.length;
-      if (total > member.size) throw new MemberProblem('archive_limit', 'the member inflates past its declared size');
+      if (total > member.size) throw memberError('archive_limit', 'the member inflates past its declared size');
       yield part;
     }
   } catch (error) {
-    if (error instanceof MemberProblem) throw error;
-    throw new MemberProblem('corrupt_file', `the member's compressed data is damaged: ${describeReadError(error)}`);
+    if (error instanceof ScanError) throw error;
+    throw memberError('corrupt_file', `the member's compressed data is damaged: ${describeReadError(error)}`);
   } finally {
     inflater.destroy();
   }
@@ -374,7 +363,7 @@ async function inflatedRange(member: Deflated, offset: number, length: number): 
 
 function readExactly(fd: number, buffer: Buffer, position: number): Buffer {
   const read = readAt(fd, buffer, position);
-  if (read.length < buffer.length) throw new MemberProblem('truncated_archive', 'the archive ends inside this member');
+  if (read.length < buffer.length) throw memberError('truncated_archive', 'the archive ends inside this member');
   return read;
 }
 

@@ -1,7 +1,8 @@
 import * as fsp from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { LOCAL_HEADER, LOCAL_HEADER_BYTES, localDataStart } from './local-header.js';
+import { ArchiveError } from '../../errors.js';
+import { LOCAL_HEADER, LOCAL_HEADER_BYTES, memberDataRange, parseLocalHeader } from './local-header.js';
 
 /** One member as the central directory (or, for a cut download, its local header) describes it. */
 export interface ZipEntry {
@@ -21,14 +22,12 @@ export interface ZipEntry {
 }
 
 /** The end of a download that never arrived: raised by recovery where the members stop. */
-export class CutArchive extends Error {
-  constructor(
-    readonly member: string | null,
-    message: string,
-  ) {
-    super(message);
-  }
+export function isCutArchive(error: unknown): error is ArchiveError {
+  return error instanceof ArchiveError && error.code === 'truncated_archive';
 }
+
+const cut = (member: string | null, message: string): ArchiveError =>
+  new ArchiveError('truncated_archive', member, message);
 
 /**
  * The members of a zip from its central directory (yauzl: zip64, Unicode path fields).
@@ -136,9 +135,6 @@ export function isMissingDirectory(error: unknown): boolean {
   );
 }
 
-/** A file named .zip that holds no zip at all. */
-export class NotAZip extends Error {}
-
 const CENTRAL_HEADER = 0x02014b50;
 const DESCRIPTOR = 0x08074b50;
 const CHUNK = 1024 * 1024;
@@ -147,7 +143,7 @@ const CHUNK = 1024 * 1024;
  * The members of a zip without its central directory, found by walking the local headers
  * from the start (what no zip library does): every member whose data lies whole in the
  * file is listed; a member with a data descriptor is inflated to find where it ends. The
- * walk ends at the central directory (the zip was whole after all) or throws CutArchive
+ * walk ends at the central directory (the zip was whole after all) or throws a cut ArchiveError
  * where the file stops, naming the member it stops in.
  */
 export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
@@ -155,28 +151,28 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
   try {
     const fileSize = (await handle.stat()).size;
     const header = Buffer.alloc(LOCAL_HEADER_BYTES);
-    if (fileSize === 0) throw new CutArchive(null, 'the archive is empty: a download that never started');
+    if (fileSize === 0) throw cut(null, 'the archive is empty: a download that never started');
     for (let offset = 0; ; ) {
-      if (offset + 4 > fileSize)
-        throw new CutArchive(null, 'the download stops between two members (no central directory)');
+      if (offset + 4 > fileSize) throw cut(null, 'the download stops between two members (no central directory)');
       const { bytesRead } = await handle.read(header, 0, header.length, offset);
       const signature = bytesRead >= 4 ? header.readUInt32LE(0) : 0;
       if (signature === CENTRAL_HEADER) return;
-      const dataStart = localDataStart(header.subarray(0, bytesRead), offset);
-      if (dataStart === null) {
-        if (signature === LOCAL_HEADER) throw new CutArchive(null, 'the download stops inside a member header');
-        if (offset === 0) throw new NotAZip('the file is not a zip archive (no member header at its start)');
-        throw new CutArchive(null, `no member header at byte ${offset}: the archive is damaged or cut`);
+      const local = parseLocalHeader(header.subarray(0, bytesRead), offset);
+      if (local === null) {
+        if (signature === LOCAL_HEADER) throw cut(null, 'the download stops inside a member header');
+        if (offset === 0)
+          throw new ArchiveError(
+            'unsupported_format',
+            null,
+            'the file is not a zip archive (no member header at its start)',
+          );
+        throw cut(null, `no member header at byte ${offset}: the archive is damaged or cut`);
       }
-      const flags = header.readUInt16LE(6);
-      const method = header.readUInt16LE(8);
-      let crc32 = header.readUInt32LE(14);
-      let compressedSize = header.readUInt32LE(18);
-      let size = header.readUInt32LE(22);
-      const nameLength = header.readUInt16LE(26);
+      const { flags, method, nameLength, dataStart } = local;
+      let { crc32, compressedSize, size } = local;
       const rest = Buffer.alloc(dataStart - offset - LOCAL_HEADER_BYTES);
       if ((await handle.read(rest, 0, rest.length, offset + LOCAL_HEADER_BYTES)).bytesRead < rest.length) {
-        throw new CutArchive(null, 'the download stops inside a member header');
+        throw cut(null, 'the download stops inside a member header');
       }
       const extraFields = safeExtraFields(rest.subarray(nameLength));
       const name = yauzl.getFileNameLowLevel(flags, rest.subarray(0, nameLength), extraFields, false);
@@ -191,10 +187,10 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
         // Sizes come after the data: find its end, then read the descriptor.
         const found =
           method === 8 ? await deflateEnd(handle, dataStart, fileSize) : await storedEnd(handle, dataStart, fileSize);
-        if (found === null) throw new CutArchive(name, 'the download stops inside this member');
+        if (found === null) throw cut(name, 'the download stops inside this member');
         dataEnd = found.end;
         const descriptor = await readDescriptor(handle, dataEnd, zip64 !== undefined, fileSize);
-        if (descriptor === null) throw new CutArchive(name, 'the download stops inside this member');
+        if (descriptor === null) throw cut(name, 'the download stops inside this member');
         crc32 = descriptor.crc32;
         compressedSize = dataEnd - dataStart;
         size = found.size;
@@ -211,8 +207,8 @@ export async function* localHeaders(absPath: string): AsyncGenerator<ZipEntry> {
         offset = descriptor.next;
         continue;
       }
-      dataEnd = dataStart + compressedSize;
-      if (dataEnd > fileSize) throw new CutArchive(name, 'the download stops inside this member');
+      dataEnd = memberDataRange(local, compressedSize)!.end;
+      if (dataEnd > fileSize) throw cut(name, 'the download stops inside this member');
       yield { name, size, compressedSize, method, crc32, headerOffset: offset, encrypted, folder: name.endsWith('/') };
       offset = dataEnd;
     }

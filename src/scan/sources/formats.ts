@@ -1,13 +1,30 @@
+import { MEMBER_SEPARATOR } from './member-path.js';
+
+/**
+ * The archive formats a scan reads in place, each with the names that say it and the source
+ * that reads it (loaded when the first archive of its kind is met: a folder's scan loads no
+ * archive reader). A new format is a new source file (sources/*.ts) and a row here.
+ */
+const ARCHIVE_FORMATS = [
+  { kind: 'zip', suffixes: ['.zip'], load: () => import('./zip.js') },
+  { kind: 'tgz', suffixes: ['.tgz', '.tar.gz'], load: () => import('./tar.js') },
+  { kind: 'tar', suffixes: ['.tar'], load: () => import('./tar.js') },
+] as const;
+
 /** The archive formats a scan reads in place. */
-export type ArchiveKind = 'zip' | 'tar' | 'tgz';
+export type ArchiveKind = (typeof ARCHIVE_FORMATS)[number]['kind'];
 
 /** The archive kind a file name says, or null for any other file. */
 export function archiveKindOf(name: string): ArchiveKind | null {
   const lower = name.toLowerCase();
-  if (lower.endsWith('.zip')) return 'zip';
-  if (lower.endsWith('.tgz') || lower.endsWith('.tar.gz')) return 'tgz';
-  if (lower.endsWith('.tar')) return 'tar';
+  for (const format of ARCHIVE_FORMATS)
+    if (format.suffixes.some((suffix) => lower.endsWith(suffix))) return format.kind;
   return null;
+}
+
+/** The source module that reads an archive of this kind (loaded once; each gives `openSource`, source.ts). */
+export function loadArchiveSource(kind: ArchiveKind) {
+  return ARCHIVE_FORMATS.find((format) => format.kind === kind)!.load();
 }
 
 /** What a scan root is: a folder (walked), an archive (read in place) or any other file (read as it is). */
@@ -17,18 +34,6 @@ export type RootKind = 'folder' | 'archive' | 'file';
 export function rootKindOf(root: string, stats: { isFile(): boolean }): RootKind {
   if (!stats.isFile()) return 'folder';
   return archiveKindOf(root) === null ? 'file' : 'archive';
-}
-
-/**
- * Between an archive's path and a member's name in the paths a scan shows (`--jsonl`,
- * reports): `takeout-001.zip!/Takeout/Google Photos/IMG_1.jpg`, as Java's `jar:` URLs
- * write it. The member's name follows as it is stored (never normalised: `..` stays a name).
- */
-export const MEMBER_SEPARATOR = '!/';
-
-/** `archive!/member`: the path of a member (the archive's path as given, the member's name as stored). */
-export function memberPath(archive: string, member: string): string {
-  return `${archive}${MEMBER_SEPARATOR}${member}`;
 }
 
 /**

@@ -7,17 +7,13 @@ import yauzl from 'yauzl';
 import { storedZip } from '../../e2e/helpers/stored-zip.js';
 import { findMember } from '../helpers/zip-surgery.js';
 import Database from 'better-sqlite3';
-import { createArchiveWalk } from '../../../src/scan/archive/archive-walk.js';
-import {
-  archiveKindOf,
-  archiveRootOf,
-  memberPath,
-  rootKindOf,
-  splitMemberPath,
-} from '../../../src/scan/archive/kind.js';
+import { createSourceRun, openArchives } from '../../../src/scan/sources/open.js';
+import { memberPath } from '../../../src/scan/sources/member-path.js';
+import { archiveKindOf, archiveRootOf, rootKindOf, splitMemberPath } from '../../../src/scan/sources/formats.js';
 import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
 import { limitProblem } from '../../../src/scan/archive/types.js';
-import { centralDirectory, CutArchive, localHeaders, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
+import { ArchiveError } from '../../../src/errors.js';
+import { centralDirectory, localHeaders, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
 import { extractFile } from '../../../src/scan/extract/index.js';
 import { recordDisplayPath } from '../../../src/scan/display-path.js';
 import { scanLibrary } from '../../../src/scan/scan.js';
@@ -32,12 +28,12 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function list(entries: AsyncIterable<ZipEntry>): Promise<{ names: string[]; cut: CutArchive | null }> {
+async function list(entries: AsyncIterable<ZipEntry>): Promise<{ names: string[]; cut: ArchiveError | null }> {
   const names: string[] = [];
   try {
     for await (const entry of entries) if (!entry.folder) names.push(entry.name);
   } catch (error) {
-    if (error instanceof CutArchive) return { names, cut: error };
+    if (error instanceof ArchiveError && error.code === 'truncated_archive') return { names, cut: error };
     throw error;
   }
   return { names, cut: null };
@@ -310,9 +306,9 @@ describe('scanLibrary over archives', () => {
     broken.writeUInt32LE(0, findMember(broken, 'Recently Deleted/IMG_DEL.jpg').central);
     const file = path.join(dir, 'takeout-001.zip');
     fs.writeFileSync(file, broken);
-    const intact = createArchiveWalk({ archives: [archiveRootOf(path.join(ARCHIVES, 'takeout-001.zip'))!] });
+    const intact = await openArchives([archiveRootOf(path.join(ARCHIVES, 'takeout-001.zip'))!], createSourceRun());
     await intact.prepare();
-    const recovered = createArchiveWalk({ archives: [archiveRootOf(file)!] });
+    const recovered = await openArchives([archiveRootOf(file)!], createSourceRun());
     await recovered.prepare();
     expect(intact.totals().files).toBeGreaterThan(0);
     expect(recovered.totals()).toEqual(intact.totals());
@@ -320,9 +316,9 @@ describe('scanLibrary over archives', () => {
 
   it('counts a zip whose listing is not kept (past the held entries) as its first pass streamed it', async () => {
     const archives = ['takeout-001.zip', 'takeout-002.zip'].map((name) => archiveRootOf(path.join(ARCHIVES, name))!);
-    const kept = createArchiveWalk({ archives });
+    const kept = await openArchives(archives, createSourceRun());
     await kept.prepare();
-    const dropped = createArchiveWalk({ archives, heldEntries: 3 });
+    const dropped = await openArchives(archives, createSourceRun({ heldEntries: 3 }));
     await dropped.prepare();
     expect(kept.totals()).toMatchObject({ files: 14, final: true });
     expect(dropped.totals()).toEqual(kept.totals());
@@ -407,11 +403,10 @@ describe('the first pass over a zip (its sidecars)', () => {
         return real.size;
       },
     };
-    const walk = createArchiveWalk({
-      archives: [archiveRootOf(path.join(ARCHIVES, 'takeout-002.zip'))!],
-      signal: stop.signal,
-      index,
-    });
+    const walk = await openArchives(
+      [archiveRootOf(path.join(ARCHIVES, 'takeout-002.zip'))!],
+      createSourceRun({ signal: stop.signal, index }),
+    );
     await walk.prepare();
     expect(added).toHaveLength(1);
   });
