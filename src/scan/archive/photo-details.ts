@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pipeline, Readable } from 'node:stream';
 import { formatInstant } from '../extract/dates.js';
+import { icloudFolderOf } from '../export-parts.js';
 import type { ScanRecord } from '../types.js';
 
 /** What an iCloud `Photo Details*.csv` row says about one photo. */
@@ -220,8 +221,10 @@ export function createPhotoDetails(): PhotoDetails {
  * is more precise than the minute the CSV keeps.
  */
 export function withPhotoDetails(record: ScanRecord, details: PhotoDetails): ScanRecord {
-  if (record.archive === undefined || !record.media || record.media.taken_at !== null || !record.source) return record;
-  const detail = details.get(record.media.filename, record.archive);
+  if (!record.media || record.media.taken_at !== null || !record.source) return record;
+  const part = detailsPartOf(record);
+  if (part === null) return record;
+  const detail = details.get(record.media.filename, part);
   const taken = detail?.takenMs == null ? null : formatInstant({ utcMs: detail.takenMs, hasFraction: false });
   if (taken === null) return record;
   return {
@@ -229,4 +232,12 @@ export function withPhotoDetails(record: ScanRecord, details: PhotoDetails): Sca
     media: { ...record.media, taken_at: taken },
     source: { ...record.source, taken_at: 'icloud_csv' },
   };
+}
+
+/**
+ * What keys a file's Photo Details rows: an archive member's archive; a file on disk, the
+ * iCloud export folder it lies in (export-parts.ts), none for a file outside one.
+ */
+export function detailsPartOf(record: Pick<ScanRecord, 'archive' | 'absPath'>): string | null {
+  return record.archive ?? icloudFolderOf(record.absPath);
 }
