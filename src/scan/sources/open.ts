@@ -33,6 +33,7 @@ export function createSourceRun(options: SourceRunOptions = {}): SourceRun {
     ...(options.signal ? { signal: options.signal } : {}),
     late: new Set(),
     held: { entries: 0, limit: options.heldEntries ?? HELD_ENTRIES },
+    streams: 0,
     mediaNames: new Set(),
     pendingDetails: [],
     warnings: [],
@@ -53,6 +54,7 @@ export async function openArchives(
     const format: ArchiveSourceModule = await loadArchiveSource(root.kind);
     sources.push(format.openSource(root, run));
   }
+  run.streams += sources.filter((source) => source.bytesRead).length;
   const ordered = [...sources.filter((source) => !source.bytesRead), ...sources.filter((source) => source.bytesRead)];
   return {
     async prepare() {

@@ -96,6 +96,11 @@ export interface SourceRun {
   mediaNames: Set<string>;
   /** The zips' Photo Details CSVs, read once every zip is listed (so `mediaNames` is whole). */
   pendingDetails: Array<() => Promise<void>>;
+  /**
+   * Tar streams among the run's archives: read after the zips, their sidecars come too late
+   * for a zip's member, which then waits for them as a tar's own does (`late`).
+   */
+  streams: number;
   /** Warnings met outside any member's read (a CSV that cannot be used), handed on with the next batch. */
   warnings: WalkEvent[];
 }

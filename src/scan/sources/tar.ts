@@ -22,7 +22,7 @@ import {
   type WalkEvent,
   type WalkFile,
 } from './source.js';
-import { memberPath } from './member-path.js';
+import { MEMBER_SEPARATOR, memberPath } from './member-path.js';
 
 /** Bytes of tar members read ahead of the threads in one batch. */
 const HELD_BYTES = 8 * 1024 * 1024;
@@ -105,9 +105,12 @@ async function* streamBatches(
       current = null;
       // Members' bytes are in memory: a batch is handed on by bytes too.
       if (events.length >= BATCH || held >= HELD_BYTES) {
-        yield events;
-        events = [];
-        held = 0;
+        // The last member waits for the next batch: its sidecars may be the next entries.
+        const last = events[events.length - 1];
+        const carried = last?.type === 'file' && last.member?.task ? events.pop()! : null;
+        yield withSidecarsMetSince(root, run, events);
+        events = carried === null ? [] : [carried];
+        held = carried?.type === 'file' && carried.member?.task ? heldBytes(carried.member.task.source) : 0;
       }
     }
   } catch (error) {
@@ -121,7 +124,26 @@ async function* streamBatches(
     extract.destroy();
     input.destroy();
   }
-  if (events.length > 0) yield events;
+  if (events.length > 0) yield withSidecarsMetSince(root, run, events);
+}
+
+/**
+ * A batch's members given the sidecars met since each was read (a tar sorted by name puts
+ * `IMG_1.jpg.xmp` after `IMG_1.jpg`): what its threads then read is what reading the photo
+ * beside its sidecars gives, XMP included. Later than its batch only a Takeout JSON still
+ * applies (late-sidecars.ts).
+ */
+function withSidecarsMetSince(root: SourceRoot, run: SourceRun, events: WalkEvent[]): WalkEvent[] {
+  for (const event of events) {
+    const task = event.type === 'file' ? event.member?.task : undefined;
+    if (event.type !== 'file' || !task || (task.sidecars.takeout !== null && task.sidecars.xmp !== null)) continue;
+    const sidecars = run.index.find(event.absPath.slice(root.absPath.length + MEMBER_SEPARATOR.length));
+    if (sidecars.takeout === task.sidecars.takeout && sidecars.xmp === task.sidecars.xmp) continue;
+    task.sidecars = { takeout: sidecars.takeout, xmp: sidecars.xmp };
+    event.sidecarFingerprint = `${event.sidecarFingerprint.slice(0, event.sidecarFingerprint.indexOf(':') + 1)}${sidecars.print}`;
+    if (sidecars.takeout !== null) run.late.delete(event.absPath);
+  }
+  return events;
 }
 
 /** One tar entry's event (null for one left out unseen), its bytes read or drained. */

@@ -312,6 +312,15 @@ function zipMember(root: Located, run: SourceRun, entry: ZipEntry, name: string,
           source: located,
           sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
         };
+  // A Takeout part beside .tgz parts: its JSON may be in one of them, read after every zip.
+  if (
+    task !== null &&
+    run.streams > 0 &&
+    body.prefix === '' &&
+    sidecars.takeout === null &&
+    (run.index.size > 0 || /(^|\/)takeout\//i.test(entry.name))
+  )
+    run.late.add(task.absPath);
   // crc32 stands in for the inode: a member is the same when its name, size and CRC are.
   return memberFile(
     root,
