@@ -148,9 +148,9 @@ export function createSidecarIndex(): SidecarIndex {
       const out: string[] = [];
       for (const [dir, held] of folders)
         for (const slot of held.values())
-          if (!slot.claimed) {
-            const name = (slot.folder ?? slot.archive)?.name;
-            if (name !== undefined) out.push(dir === '' ? name : `${dir}/${name}`);
+          if (!slot.claimed && describesMedia(slot)) {
+            const name = (slot.folder ?? slot.archive)!.name;
+            out.push(dir === '' ? name : `${dir}/${name}`);
           }
       return out;
     },
@@ -222,6 +222,17 @@ export function createSidecarIndex(): SidecarIndex {
     }
     return found;
   }
+}
+
+/**
+ * Whether a sidecar describes one media file: an XMP, or a JSON with Takeout's
+ * `photoTakenTime` (an album's `metadata.json`, `print-subscriptions.json` and the like do not).
+ */
+function describesMedia(slot: Slot): boolean {
+  const held = slot.folder ?? slot.archive;
+  if (held === undefined) return false;
+  if (!held.name.toLowerCase().endsWith('.json')) return true;
+  return held.text?.includes('"photoTakenTime"') === true;
 }
 
 /** A name's sidecar as matched: the folder's (its text read again once released), else the archive's. */

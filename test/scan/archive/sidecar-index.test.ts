@@ -42,6 +42,7 @@ describe('the sidecar tree of a run', () => {
     index.add(`${GP}/2022/IMG_1.json`, json('IMG_1.jpg', 1)); // a candidate of IMG_1.jpg too
     index.add(`${GP}/2022/IMG_9.jpg.json`, json('IMG_9.jpg', 9));
     index.add(`${GP}/2022/IMG_1.MP4.xmp`, '<x/>');
+    index.add(`${GP}/2022/metadata.json`, '{"title":"2022","description":""}'); // an album's, no photo's
     index.find(`${GP}/2022/IMG_1.jpg`);
     expect(index.unclaimed().sort()).toEqual([`${GP}/2022/IMG_1.MP4.xmp`, `${GP}/2022/IMG_9.jpg.json`]);
     index.find(`${GP}/2022/IMG_1.MP4`);
