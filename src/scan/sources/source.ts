@@ -145,6 +145,8 @@ export function classifyMember(
   name: string,
   skippedFolders: Set<string>,
   isDetails: (base: string) => boolean,
+  /** The archive the member lies in: its own part's Photo Details rows first (photo-details.ts). */
+  part?: string,
 ): MemberKind {
   const found = run.classify(name);
   const base = name.slice(name.lastIndexOf('/') + 1);
@@ -155,7 +157,8 @@ export function classifyMember(
     case 'sidecar':
     case 'media':
       // iCloud's CSV says the photo was in Recently Deleted: the folder's rule.
-      if (found.kind === 'media' && run.details.get(detailsKey(name))?.deleted) return { skip: 'trashed', at: name };
+      if (found.kind === 'media' && run.details.get(detailsKey(name), part)?.deleted)
+        return { skip: 'trashed', at: name };
       return { keep: found.kind };
     case 'archive':
       return found.format === 'zip' ? { keep: 'nested' } : { skip: 'not_media', at: name };

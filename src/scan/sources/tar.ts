@@ -156,7 +156,9 @@ async function memberEvent(
   const name = entry.header.name;
   const type = entry.header.type;
   const kind =
-    type === 'file' || type === 'contiguous-file' ? classifyMember(run, name, skipped, isPhotoDetailsName) : null;
+    type === 'file' || type === 'contiguous-file'
+      ? classifyMember(run, name, skipped, isPhotoDetailsName, root.absPath)
+      : null;
   if (kind === null || 'skip' in kind) {
     await drain(entry);
     return kind === null ? null : skippedMember(root, kind.skip, kind.at);

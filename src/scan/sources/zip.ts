@@ -266,7 +266,7 @@ async function* memberBatches(
     for await (const entry of entries) {
       if (run.signal?.aborted) return;
       if (entry.folder) continue;
-      const kind = classifyMember(run, entry.name, skipped, isPhotoDetailsName);
+      const kind = classifyMember(run, entry.name, skipped, isPhotoDetailsName, root.absPath);
       if (kind === null) continue;
       const name = body.prefix + entry.name;
       if ('skip' in kind) events.push(skippedMember(root, kind.skip, body.prefix + kind.at));
