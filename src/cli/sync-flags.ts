@@ -33,6 +33,7 @@ export const SyncFlags = z.object({
   events: z.boolean().default(true),
   maxConnectionFailures: z.number().int().default(DEFAULT_MAX_CONNECTION_FAILURES),
   allowEmpty: z.boolean().default(false),
+  allowMissingParts: z.boolean().default(false),
   logFile: z.string().min(1).optional(),
   watch: z.boolean().default(false),
   poll: z.boolean().default(false),

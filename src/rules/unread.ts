@@ -5,8 +5,18 @@
  * sync that met one still examined the library.
  */
 
-/** Scan warnings that lose nothing: every file was read anyway (the scan cache was unavailable). */
-const HARMLESS_WARNINGS: ReadonlySet<string> = new Set(['cache_unavailable']);
+/**
+ * Scan warnings that are no unread part of the library: every file was read anyway (the
+ * scan cache was unavailable), a sidecar or an iCloud CSV was read and found unusable or
+ * without its media (damaged, like a corrupt file), or an export's parts were given with
+ * gaps (sync decides that one on its own: `--allow-missing-parts`).
+ */
+const HARMLESS_WARNINGS: ReadonlySet<string> = new Set([
+  'cache_unavailable',
+  'photo_details_unusable',
+  'sidecar_without_media',
+  'missing_parts',
+]);
 
 /**
  * Per-file error codes where the bytes were never read (I/O, permissions, a reader that

@@ -15,7 +15,9 @@ import { archiveKindOf } from './sources/formats.js';
 import { createSourceRun, openArchives } from './sources/open.js';
 import type { ArchiveSource, SourceRun, SourceTotals, WalkEvent, WalkFile } from './sources/source.js';
 import { groupMisses, lookUpCache, readGroups, toRecord } from './stages.js';
-import { createSidecarTree, holdLate, withDetails, type SidecarTree } from './tree.js';
+import { createSidecarTree, holdLate, withDetails, withoutDeleted, type SidecarTree } from './tree.js';
+import { readFolderDetails } from './folder-details.js';
+import { partGapsOf, partGapWarnings } from './parts-given.js';
 import type { ScanEvent, ScanRecord } from './types.js';
 import type { WalkFs } from './walk.js';
 import type { ReadItem } from './worker.js';
@@ -144,7 +146,14 @@ async function* readLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEve
   let ticker: NodeJS.Timeout | undefined;
   try {
     if (opened.warning) yield [opened.warning];
+    // An export whose numbered parts were not all given: named first (sync decides on it).
+    const gaps = partGapWarnings(await partGapsOf(roots, { archives: options.archives === true }));
+    if (gaps.length > 0) yield gaps;
     const sources = await openSources(roots, options, stop.signal);
+    if (sources.notes.length > 0)
+      yield sources.notes.map(
+        (note): ScanEvent => (note.type === 'warning' ? { ...note, path: shownPath(note.path) } : note),
+      );
     count.settle(sources.archives?.totals() ?? null);
     const bytes = byteProgress(options, sources);
     // A tar stream's large member is hashed as it passes, with no record for seconds: the bytes go on.
@@ -164,10 +173,15 @@ async function* readLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEve
     for await (const events of reads.read(looked, opened.cache, stop.signal)) {
       if (stop.signal.aborted) break; // what is still queued after Ctrl-C is dropped (it is cached)
       bytes?.add(events);
-      yield sources.archived ? withDetails(holdLate(events, late, held), details) : events;
+      yield sources.archived || details.size > 0 ? withDetails(holdLate(events, late, held), details) : events;
     }
     if (held.length > 0 && !stop.signal.aborted)
       yield withDetails(await applyLateSidecars(held, sources.tree.index.find), details);
+    // Sidecars no file of the run claimed: left without their media (a part not given?).
+    if (sources.archived && !stop.signal.aborted) {
+      const orphans = sources.tree.index.unclaimed();
+      if (orphans.length > 0) yield orphans.map(orphanWarning);
+    }
   } finally {
     stop.abort();
     count.settle(null); // no-op once settled; the count must not wait on a scan that failed
@@ -195,6 +209,8 @@ interface OpenedSources {
   folders: string[];
   tree: SidecarTree;
   run: SourceRun;
+  /** Warnings met while preparing (a folder's Photo Details CSV that cannot be used), by absolute path. */
+  notes: ScanEvent[];
   batches(): AsyncIterable<WalkEvent[]>;
 }
 
@@ -222,6 +238,16 @@ async function openSources(roots: string[], options: ScanOptions, signal: AbortS
   });
   // Folders beside archives: one tree for sidecars (their own sidecars are in it too).
   await folder.prepare();
+  // An iCloud export unzipped into folders: its CSVs before its files, as a zip's.
+  const problems = folders.length > 0 ? await readFolderDetails({ roots: folders, details: tree.details, signal }) : [];
+  const notes = problems.map(
+    (problem): ScanEvent => ({
+      type: 'warning',
+      code: 'photo_details_unusable',
+      path: problem.absPath,
+      message: `Photo Details not used: ${problem.message}; its photos keep only their own dates`,
+    }),
+  );
   if (tree.plainFiles && tree.index.size > 0 && files.length > 0)
     await withNamedTreeSidecars(files, tree.index, options.treeRoots ?? roots);
   return {
@@ -232,9 +258,10 @@ async function openSources(roots: string[], options: ScanOptions, signal: AbortS
     folders,
     tree,
     run,
+    notes,
     async *batches() {
       if (archives !== null) yield* archives.batches();
-      yield* folder.batches();
+      yield* withoutDeleted(folder.batches(), tree.details);
     },
   };
 }
@@ -350,4 +377,14 @@ async function* showMembers(
 async function* prepend(files: WalkFile[], walked: AsyncIterable<WalkEvent[]>): AsyncGenerator<WalkEvent[]> {
   if (files.length > 0) yield files;
   yield* walked;
+}
+
+/** A sidecar no file of the run claimed, as a warning that fails nothing (its media may be in a part not given). */
+function orphanWarning(member: string): ScanEvent {
+  return {
+    type: 'warning',
+    code: 'sidecar_without_media',
+    path: member,
+    message: 'no file of this run has a name this sidecar belongs to: its media is not among what was given',
+  };
 }

@@ -112,8 +112,12 @@ export function createScanSummary(): SummaryAccumulator {
   };
 }
 
-/** Warnings that lose nothing of the library: the scan read every file anyway. */
-const HARMLESS_WARNINGS: ReadonlySet<string> = new Set(['cache_unavailable']);
+/**
+ * Warnings that lose nothing of what the scan was given: it read every file anyway (the
+ * cache was unavailable), a sidecar's media is not among them, or parts of an export were
+ * not given (named; sync refuses sync-complete for it).
+ */
+const HARMLESS_WARNINGS: ReadonlySet<string> = new Set(['cache_unavailable', 'sidecar_without_media', 'missing_parts']);
 
 /** Number of files that failed to read or parse, plus folders/files the walk could not read. */
 export function failureCount(summary: ScanSummary): number {

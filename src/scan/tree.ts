@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { createPhotoDetails, withPhotoDetails, type PhotoDetails } from './archive/photo-details.js';
 import { createSidecarIndex, type SidecarIndex } from './archive/sidecar-index.js';
+import { icloudFolderOf } from './export-parts.js';
 import { isInside } from './roots.js';
+import type { WalkEvent } from './sources/source.js';
 import type { ScanEvent, ScanRecord } from './types.js';
 
 /** The sidecars of every archive part (and folders beside them) of one run: one tree. */
@@ -46,8 +48,28 @@ export function holdLate(events: ScanEvent[], late: ReadonlySet<string>, held: S
 export function withDetails(events: ScanEvent[], details: PhotoDetails): ScanEvent[] {
   if (details.size === 0) return events;
   return events.map((event) =>
-    event.type === 'record' && event.record.archive !== undefined
-      ? { type: 'record', record: withPhotoDetails(event.record, details) }
-      : event,
+    event.type === 'record' ? { type: 'record', record: withPhotoDetails(event.record, details) } : event,
   );
+}
+
+/**
+ * A folder's files that the iCloud export they lie in lists as deleted (Recently Deleted at
+ * export time), skipped as `trashed` as a zip's members are.
+ */
+export async function* withoutDeleted(
+  batches: AsyncIterable<WalkEvent[]>,
+  details: PhotoDetails,
+): AsyncGenerator<WalkEvent[]> {
+  for await (const batch of batches) {
+    if (details.size === 0) {
+      yield batch;
+      continue;
+    }
+    yield batch.map((event): WalkEvent => {
+      if (event.type !== 'file' || event.member) return event;
+      const part = icloudFolderOf(event.absPath);
+      const deleted = part !== null && details.get(path.basename(event.absPath), part)?.deleted === true;
+      return deleted ? { type: 'skipped', reason: 'trashed', absPath: event.absPath } : event;
+    });
+  }
 }

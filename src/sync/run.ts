@@ -50,6 +50,11 @@ export interface SyncRunOptions {
    * otherwise.
    */
   allowEmpty?: boolean;
+  /**
+   * An export whose parts given leave gaps (the scan's `missing_parts` warnings) counts as
+   * examined (`--allow-missing-parts`); otherwise the library was not examined whole.
+   */
+  allowMissingParts?: boolean;
   onEvent?: (event: PipelineEvent) => void;
   /** Counted into, so the caller can show live progress. */
   summary?: SyncTally;
@@ -129,6 +134,9 @@ export async function resolveUser(
   };
 }
 
+/** The scan's warning for an export given with parts missing (src/scan/parts-given.ts). */
+const MISSING_PARTS = 'missing_parts';
+
 /** Whether a pipeline event says a folder or a file's bytes could not be read (scan's rule). */
 function isUnread(event: PipelineEvent): boolean {
   if (event.type === 'notice') return event.kind === 'warning' && isUnreadWarning(event.code);
@@ -140,9 +148,16 @@ function isUnread(event: PipelineEvent): boolean {
  * nothing found (an unmounted drive looks like an empty folder) unless `allowEmpty`, or
  * something that could not be read. Corrupt files were read: they do not count.
  */
-export function whyNotExamined(files: number, unreadable: number, allowEmpty: boolean): string | null {
+export function whyNotExamined(
+  files: number,
+  unreadable: number,
+  allowEmpty: boolean,
+  missingParts: readonly string[] = [],
+): string | null {
   if (unreadable > 0)
     return `${unreadable} ${unreadable === 1 ? 'folder or file' : 'folders or files'} could not be read`;
+  if (missingParts.length > 0)
+    return `parts of the export were not given (${missingParts.join('; ')}); --allow-missing-parts syncs what is given as the whole library`;
   if (files === 0 && !allowEmpty)
     return (
       'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a ' +
@@ -206,8 +221,12 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
       const passId = journal.beginPass(kind);
       // What could not be read at all (a folder, or a file's bytes): the library was not examined.
       let unreadable = 0;
+      // Exports given with parts missing: neither was it (unless the user says it is).
+      const missingParts: string[] = [];
       const onEvent = (event: PipelineEvent): void => {
         if (isUnread(event)) unreadable += 1;
+        if (event.type === 'notice' && event.kind === 'warning' && event.code === MISSING_PARTS)
+          missingParts.push(event.message);
         io.onEvent?.(event);
       };
       const ran = await runPipeline({
@@ -223,12 +242,19 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
         onEvent,
         summary: io.summary,
       });
-      return { passId, unreadable, ...ran };
+      return { passId, unreadable, missingParts, ...ran };
     };
-    const { passId, unreadable, summary, interrupted } = await sendPass(pass, options.scan, options);
+    const { passId, unreadable, missingParts, summary, interrupted } = await sendPass(pass, options.scan, options);
     const decided = decideOutcome(summary.counts, interrupted);
     const notExamined =
-      decided !== 'ok' ? null : whyNotExamined(summary.counts.files, unreadable, options.allowEmpty === true);
+      decided !== 'ok'
+        ? null
+        : whyNotExamined(
+            summary.counts.files,
+            unreadable,
+            options.allowEmpty === true,
+            options.allowMissingParts === true ? [] : missingParts,
+          );
     const outcome: SyncOutcome = notExamined === null ? decided : 'not_examined';
     let syncComplete = false;
     if (outcome === 'ok') {

@@ -95,6 +95,8 @@ export interface SyncSessionOptions {
   /** Read the user's events and stats at the end. */
   readHistory: boolean;
   allowEmpty: boolean;
+  /** An export given with parts missing is synced as the whole library (`--allow-missing-parts`). */
+  allowMissingParts?: boolean;
   /** Connection failures in a row that stop the sync. */
   maxConnectionFailures: number;
   /** Journals folder (`ctx.paths.data/journals`). */
@@ -276,6 +278,7 @@ async function realPass(
       summary: pass.summary,
       readHistory: options.readHistory,
       allowEmpty: options.allowEmpty,
+      allowMissingParts: options.allowMissingParts,
       notice: (message) => emit({ type: 'status', message }),
       afterPass:
         follower === null

@@ -102,4 +102,14 @@ describe('scan summary', () => {
     summary.add({ type: 'warning', code: 'unreadable_file', path: 'x.jpg', message: 'EIO' });
     expect(failureCount(summary.result())).toBe(1);
   });
+
+  it('counts parts not given and sidecars without media as warnings, not failures; an unusable CSV fails', () => {
+    const summary = createScanSummary();
+    summary.add({ type: 'warning', code: 'missing_parts', path: 'takeout-x', message: 'part 002 missing' });
+    summary.add({ type: 'warning', code: 'sidecar_without_media', path: 'a.json', message: 'no media' });
+    expect(summary.result().warnings).toEqual({ missing_parts: 1, sidecar_without_media: 1 });
+    expect(failureCount(summary.result())).toBe(0);
+    summary.add({ type: 'warning', code: 'photo_details_unusable', path: 'Photo Details.csv', message: 'no imgName' });
+    expect(failureCount(summary.result())).toBe(1);
+  });
 });

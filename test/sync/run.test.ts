@@ -158,6 +158,31 @@ describe('runSync', () => {
     expect(completed).toBe(1);
   });
 
+  it('does not call sync-complete for an export given with parts missing, unless --allow-missing-parts', async () => {
+    let completed = 0;
+    const state = { lastSyncAt: null as string | null };
+    const client: SyncClient = {
+      ...fakeClient(state),
+      syncComplete: async () => {
+        completed += 1;
+        return { has_synced: true, last_sync_at: '2024-01-01T00:00:00.000Z' };
+      },
+    };
+    const gap = 'takeout-20250101T000000Z: parts 002 and 004 missing';
+    async function* withGap(): AsyncGenerator<SyncInput[]> {
+      yield [{ type: 'warning', code: 'missing_parts', path: 'takeout-20250101T000000Z', message: gap }];
+      yield* records(3);
+    }
+    const result = await runSync({ ...options(client, []), scan: () => withGap() });
+    expect(result).toMatchObject({ outcome: 'not_examined', sync_complete: false, sent: 3 });
+    expect(result.not_examined).toContain(gap);
+    expect(result.not_examined).toContain('--allow-missing-parts');
+    expect(completed).toBe(0);
+    const allowed = await runSync({ ...options(client, []), allowMissingParts: true, scan: () => withGap() });
+    expect(allowed).toMatchObject({ outcome: 'ok', sync_complete: true });
+    expect(completed).toBe(1);
+  });
+
   it('afterPass (--watch) sends changed files in the same journal: what was answered is skipped, no sync-complete', async () => {
     let completed = 0;
     const state = { lastSyncAt: null as string | null };

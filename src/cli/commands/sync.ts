@@ -56,6 +56,11 @@ export function registerSync(program: Command, ctx: CliContext): void {
       'a library with no media file is complete (without it: an unmounted drive, and no sync-complete)',
     )
     .option(
+      '--allow-missing-parts',
+      'an export given with numbered parts missing (takeout-…-002.zip, iCloud Photos Part 2 of 3) is the whole ' +
+        'library (without it: no sync-complete)',
+    )
+    .option(
       '--max-connection-failures <n>',
       `stop after this many connection failures in a row (the host went away), 1 to 100 (default ` +
         `${DEFAULT_MAX_CONNECTION_FAILURES})`,
@@ -103,6 +108,7 @@ async function runSyncCommand(
     // --html shows the history also with --quiet, which only keeps it off the terminal.
     readHistory: flags.events && (!flags.quiet || flags.html !== undefined),
     allowEmpty: flags.allowEmpty,
+    allowMissingParts: flags.allowMissingParts,
     maxConnectionFailures: flags.maxConnectionFailures,
     journalDir: join(ctx.paths.data, 'journals'),
     signal: ctx.signal,

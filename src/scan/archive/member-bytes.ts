@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type * as fsp from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import { pipeline, Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import type tar from 'tar-stream';
 import { LOCAL_HEADER_BYTES, memberDataRange, parseLocalHeader } from './local-header.js';
@@ -114,5 +116,52 @@ function inflated(compressed: Buffer, entry: ZipEntry): Buffer | null {
     return data.length === entry.size ? data : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * A member's bytes as a stream, inflated as they are read (an iCloud CSV of any size is
+ * never held whole): from the archive file on disk, or a zip held in memory. Inflation stops
+ * with an error one byte past the declared size. Throws when there is no local header.
+ */
+export async function* memberStream(zip: string | Buffer, entry: ZipEntry): AsyncGenerator<Buffer> {
+  if ((entry.method !== 0 && entry.method !== 8) || entry.encrypted)
+    throw new Error('the member is encrypted or compressed in a way camroll does not read');
+  let raw: AsyncIterable<Buffer>;
+  if (typeof zip === 'string') {
+    const handle = await fsp.open(zip, 'r');
+    let start: number;
+    try {
+      const fixed = Buffer.alloc(LOCAL_HEADER_BYTES);
+      const { bytesRead } = await handle.read(fixed, 0, fixed.length, entry.headerOffset);
+      const range = memberDataRange(
+        parseLocalHeader(fixed.subarray(0, bytesRead), entry.headerOffset),
+        entry.compressedSize,
+      );
+      if (range === null) throw new Error('no local header where the directory says');
+      start = range.start;
+    } finally {
+      await handle.close();
+    }
+    raw =
+      entry.compressedSize === 0
+        ? (async function* () {})()
+        : createReadStream(zip, { start, end: start + entry.compressedSize - 1, highWaterMark: 256 * 1024 });
+  } else {
+    const compressed = compressedInBuffer(zip, entry);
+    if (compressed === null) throw new Error('no whole member where the directory says');
+    raw = Readable.from([compressed]);
+  }
+  let source: AsyncIterable<Buffer> = raw;
+  if (entry.method === 8) {
+    const inflate = zlib.createInflateRaw({ chunkSize: 256 * 1024 });
+    pipeline(Readable.from(raw), inflate, () => undefined); // an error ends the inflation with it
+    source = inflate;
+  }
+  let total = 0;
+  for await (const chunk of source) {
+    total += chunk.length;
+    if (total > entry.size) throw new Error('the member inflates past its declared size');
+    yield chunk;
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import path from 'node:path';
-import { takeoutJsonCandidates, xmpCandidates } from '../extract/sidecar-names.js';
+import { takeoutJsonCandidates, takeoutTitle, takeoutYearFolder, xmpCandidates } from '../extract/sidecar-names.js';
 import { MAX_SIDECAR_BYTES } from '../extract/sidecars.js';
 
 /** The sidecars matched to one member, and what the scan cache keys them on. */
@@ -46,6 +46,11 @@ export interface SidecarIndex {
    * long watch keeps is then the archives' sidecars, which cannot be read again cheaply.
    */
   release(): void;
+  /**
+   * The sidecars no media file has claimed so far (none of their names was a candidate of any
+   * file looked up): left without their media, reported at the end of a run. By member path.
+   */
+  unclaimed(): string[];
   readonly size: number;
 }
 
@@ -67,21 +72,38 @@ interface FolderHeld {
 interface Slot {
   folder?: FolderHeld;
   archive?: Held;
+  /** A media file looked up has this name among its candidates. */
+  claimed?: boolean;
 }
 
 const digestOf = (text: string): string => createHash('sha1').update(text).digest('base64url').slice(0, 12);
 
-/** A member's folder inside its archive, as the sidecar tree keys it (`./` and leading `/` dropped). */
+/**
+ * A member's folder inside its archive, as the sidecar tree keys it (`./` and leading `/`
+ * dropped; the folder's name in NFC with no-break spaces as spaces, so a part unzipped on a
+ * Mac or a localized folder written two ways is one folder).
+ */
 export function folderKey(member: string): { dir: string; base: string } {
   const clean = member.replace(/^(\.\/|\/)+/, '');
   const slash = clean.lastIndexOf('/');
-  return slash < 0 ? { dir: '', base: clean } : { dir: clean.slice(0, slash), base: clean.slice(slash + 1) };
+  if (slash < 0) return { dir: '', base: clean };
+  const dir = clean.slice(0, slash);
+  // Most names are ASCII: nothing to normalise.
+  const key = /^[\x20-\x7e]*$/.test(dir) ? dir : dir.normalize('NFC').replace(/[\u00a0\u202f]/g, ' ');
+  return { dir: key, base: clean.slice(slash + 1) };
 }
+
+/** The folder holding `dir` ('' for a top-level one). */
+const parentOf = (dir: string): string => (dir.lastIndexOf('/') < 0 ? '' : dir.slice(0, dir.lastIndexOf('/')));
 
 /** Creates an empty index. */
 export function createSidecarIndex(): SidecarIndex {
   // Per folder key, by lower-case name: the listing the name rules (sidecar-names.ts) match against.
   const folders = new Map<string, Map<string, Slot>>();
+  // Takeout's year folders by the folder holding them: an album's photo finds its JSON there.
+  const yearFolders = new Map<string, string[]>();
+  // Per folder key, its JSONs by lower-case title: built on the first miss, dropped on an add.
+  const titles = new Map<string, Map<string, string | null>>();
   let size = 0;
   return {
     get size() {
@@ -90,7 +112,14 @@ export function createSidecarIndex(): SidecarIndex {
     add(member, text, folder) {
       const { dir, base } = folderKey(member);
       let held = folders.get(dir);
-      if (!held) folders.set(dir, (held = new Map()));
+      if (!held) {
+        folders.set(dir, (held = new Map()));
+        if (takeoutYearFolder(dir.slice(dir.lastIndexOf('/') + 1)) !== null) {
+          const parent = parentOf(dir);
+          yearFolders.set(parent, [...(yearFolders.get(parent) ?? []), dir]);
+        }
+      }
+      titles.delete(dir);
       const lower = base.toLowerCase();
       let slot = held.get(lower);
       if (!slot) {
@@ -115,27 +144,41 @@ export function createSidecarIndex(): SidecarIndex {
     release() {
       for (const held of folders.values()) for (const slot of held.values()) if (slot.folder) slot.folder.text = null;
     },
+    unclaimed() {
+      const out: string[] = [];
+      for (const [dir, held] of folders)
+        for (const slot of held.values())
+          if (!slot.claimed && describesMedia(slot)) {
+            const name = (slot.folder ?? slot.archive)!.name;
+            out.push(dir === '' ? name : `${dir}/${name}`);
+          }
+      return out;
+    },
     find(member, ownFolder) {
       const { dir, base } = folderKey(member);
       const held = folders.get(dir);
-      if (!held) return { takeout: null, xmp: null, print: '' };
-      const pick = (candidates: string[]): Held | null => {
-        // The file's own folder's first (the folder reader's rules), then any the tree holds.
-        if (ownFolder !== undefined)
-          for (const candidate of candidates) {
-            const slot = held.get(candidate.toLowerCase());
-            const found = slot?.folder?.from === ownFolder ? textOf(slot) : null;
-            if (found) return found;
-          }
+      /** The first candidate the folder holds (its own folder's first); every one present is claimed. */
+      const pick = (inFolder: Map<string, Slot> | undefined, candidates: string[]): Held | null => {
+        if (!inFolder) return null;
+        let own: Held | null = null;
+        let any: Held | null = null;
         for (const candidate of candidates) {
-          const slot = held.get(candidate.toLowerCase());
-          const found = slot ? textOf(slot) : null;
-          if (found) return found;
+          const slot = inFolder.get(candidate.toLowerCase());
+          if (!slot) continue;
+          slot.claimed = true;
+          // The file's own folder's first (the folder reader's rules), then any the tree holds.
+          if (own === null && ownFolder !== undefined && slot.folder?.from === ownFolder) own = textOf(slot);
+          if (any === null) any = textOf(slot);
         }
-        return null;
+        return own ?? any;
       };
-      const json = pick(takeoutJsonCandidates(base));
-      const xmp = pick(xmpCandidates(base));
+      const jsonNames = takeoutJsonCandidates(base);
+      const json =
+        pick(held, jsonNames) ??
+        byTitle(dir, held, base) ??
+        // An album's copy whose JSON Takeout wrote only beside the year folder's copy.
+        fromYearFolder(dir, (yearDir) => pick(folders.get(yearDir), jsonNames));
+      const xmp = pick(held, xmpCandidates(base));
       const print = [json, xmp]
         .filter((entry): entry is Held => entry !== null)
         .map((entry) => `${entry.name}:${entry.digest}`)
@@ -143,6 +186,53 @@ export function createSidecarIndex(): SidecarIndex {
       return { takeout: json?.text ?? null, xmp: xmp?.text ?? null, print };
     },
   };
+
+  /** The JSON of `dir` whose title is `base`, when exactly one has it (the last rule: sidecar-names.ts). */
+  function byTitle(dir: string, held: Map<string, Slot> | undefined, base: string): Held | null {
+    if (!held) return null;
+    let byName = titles.get(dir);
+    if (!byName) {
+      byName = new Map();
+      for (const [lower, slot] of held) {
+        if (!lower.endsWith('.json')) continue;
+        const text = textOf(slot)?.text;
+        const title = text === undefined ? null : takeoutTitle(text);
+        if (title === null) continue;
+        const key = title.toLowerCase();
+        byName.set(key, byName.has(key) ? null : lower);
+      }
+      titles.set(dir, byName);
+    }
+    const lower = byName.get(base.normalize('NFC').toLowerCase());
+    const slot = lower == null ? undefined : held.get(lower);
+    if (!slot) return null;
+    slot.claimed = true;
+    return textOf(slot);
+  }
+
+  /** What `find` gives in the year folders beside an album folder `dir`, when exactly one gives it. */
+  function fromYearFolder(dir: string, find: (yearDir: string) => Held | null): Held | null {
+    if (takeoutYearFolder(dir.slice(dir.lastIndexOf('/') + 1)) !== null) return null; // a year folder's own
+    let found: Held | null = null;
+    for (const yearDir of yearFolders.get(parentOf(dir)) ?? []) {
+      const held = find(yearDir);
+      if (held === null) continue;
+      if (found !== null && found.digest !== held.digest) return null; // two years: not this rule's to choose
+      found = held;
+    }
+    return found;
+  }
+}
+
+/**
+ * Whether a sidecar describes one media file: an XMP, or a JSON with Takeout's
+ * `photoTakenTime` (an album's `metadata.json`, `print-subscriptions.json` and the like do not).
+ */
+function describesMedia(slot: Slot): boolean {
+  const held = slot.folder ?? slot.archive;
+  if (held === undefined) return false;
+  if (!held.name.toLowerCase().endsWith('.json')) return true;
+  return held.text?.includes('"photoTakenTime"') === true;
 }
 
 /** A name's sidecar as matched: the folder's (its text read again once released), else the archive's. */

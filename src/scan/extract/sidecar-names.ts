@@ -2,7 +2,8 @@
  * Pure name matching of sidecars to media files. Google Takeout's JSON names have quirks:
  * `NAME.ext.json`; `NAME.ext.supplemental-metadata.json` cut anywhere (`.supp.json`);
  * the name before `.json` cut to 46 characters; a duplicate counter moved behind the
- * extension (`NAME(1).ext` -> `NAME.ext(1).json`); `-edited` copies share the original's JSON.
+ * extension (`NAME(1).ext` -> `NAME.ext(1).json`) or not; `-edited` copies share the original's
+ * JSON, a Live Photo's video its still's.
  */
 
 /** Takeout cuts the name before `(n).json` to this many characters. */
@@ -29,34 +30,100 @@ function splitCounter(base: string): { core: string; counter: string } {
   return { core: m[1]! + (m[3] ?? ''), counter: m[2]! };
 }
 
+/** A Live Photo's video and the still whose JSON it shares (`IMG_1.MP4` -> `IMG_1.HEIC…json`). */
+const LIVE_VIDEO_EXTENSIONS = new Set(['.mp4', '.mov']);
+const LIVE_STILL_EXTENSIONS = ['.heic', '.jpg', '.jpeg'];
+
+/**
+ * The JSON names of one media name `core` (its `(n)` taken out) with the counter `counter`,
+ * best first. Takeout writes the counter at the end (`NAME.ext.supplemental-metadata(1).json`)
+ * or where the media has it (`NAME(1).ext.supplemental-metadata.json`), cuts the suffix
+ * anywhere, and before 2026 cut the name so the whole is at most 51 characters (46 before
+ * `.json`, the counter counted in or not): every cut is tried, and the uncut name.
+ */
+function namesOf(core: string, counter: string, add: (name: string) => void): void {
+  const dot = core.lastIndexOf('.');
+  const inPlace = counter === '' || dot <= 0 ? core : `${core.slice(0, dot)}${counter}${core.slice(dot)}`;
+  // Whole names first (`.supplemental-metadata`, then none), then every cut, longest first.
+  const lengths = [SUPPLEMENTAL.length, 0];
+  for (let len = SUPPLEMENTAL.length - 1; len >= 2; len--) lengths.push(len); // a lone "." is no cut Takeout makes
+  const limits = counter === '' ? [TAKEOUT_NAME_LIMIT] : [TAKEOUT_NAME_LIMIT, TAKEOUT_NAME_LIMIT - counter.length];
+  for (const len of lengths) {
+    const suffix = SUPPLEMENTAL.slice(0, len);
+    for (const [name, tail] of [
+      [core + suffix, counter],
+      [inPlace + suffix, ''],
+    ] as const) {
+      for (const limit of limits) add(`${name.slice(0, limit)}${tail}.json`);
+      add(`${name}${tail}.json`); // 2026 exports no longer cut
+    }
+  }
+}
+
 /**
  * Takeout JSON names that may belong to a media file named `base`, best first. Compare
  * them case-insensitively against the folder's listing.
  */
 export function takeoutJsonCandidates(base: string): string[] {
   const out: string[] = [];
+  const seen = new Set<string>();
   const add = (name: string): void => {
-    if (!out.includes(name)) out.push(name);
+    const lower = name.toLowerCase();
+    if (seen.has(lower)) return;
+    seen.add(lower);
+    out.push(name);
   };
   const bases = [base];
   const original = editedOriginal(base);
   if (original !== null) bases.push(original);
   for (const b of bases) {
     const { core, counter } = splitCounter(b);
-    // Whole names first (`.supplemental-metadata`, then none), then every cut, longest first.
-    const lengths = [SUPPLEMENTAL.length, 0];
-    for (let len = SUPPLEMENTAL.length - 1; len >= 2; len--) lengths.push(len); // a lone "." is no cut Takeout makes
-    for (const len of lengths) {
-      const full = core + SUPPLEMENTAL.slice(0, len);
-      add(`${full.slice(0, TAKEOUT_NAME_LIMIT)}${counter}.json`);
-      if (full.length > TAKEOUT_NAME_LIMIT) add(`${full}${counter}.json`);
-    }
+    namesOf(core, counter, add);
     if (counter !== '') add(`${b}.json`);
     const dot = core.lastIndexOf('.');
     if (dot > 0) add(`${core.slice(0, dot)}${counter}.json`);
   }
+  // A Live Photo's video has no JSON of its own: it shares its still's, last of all.
+  const { core, counter } = splitCounter(base);
+  const dot = core.lastIndexOf('.');
+  if (dot > 0 && LIVE_VIDEO_EXTENSIONS.has(core.slice(dot).toLowerCase()))
+    for (const still of LIVE_STILL_EXTENSIONS) namesOf(core.slice(0, dot) + still, counter, add);
   return out;
 }
+
+/**
+ * The `title` of a Takeout JSON (the media's name as uploaded), or null: the last way to
+ * find a JSON whose name no rule above gives, compared case-insensitively within its folder.
+ */
+export function takeoutTitle(text: string): string | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const title = (raw as { title?: unknown }).title;
+  return typeof title === 'string' && title !== '' && title.length <= 1024 ? title.normalize('NFC') : null;
+}
+
+/**
+ * Takeout's year folders (`Photos from 2023`) in the languages it is exported in, with any
+ * kind of space (a non-breaking one in French exports); the year, or null for any other
+ * folder (an album).
+ */
+export function takeoutYearFolder(name: string): number | null {
+  const m = YEAR_FOLDER.exec(
+    name
+      .normalize('NFC')
+      .replace(/[\u00a0\u202f\s]+/g, ' ')
+      .trim(),
+  );
+  return m ? Number(m[1]) : null;
+}
+
+const YEAR_FOLDER =
+  /^(?:photos from|fotos von|photos de|fotos de|foto del|foto's uit|foto\u2019s uit|bilder från|billeder fra|bilder fra|kuvat vuodelta|zdjęcia z|fotky z roku|fotos do|фото за) ((?:19|20)\d{2})$/i;
 
 /** XMP sidecar names for `base`: `NAME.ext.xmp` first, then `NAME.xmp`. */
 export function xmpCandidates(base: string): string[] {

@@ -4,7 +4,7 @@ import type { TakeoutData } from './takeout.js';
 import { parseTakeout } from './takeout.js';
 import type { XmpData } from './xmp.js';
 import { parseXmp } from './xmp.js';
-import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from './sidecar-names.js';
+import { pickCandidate, takeoutJsonCandidates, takeoutTitle, xmpCandidates } from './sidecar-names.js';
 import type { ExtractionWarning } from './warnings.js';
 import { warning } from './warnings.js';
 
@@ -45,6 +45,30 @@ export async function readSidecarText(path: string): Promise<string> {
   }
 }
 
+/** JSON files of a folder read for their titles at most: past this the folder has no title key. */
+export const MAX_TITLE_JSONS = 20_000;
+
+/**
+ * A folder's Takeout JSONs by lower-case `title` (the last way to match one, sidecar-names.ts):
+ * a title two JSONs share names neither (null). Built once per folder, on the first miss.
+ */
+export async function titleIndex(
+  dir: string,
+  names: ReadonlyMap<string, string>,
+  readText: (path: string) => Promise<string>,
+): Promise<Map<string, string | null>> {
+  const titles = new Map<string, string | null>();
+  const jsons = [...names.values()].filter((name) => /\.json$/i.test(name));
+  if (jsons.length > MAX_TITLE_JSONS) return titles;
+  for (const name of jsons) {
+    const title = await readText(join(dir, name)).then(takeoutTitle, () => null);
+    if (title === null) continue;
+    const key = title.toLowerCase();
+    titles.set(key, titles.has(key) ? null : name);
+  }
+  return titles;
+}
+
 /**
  * Creates a finder that lists each folder once (keeping only .json and .xmp names, keyed
  * by lower-case name) and matches sidecars by name. A folder that cannot be listed simply
@@ -55,6 +79,7 @@ export function createSidecarFinder(options: SidecarFinderOptions = {}): Sidecar
   const readText = options.readText ?? readSidecarText;
   const maxDirs = options.maxCachedDirs ?? 64;
   const listings = new Map<string, Promise<Map<string, string>>>();
+  const titles = new Map<string, Promise<Map<string, string | null>>>();
 
   function listing(dir: string): Promise<Map<string, string>> {
     let entry = listings.get(dir);
@@ -65,7 +90,11 @@ export function createSidecarFinder(options: SidecarFinderOptions = {}): Sidecar
         (names) => new Map(names.filter((n) => /\.(json|xmp)$/i.test(n)).map((n) => [n.toLowerCase(), n])),
         () => new Map<string, string>(),
       );
-      if (listings.size >= maxDirs) listings.delete(listings.keys().next().value!);
+      if (listings.size >= maxDirs) {
+        const oldest = listings.keys().next().value!;
+        listings.delete(oldest);
+        titles.delete(oldest);
+      }
     }
     listings.set(dir, entry);
     return entry;
@@ -92,7 +121,12 @@ export function createSidecarFinder(options: SidecarFinderOptions = {}): Sidecar
       const base = basename(absPath);
       const names = await listing(dir);
       if (names.size === 0) return { takeout: null, xmp: null };
-      const jsonName = pickCandidate(takeoutJsonCandidates(base), names);
+      let jsonName = pickCandidate(takeoutJsonCandidates(base), names);
+      if (jsonName === null && [...names.keys()].some((name) => name.endsWith('.json'))) {
+        let byTitle = titles.get(dir);
+        if (!byTitle) titles.set(dir, (byTitle = titleIndex(dir, names, readText)));
+        jsonName = (await byTitle).get(base.normalize('NFC').toLowerCase()) ?? null;
+      }
       const xmpName = pickCandidate(xmpCandidates(base), names);
       const warnings: ExtractionWarning[] = [];
       const [takeout, xmp] = await Promise.all([

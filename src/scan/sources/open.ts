@@ -33,6 +33,10 @@ export function createSourceRun(options: SourceRunOptions = {}): SourceRun {
     ...(options.signal ? { signal: options.signal } : {}),
     late: new Set(),
     held: { entries: 0, limit: options.heldEntries ?? HELD_ENTRIES },
+    streams: 0,
+    mediaNames: new Set(),
+    pendingDetails: [],
+    warnings: [],
   };
 }
 
@@ -50,6 +54,7 @@ export async function openArchives(
     const format: ArchiveSourceModule = await loadArchiveSource(root.kind);
     sources.push(format.openSource(root, run));
   }
+  run.streams += sources.filter((source) => source.bytesRead).length;
   const ordered = [...sources.filter((source) => !source.bytesRead), ...sources.filter((source) => source.bytesRead)];
   return {
     async prepare() {
@@ -57,13 +62,22 @@ export async function openArchives(
         if (run.signal?.aborted) return;
         await source.prepare();
       }
+      // Every zip listed: their CSVs keep the rows of the media they all hold (a part's CSV may describe another's).
+      for (const read of run.pendingDetails.splice(0)) {
+        if (run.signal?.aborted) return;
+        await read();
+      }
     },
     totals: () => sumTotals(sources.map((source) => source.totals())),
     async *batches(): AsyncGenerator<WalkEvent[]> {
       for (const source of ordered) {
         if (run.signal?.aborted) return;
-        yield* source.batches();
+        for await (const batch of source.batches()) {
+          if (run.warnings.length > 0) batch.unshift(...run.warnings.splice(0));
+          yield batch;
+        }
       }
+      if (run.warnings.length > 0) yield run.warnings.splice(0);
     },
     bytesRead: () => sources.reduce((sum, source) => sum + (source.bytesRead?.() ?? 0), 0),
   };

@@ -1,4 +1,4 @@
-import type { PhotoDetails } from '../archive/photo-details.js';
+import type { CsvInput, PhotoDetails } from '../archive/photo-details.js';
 import { folderKey, type SidecarIndex } from '../archive/sidecar-index.js';
 import type { MemberTask } from '../archive/types.js';
 import type { PathClass, SkipReason } from '../classify.js';
@@ -54,7 +54,12 @@ export interface WalkFile {
 export type WalkEvent =
   | WalkFile
   | { type: 'skipped'; reason: SkipReason; absPath: string }
-  | { type: 'warning'; code: 'unreadable_folder' | 'unreadable_file'; absPath: string; message: string };
+  | {
+      type: 'warning';
+      code: 'unreadable_folder' | 'unreadable_file' | 'photo_details_unusable' | 'sidecar_without_media';
+      absPath: string;
+      message: string;
+    };
 
 /** What a walked file carries when it is an archive member. */
 export interface ArchiveMemberRef {
@@ -87,6 +92,35 @@ export interface SourceRun {
   late: Set<string>;
   /** Zip entries kept from the first listing for the member pass, across the run, and the most kept. */
   held: { entries: number; limit: number };
+  /** Lower-case names of the media the zips list: the only Photo Details rows kept (photo-details.ts). */
+  mediaNames: Set<string>;
+  /** The zips' Photo Details CSVs, read once every zip is listed (so `mediaNames` is whole). */
+  pendingDetails: Array<() => Promise<void>>;
+  /**
+   * Tar streams among the run's archives: read after the zips, their sidecars come too late
+   * for a zip's member, which then waits for them as a tar's own does (`late`).
+   */
+  streams: number;
+  /** Warnings met outside any member's read (a CSV that cannot be used), handed on with the next batch. */
+  warnings: WalkEvent[];
+}
+
+/** A Photo Details CSV read into the run (streamed), its problem kept as a warning naming it. */
+export async function readDetails(
+  run: SourceRun,
+  input: CsvInput,
+  where: { part: string; absPath: string; wanted?: (name: string) => boolean },
+): Promise<void> {
+  const problem = await run.details
+    .read(input, { part: where.part, ...(where.wanted ? { wanted: where.wanted } : {}) })
+    .catch((error: unknown) => `it cannot be read (${describe(error)})`);
+  if (problem !== null)
+    run.warnings.push({
+      type: 'warning',
+      code: 'photo_details_unusable',
+      absPath: where.absPath,
+      message: `Photo Details not used: ${problem}; its photos keep only their own dates`,
+    });
 }
 
 /** An archive as a source: always listed (a stream's total is its file's size, not final). */
@@ -111,6 +145,8 @@ export function classifyMember(
   name: string,
   skippedFolders: Set<string>,
   isDetails: (base: string) => boolean,
+  /** The archive the member lies in: its own part's Photo Details rows first (photo-details.ts). */
+  part?: string,
 ): MemberKind {
   const found = run.classify(name);
   const base = name.slice(name.lastIndexOf('/') + 1);
@@ -121,7 +157,7 @@ export function classifyMember(
     case 'sidecar':
     case 'media':
       // iCloud's CSV says the photo was in Recently Deleted: the folder's rule.
-      if (found.kind === 'media' && run.details.get(folderKey(name).base)?.deleted)
+      if (found.kind === 'media' && run.details.get(folderKey(name).base, part)?.deleted)
         return { skip: 'trashed', at: name };
       return { keep: found.kind };
     case 'archive':

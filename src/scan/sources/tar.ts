@@ -15,6 +15,7 @@ import {
   describe,
   memberFile,
   problemFile,
+  readDetails,
   skippedMember,
   type ArchiveSource,
   type SourceRoot,
@@ -22,6 +23,7 @@ import {
   type WalkEvent,
   type WalkFile,
 } from './source.js';
+import { MEMBER_SEPARATOR, memberPath } from './member-path.js';
 
 /** Bytes of tar members read ahead of the threads in one batch. */
 const HELD_BYTES = 8 * 1024 * 1024;
@@ -30,8 +32,6 @@ const HELD_BYTES = 8 * 1024 * 1024;
  * and the member buffers tens of thousands of small chunks per gigabyte.
  */
 const GUNZIP_CHUNK = 256 * 1024;
-/** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
-const MAX_DETAILS_BYTES = 64 * 1024 * 1024;
 /** A 0-byte part, whatever its format (zip-list.ts says the same of a zip). */
 const EMPTY_DOWNLOAD = 'the archive is empty: a download that never started';
 
@@ -123,9 +123,12 @@ async function* streamBatches(
       current = null;
       // Members' bytes are in memory: a batch is handed on by bytes too.
       if (events.length >= BATCH || held >= HELD_BYTES) {
-        yield events;
-        events = [];
-        held = 0;
+        // The last member waits for the next batch: its sidecars may be the next entries.
+        const last = events[events.length - 1];
+        const carried = last?.type === 'file' && last.member?.task ? events.pop()! : null;
+        yield withSidecarsMetSince(root, run, events);
+        events = carried === null ? [] : [carried];
+        held = carried?.type === 'file' && carried.member?.task ? heldBytes(carried.member.task.source) : 0;
       }
     }
   } catch (error) {
@@ -145,7 +148,26 @@ async function* streamBatches(
     input.destroy();
   }
   events.push(...droppedLines());
-  if (events.length > 0) yield events;
+  if (events.length > 0) yield withSidecarsMetSince(root, run, events);
+}
+
+/**
+ * A batch's members given the sidecars met since each was read (a tar sorted by name puts
+ * `IMG_1.jpg.xmp` after `IMG_1.jpg`): what its threads then read is what reading the photo
+ * beside its sidecars gives, XMP included. Later than its batch only a Takeout JSON still
+ * applies (late-sidecars.ts).
+ */
+function withSidecarsMetSince(root: SourceRoot, run: SourceRun, events: WalkEvent[]): WalkEvent[] {
+  for (const event of events) {
+    const task = event.type === 'file' ? event.member?.task : undefined;
+    if (event.type !== 'file' || !task || (task.sidecars.takeout !== null && task.sidecars.xmp !== null)) continue;
+    const sidecars = run.index.find(event.absPath.slice(root.absPath.length + MEMBER_SEPARATOR.length));
+    if (sidecars.takeout === task.sidecars.takeout && sidecars.xmp === task.sidecars.xmp) continue;
+    task.sidecars = { takeout: sidecars.takeout, xmp: sidecars.xmp };
+    event.sidecarFingerprint = `${event.sidecarFingerprint.slice(0, event.sidecarFingerprint.indexOf(':') + 1)}${sidecars.print}`;
+    if (sidecars.takeout !== null) run.late.delete(event.absPath);
+  }
+  return events;
 }
 
 /** One tar entry's event (null for one left out unseen), its bytes read or drained. */
@@ -158,7 +180,9 @@ async function memberEvent(
   const name = entry.header.name;
   const type = entry.header.type;
   const kind =
-    type === 'file' || type === 'contiguous-file' ? classifyMember(run, name, skipped, isPhotoDetailsName) : null;
+    type === 'file' || type === 'contiguous-file'
+      ? classifyMember(run, name, skipped, isPhotoDetailsName, root.absPath)
+      : null;
   if (kind === null || 'skip' in kind) {
     await drain(entry);
     return kind === null ? null : skippedMember(root, kind.skip, kind.at);
@@ -170,12 +194,12 @@ async function memberEvent(
     return skippedMember(root, 'archive', name);
   }
   const size = entry.header.size ?? 0;
-  if (size > (kind.keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES)) await drain(entry);
-  else {
-    const text = Buffer.from(await collect(entry, size)).toString('utf8');
-    if (kind.keep === 'details') run.details.add(text);
-    else run.index.add(name, text);
-  }
+  if (kind.keep === 'details') {
+    // Streamed as it passes, every row kept (up to the run's cap): a stream has no listing of its photos.
+    await readDetails(run, keepOpen(entry), { part: root.absPath, absPath: memberPath(root.absPath, name) });
+    await drain(entry); // what a refused CSV left unread: the stream goes on past it
+  } else if (size > MAX_SIDECAR_BYTES) await drain(entry);
+  else run.index.add(name, Buffer.from(await collect(entry, size)).toString('utf8'));
   return skippedMember(root, 'sidecar', name);
 }
 
@@ -221,3 +245,14 @@ async function tarMember(
 let tarModule: Promise<typeof tar> | null = null;
 const tarReader = (): Promise<typeof tar> =>
   (tarModule ??= import('tar-stream').then((loaded) => (loaded as { default?: typeof tar }).default ?? loaded));
+
+/** A tar entry's chunks for a reader that may stop early without ending the entry (the stream drains it). */
+function keepOpen(entry: tar.Entry): AsyncIterable<Buffer> {
+  const chunks = (entry as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => chunks.next(),
+      return: async () => ({ done: true as const, value: undefined }),
+    }),
+  };
+}

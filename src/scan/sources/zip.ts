@@ -1,6 +1,6 @@
 import * as fsp from 'node:fs/promises';
 import { ArchiveError } from '../../errors.js';
-import { compressedInBuffer, inflateFromBuffer, readMemberBytes } from '../archive/member-bytes.js';
+import { compressedInBuffer, inflateFromBuffer, memberStream, readMemberBytes } from '../archive/member-bytes.js';
 import { isPhotoDetailsName } from '../archive/photo-details.js';
 import {
   ARCHIVE_LIMITS,
@@ -19,13 +19,14 @@ import {
 } from '../archive/zip-list.js';
 import { MAX_SIDECAR_BYTES } from '../extract/sidecars.js';
 import type { FileProblem } from '../types.js';
-import { MEMBER_SEPARATOR } from './member-path.js';
+import { MEMBER_SEPARATOR, memberPath } from './member-path.js';
 import {
   BATCH,
   classifyMember,
   describe,
   memberFile,
   problemFile,
+  readDetails,
   skippedMember,
   type MemberKind,
   type ArchiveSource,
@@ -35,9 +36,6 @@ import {
   type WalkEvent,
   type WalkFile,
 } from './source.js';
-
-/** An iCloud Photo Details CSV: about 100 bytes a photo, so 64 MiB is over half a million photos. */
-const MAX_DETAILS_BYTES = 64 * 1024 * 1024;
 
 /** A zip's listing as read by `prepare`: kept whole, or dropped (`entries` null) past the run's held entries. */
 interface Listing {
@@ -115,7 +113,27 @@ export function openSource(root: SourceRoot, run: SourceRun): ArchiveSource {
         if (entry.folder) continue;
         const kind = classifyMember(run, entry.name, skipped, isPhotoDetailsName);
         addToTally(tally, entry, kind);
-        if (!entry.encrypted && !(await takeSidecar(run, entry, kind, read(entry), budgetOf()))) {
+        if (kind !== null && 'keep' in kind && kind.keep === 'media')
+          run.mediaNames.add(
+            entry.name
+              .slice(entry.name.lastIndexOf('/') + 1)
+              .normalize('NFC')
+              .toLowerCase(),
+          );
+        if (kind !== null && 'keep' in kind && kind.keep === 'details') {
+          // Read once every zip of the run is listed: only the rows of their media are kept.
+          if (!budgetOf().take(entry.size)) {
+            failure = { code: 'archive_limit', message: budgetOf().problem };
+            return;
+          }
+          run.pendingDetails.push(() =>
+            readDetails(run, memberStream(root.absPath, entry), {
+              part: root.absPath,
+              absPath: memberPath(root.absPath, entry.name),
+              wanted: (name) => run.mediaNames.has(name),
+            }),
+          );
+        } else if (!entry.encrypted && !(await takeSidecar(run, entry, kind, read(entry), budgetOf()))) {
           failure = { code: 'archive_limit', message: budgetOf().problem };
           return;
         }
@@ -187,13 +205,9 @@ function listingFailure(error: unknown): FileProblem {
   };
 }
 
-/** The most of a sidecar (or an iCloud Photo Details CSV) that is read. */
-const sidecarLimit = (keep: 'sidecar' | 'details'): number =>
-  keep === 'details' ? MAX_DETAILS_BYTES : MAX_SIDECAR_BYTES;
-
 /**
- * A sidecar's (or a CSV's) text into the run's tree; a damaged one costs its photo the sidecar,
- * nothing more. False when the archive's budget refuses to inflate it.
+ * A sidecar's text into the run's tree; a damaged one costs its photo the sidecar, nothing more.
+ * False when the archive's budget refuses to inflate it.
  */
 async function takeSidecar(
   run: SourceRun,
@@ -202,14 +216,11 @@ async function takeSidecar(
   read: (limit: number) => Promise<Buffer | null>,
   budget: InflateBudget,
 ): Promise<boolean> {
-  if (kind === null || !('keep' in kind) || (kind.keep !== 'sidecar' && kind.keep !== 'details')) return true;
-  const limit = sidecarLimit(kind.keep);
-  if (entry.size > limit || entry.compressedSize > limit) return true;
+  if (kind === null || !('keep' in kind) || kind.keep !== 'sidecar') return true;
+  if (entry.size > MAX_SIDECAR_BYTES || entry.compressedSize > MAX_SIDECAR_BYTES) return true;
   if (!budget.take(entry.size)) return false;
-  const text = (await read(limit).catch(() => null))?.toString('utf8') ?? null;
-  if (text === null) return true;
-  if (kind.keep === 'details') run.details.add(text);
-  else run.index.add(entry.name, text);
+  const text = (await read(MAX_SIDECAR_BYTES).catch(() => null))?.toString('utf8') ?? null;
+  if (text !== null) run.index.add(entry.name, text);
   return true;
 }
 
@@ -300,7 +311,7 @@ async function* memberBatches(
     for await (const entry of entries) {
       if (run.signal?.aborted) return;
       if (entry.folder) continue;
-      const kind = classifyMember(run, entry.name, skipped, isPhotoDetailsName);
+      const kind = classifyMember(run, entry.name, skipped, isPhotoDetailsName, root.absPath);
       if (kind === null) continue;
       const name = body.prefix + entry.name;
       if ('skip' in kind) events.push(skippedMember(root, kind.skip, body.prefix + kind.at));
@@ -355,6 +366,15 @@ function zipMember(root: Located, run: SourceRun, entry: ZipEntry, name: string,
           source: located,
           sidecars: { takeout: sidecars.takeout, xmp: sidecars.xmp },
         };
+  // A Takeout part beside .tgz parts: its JSON may be in one of them, read after every zip.
+  if (
+    task !== null &&
+    run.streams > 0 &&
+    body.prefix === '' &&
+    sidecars.takeout === null &&
+    (run.index.size > 0 || /(^|\/)takeout\//i.test(entry.name))
+  )
+    run.late.add(task.absPath);
   // crc32 stands in for the inode: a member is the same when its name, size and CRC are.
   return memberFile(
     root,
@@ -396,7 +416,15 @@ async function* nestedBatches(
   for (const entry of entries) {
     if (entry.folder || entry.encrypted) continue;
     const kind = classifyMember(run, entry.name, new Set(), isPhotoDetailsName);
-    if (!(await takeSidecar(run, entry, kind, async (limit) => inflateFromBuffer(data, entry, limit), budget)))
+    if (kind !== null && 'keep' in kind && kind.keep === 'details') {
+      if (!budget.take(entry.size))
+        return yield [problemFile(root, stat, null, 0, { code: 'archive_limit', message: budget.problem })];
+      // Its rows under the outer archive: its members' records name that one.
+      await readDetails(run, memberStream(data, entry), {
+        part: root.absPath,
+        absPath: memberPath(root.absPath, `${outer.name}${MEMBER_SEPARATOR}${entry.name}`),
+      });
+    } else if (!(await takeSidecar(run, entry, kind, async (limit) => inflateFromBuffer(data, entry, limit), budget)))
       return yield [problemFile(root, stat, null, 0, { code: 'archive_limit', message: budget.problem })];
   }
   const body: ZipBody = {

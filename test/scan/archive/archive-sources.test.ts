@@ -398,6 +398,7 @@ describe('the first pass over a zip (its sidecars)', () => {
       find: (member: string) => real.find(member),
       forget: real.forget,
       release: real.release,
+      unclaimed: real.unclaimed,
       get size() {
         return real.size;
       },

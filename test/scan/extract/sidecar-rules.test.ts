@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { pickCandidate, takeoutJsonCandidates, xmpCandidates } from '../../../src/scan/extract/sidecar-names.js';
+import {
+  pickCandidate,
+  takeoutJsonCandidates,
+  takeoutTitle,
+  takeoutYearFolder,
+  xmpCandidates,
+} from '../../../src/scan/extract/sidecar-names.js';
+import { createSidecarFinder } from '../../../src/scan/extract/sidecars.js';
 import { parseTakeout } from '../../../src/scan/extract/takeout.js';
 import { checkXmpLimits, parseXmp, XMP_LIMITS } from '../../../src/scan/extract/xmp.js';
 import { crowdedJson, deepJson, deepXmp, hiddenAttributesXmp, longXmp, wideXmp } from '../../helpers/hostile-corpus.js';
@@ -37,6 +44,118 @@ describe('Takeout JSON name matching', () => {
   it('prefers the exact name over the truncated and extension-less ones', () => {
     const names = listing('IMG_0001.json', 'IMG_0001.jpg.supp.json', 'IMG_0001.jpg.json');
     expect(pickCandidate(takeoutJsonCandidates('IMG_0001.jpg'), names)).toBe('IMG_0001.jpg.json');
+  });
+});
+
+const SUPPLEMENTAL = '.supplemental-metadata';
+
+describe('Takeout JSON names: the counter in both positions, every cut under the 51-character cap', () => {
+  // Every cut Takeout makes of `.supplemental-metadata`, for a short and a long name.
+  const cuts = Array.from({ length: SUPPLEMENTAL.length - 1 }, (_, i) => SUPPLEMENTAL.slice(0, i + 2));
+  const LONG_BASE = 'Screenshot_20240712-201530_Concert_Live'; // 39 characters with no extension
+
+  it.each(cuts)('IMG_1(1).jpg finds %s with the counter at the end and in place', (suffix) => {
+    for (const json of [`IMG_1.jpg${suffix}(1).json`, `IMG_1(1).jpg${suffix}.json`])
+      expect(pickCandidate(takeoutJsonCandidates('IMG_1(1).jpg'), listing(json, `IMG_1.jpg${suffix}.json`))).toBe(json);
+  });
+
+  it.each(cuts)('a long name cut to the cap, the counter counted in or not: %s', (suffix) => {
+    const base = `${LONG_BASE}(2).jpg`;
+    const core = `${LONG_BASE}.jpg${suffix}`;
+    const inPlace = `${LONG_BASE}(2).jpg${suffix}`;
+    for (const json of [
+      `${core.slice(0, 46)}(2).json`,
+      `${core.slice(0, 43)}(2).json`,
+      `${inPlace.slice(0, 46)}.json`,
+      `${core}(2).json`, // 2026: no longer cut
+      `${inPlace}.json`,
+    ])
+      expect(pickCandidate(takeoutJsonCandidates(base), listing(json))).toBe(json);
+  });
+
+  it('a name no longer cut (2026 exports) is found whole', () => {
+    const json = `${LONG}.supplemental-metadata.json`;
+    expect(pickCandidate(takeoutJsonCandidates(LONG), listing(json))).toBe(json);
+  });
+
+  it.each([
+    ['IMG_1(1).MP4', 'IMG_1.HEIC.supplemental-metadata(1).json'],
+    ['IMG_1(1).MP4', 'IMG_1(1).HEIC.supplemental-metadata.json'],
+    ['IMG_1.MOV', 'IMG_1.JPG.json'],
+    ['IMG_1.MP4', 'IMG_1.HEIC.supplemental-meta.json'],
+  ])("the video half of a Live Photo %s shares its still's %s", (video, json) => {
+    expect(pickCandidate(takeoutJsonCandidates(video), listing(json))).toBe(json);
+  });
+
+  it("a video's own JSON comes before its still's; a photo never takes a video's", () => {
+    const names = listing('IMG_1.HEIC.json', 'IMG_1.MP4.json');
+    expect(pickCandidate(takeoutJsonCandidates('IMG_1.MP4'), names)).toBe('IMG_1.MP4.json');
+    expect(pickCandidate(takeoutJsonCandidates('IMG_1.HEIC'), listing('IMG_1.MP4.json'))).toBeNull();
+    expect(pickCandidate(takeoutJsonCandidates('IMG_1(1).MP4'), listing('IMG_1.HEIC.json'))).toBeNull();
+  });
+
+  it('takeoutTitle reads the title member, nothing else', () => {
+    expect(takeoutTitle('{"title":"IMG_0001.JPG","photoTakenTime":{"timestamp":"1"}}')).toBe('IMG_0001.JPG');
+    expect(takeoutTitle('{"title":7}')).toBeNull();
+    expect(takeoutTitle('["IMG_0001.JPG"]')).toBeNull();
+    expect(takeoutTitle('not json')).toBeNull();
+  });
+
+  it.each([
+    ['Photos from 2023', 2023],
+    ['Fotos von 2023', 2023],
+    ['Photos de 2023', 2023],
+    ['Photos\u00a0de\u00a02023', 2023],
+    ['Photos from\u00a02019', 2019],
+    ['Fotos de 2021', 2021],
+    ['Foto del 2022', 2022],
+    ['Concert 2023', null],
+    ['Photos from 1850', null],
+  ])('year folder %j -> %s', (name, year) => {
+    expect(takeoutYearFolder(name)).toBe(year);
+  });
+});
+
+describe("a folder's JSON by its title, last of all", () => {
+  const json = (title: string, seconds: number): string =>
+    JSON.stringify({ title, photoTakenTime: { timestamp: String(seconds) } });
+  const finder = (files: Record<string, string>) => {
+    const reads: string[] = [];
+    const found = createSidecarFinder({
+      listDir: async () => Object.keys(files),
+      readText: async (path) => {
+        reads.push(path);
+        const text = files[path.slice(path.lastIndexOf('/') + 1)];
+        if (text === undefined) throw new Error('gone');
+        return text;
+      },
+    });
+    return { found, reads };
+  };
+
+  it('a JSON whose name no rule gives is found by its title', async () => {
+    const { found } = finder({ 'Konzert.jpg': '', 'a1b2c3.json': json('Konzert.jpg', 1720829730) });
+    expect((await found.load('/lib/Konzert.jpg')).takeout?.takenMs).toBe(1720829730000);
+  });
+
+  it('the name rules come first, and a title two JSONs share names neither', async () => {
+    const { found } = finder({
+      'IMG_1.jpg.json': json('other.jpg', 1),
+      'x.json': json('IMG_1.jpg', 2),
+      'y.json': json('IMG_2.jpg', 3),
+      'z.json': json('img_2.JPG', 4),
+    });
+    expect((await found.load('/lib/IMG_1.jpg')).takeout?.takenMs).toBe(1000);
+    expect((await found.load('/lib/IMG_2.jpg')).takeout).toBeNull();
+  });
+
+  it("reads a folder's JSONs for their titles once, and only on a miss", async () => {
+    const { found, reads } = finder({ 'IMG_1.jpg.json': json('IMG_1.jpg', 1), 'q.json': json('IMG_3.jpg', 3) });
+    await found.load('/lib/IMG_1.jpg');
+    expect(reads).toEqual(['/lib/IMG_1.jpg.json']);
+    await found.load('/lib/IMG_3.jpg');
+    await found.load('/lib/IMG_4.jpg');
+    expect(reads.filter((path) => path.endsWith('q.json'))).toHaveLength(2); // the title pass, then the read
   });
 });
 
