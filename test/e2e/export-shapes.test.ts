@@ -17,7 +17,7 @@ const EXPORTS = join(ROOT, 'fixtures', 'exports');
 interface Line {
   path: string;
   media?: { id: string; taken_at: string | null; latitude: number | null; longitude: number | null };
-  source?: { taken_at: string | null; coordinates: string | null };
+  source?: { taken_at: string | null; coordinates: string | null; paired_with?: string };
   error?: { code: string };
 }
 
@@ -27,11 +27,22 @@ const parseLines = (run: RunResult): Line[] =>
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Line);
 
-const facts = (line: Line): unknown => ({ media: line.media, source: line.source, error: line.error?.code });
+/** A path below the archive (or the library) it is in. */
+const belowArchive = (path: string): string => path.replace(/^[^!]*!\//, '');
+
+/** What a line says, its partner's path (`source.paired_with`) taken below its archive too. */
+const facts = (line: Line): unknown => ({
+  media: line.media,
+  source:
+    line.source?.paired_with === undefined
+      ? line.source
+      : { ...line.source, paired_with: belowArchive(line.source.paired_with) },
+  error: line.error?.code,
+});
 
 /** Lines keyed by the path below the archive (or the library). */
 const byMember = (run: RunResult): Map<string, unknown> =>
-  new Map(parseLines(run).map((line) => [line.path.replace(/^[^!]*!\//, ''), facts(line)]));
+  new Map(parseLines(run).map((line) => [belowArchive(line.path), facts(line)]));
 
 describe('exports of mixed shapes', () => {
   let home: ReturnType<typeof tempHome>;
