@@ -77,7 +77,7 @@ export function openVersionedDatabase(options: VersionedDatabaseOptions): Databa
       keepRollbackJournal(db);
       if (path !== ':memory:') restrictToOwner(path, `${path}-wal`, `${path}-shm`);
     } else if (!readonly) {
-      db.pragma('journal_mode = WAL');
+      switchToWal(db, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
       // `:memory:` names no file: one of that name in the working folder is not ours to chmod.
       if (path !== ':memory:') restrictToOwner(path, `${path}-wal`, `${path}-shm`);
       db.pragma('synchronous = NORMAL');
@@ -118,6 +118,32 @@ function keepRollbackJournal(db: Database.Database): void {
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
   }
+}
+
+/** How long to pause between two tries at the switch to WAL. */
+const WAL_RETRY_PAUSE_MS = 10;
+
+/**
+ * Puts a file in WAL mode. The switch takes an exclusive lock, and when two processes open a
+ * new file at the same moment SQLite answers one of them SQLITE_BUSY at once, without its busy
+ * handler (it would deadlock otherwise): that one tries again, up to the busy timeout.
+ */
+function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAL_RETRY_PAUSE_MS);
+    }
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 /** SQLite result codes that mean the file itself is damaged or is not a database. */

@@ -1,6 +1,8 @@
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalStateError } from '../../src/errors.js';
@@ -153,6 +155,38 @@ describe('openVersionedDatabase', () => {
       holder.exec('ROLLBACK');
       holder.close();
     }
+  });
+
+  it('waits for another process that holds a new file (SQLite refuses the switch to WAL at once, without its busy handler)', async () => {
+    const path = join(dir, 'new.sqlite');
+    const holder = new Database(path);
+    holder.exec('CREATE TABLE held (a)');
+    holder.close();
+    // Another process holds the write lock for a moment, as a second scan creating the same cache does.
+    const worker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const db = new (require(workerData.module))(workerData.path);
+       db.exec('BEGIN IMMEDIATE');
+       parentPort.postMessage('held');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); parentPort.postMessage('released'); }, 150);`,
+      { eval: true, workerData: { path, module: createRequire(import.meta.url).resolve('better-sqlite3') } },
+    );
+    const messages: string[] = [];
+    const released = new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: string) => {
+        messages.push(message);
+        if (message === 'released') resolve();
+      });
+      worker.on('error', reject);
+    });
+    await new Promise<void>((resolve) => worker.once('message', () => resolve()));
+    const db = openVersionedDatabase({ ...options(path, 1), busyTimeoutMs: 10_000 });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(versionOf(path)).toBe(1);
+    db.close();
+    await released;
+    expect(messages).toEqual(['held', 'released']);
+    await worker.terminate();
   });
 
   it('keeps the journal mode asked for: a rollback journal set at open, kept at close, nothing left beside it', () => {
