@@ -38,6 +38,11 @@ export interface Report {
   library: LibraryReport | null;
   sync: SyncFigures | null;
   history: HistoryReport | null;
+  /**
+   * Said first when the command did not do its whole job (interrupted, the service gone, a
+   * failure before the result): what the figures below are then. Absent when it did.
+   */
+  notice?: string | null;
 }
 
 /** The sync counts a report shows, picked from a sync result. */

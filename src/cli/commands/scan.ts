@@ -23,6 +23,9 @@ import { fileProblem } from '../output/file-problem.js';
 import { HTML_OPTION_HELP } from '../html-option.js';
 import { terminalWidth } from '../format/width.js';
 
+/** What a page of a scan that did not finish shows. */
+const READ_UNTIL_THEN = 'The figures are of the files read until then, not of the whole library.';
+
 interface ScanFlags extends ScanOptions {
   jsonl?: boolean;
   json?: boolean;
@@ -95,6 +98,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
   const html = flags.html === undefined ? null : await (await loadHtmlReport()).openHtmlReport(flags.html, shown);
+  const scanSubject = (): string => `scan of ${roots.map((root) => relative(ctx.cwd, root) || '.').join(', ')}`;
   let printedWarnings = 0;
   let interrupted = false;
   // `camroll scan --jsonl | head`: when the reader goes away, stop quietly, like other tools.
@@ -159,7 +163,16 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') stdoutClosed = true;
-    else if (!(error instanceof InterruptedError)) throw error;
+    else if (!(error instanceof InterruptedError)) {
+      // The page shows what was read until then, and says the scan did not finish.
+      await html
+        ?.write({
+          subject: scanSubject(),
+          notice: `The scan ended early: ${(error as Error).message}. ${READ_UNTIL_THEN}`,
+        })
+        .catch(() => undefined);
+      throw error;
+    }
     interrupted = !stdoutClosed;
   } finally {
     progress?.stop();
@@ -179,7 +192,10 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const out = flags.jsonl ? ctx.stderr : ctx.stdout;
     out.write(`${formatScanSummary(result, { elapsedMs, interrupted, width: terminalWidth(out) })}\n`);
   }
-  await html?.write({ subject: `scan of ${roots.map((root) => relative(ctx.cwd, root) || '.').join(', ')}` });
+  await html?.write({
+    subject: scanSubject(),
+    notice: interrupted ? `The scan was interrupted. ${READ_UNTIL_THEN}` : null,
+  });
   const unopened = result.skipped.archive ?? 0;
   if (unopened > 0)
     emit(

@@ -17,6 +17,7 @@ import type { ScanEvent, ScanRecord } from '../../scan/index.js';
 import { describeFsError } from '../../util/fs-error.js';
 import { landPath, MAP_HEIGHT, MAP_WIDTH } from './html-land.js';
 import { openPrivateStream } from './lines.js';
+import { failedBatchesHint } from './sync-result.js';
 
 /**
  * `--html FILE`: the report as one self-contained page. The data model comes from
@@ -348,6 +349,7 @@ export function renderHtmlReport(report: Report): string {
     `<a class="skip" href="#main">Skip to the report</a><header><h1>camroll report</h1>` +
     `<p class="meta">${escapeHtml(report.subject)} · made ${escapeHtml(report.generated_at)} · ` +
     'this file holds paths and coordinates of your files: keep it private</p>' +
+    (report.notice ? `<p class="notice" id="notice" role="note">${escapeHtml(report.notice)}</p>` : '') +
     `<nav aria-label="Sections"><ul>${nav}</ul></nav></header><main id="main">${sections.map((s) => s[2]).join('')}</main>` +
     `<script type="application/json" id="report-data">${scriptJson(pageData(report))}</script>` +
     `<script type="module">${js}</script></body></html>\n`
@@ -388,7 +390,10 @@ export interface HtmlReportFile {
     library?: boolean;
     sync?: SyncFigures | null;
     history?: HistoryReport | null;
+    notice?: string | null;
   }): Promise<void>;
+  /** The page of a sync that ended before its result (`reason`): the library read until then. */
+  writeEnded(reason: string): Promise<void>;
 }
 
 /** Opens `file` for a report (a path that cannot be written is a usage error now, not after the scan). */
@@ -397,6 +402,11 @@ export async function openHtmlReport(file: string, pathOf?: (record: ScanRecord)
   const library = createLibraryAggregator();
   const page: HtmlReportFile = {
     writeSync: (result) => page.write(syncParts(result)),
+    writeEnded: (reason) =>
+      page.write({
+        subject: 'sync that ended before its result',
+        notice: `The sync ended before its result: ${reason}. The library below is what was read until then; nothing here says what the service accepted.`,
+      }),
     // A record is listed under the path the rest of the output shows it by (`pathOf`).
     add: (event) =>
       library.add(
@@ -414,6 +424,7 @@ export async function openHtmlReport(file: string, pathOf?: (record: ScanRecord)
         library: parts.library === false ? null : library.result(),
         sync: parts.sync ?? null,
         history: parts.history ?? null,
+        notice: parts.notice ?? null,
       });
       await endStream(stream, file, html);
     },
@@ -423,12 +434,32 @@ export async function openHtmlReport(file: string, pathOf?: (record: ScanRecord)
 
 /** What `sync --html` shows beside the library: the sync's counts and, after a real pass, the user's history. */
 function syncParts(result: SyncResult | DryRunResult): Parameters<HtmlReportFile['write']>[0] {
-  if (result.dry_run) return { subject: 'sync dry run (nothing was sent)', sync: syncFigures(result) };
+  const notice = outcomeNotice(result);
+  if (result.dry_run) return { subject: 'sync dry run (nothing was sent)', sync: syncFigures(result), notice };
   return {
     subject: `sync for user ${result.user_id}`,
     sync: syncFigures(result),
     history: result.stats === null ? null : buildHistory(result.user_id, result.events, result.stats),
+    notice,
   };
+}
+
+/** What a sync that did not end `ok` leaves the page's figures meaning. */
+function outcomeNotice(result: SyncResult | DryRunResult): string | null {
+  switch (result.outcome) {
+    case 'ok':
+      return null;
+    case 'interrupted':
+      return 'The sync was interrupted: the figures are of what it did before it stopped; the same command resumes it.';
+    case 'outage':
+      return 'The service stopped answering during the sync: the figures are of what it did until then; the next run sends the rest.';
+    case 'failed':
+      return `The sync did not finish: ${failedBatchesHint(result)}.`;
+    case 'not_examined': {
+      const why = ('not_examined' in result ? result.not_examined : undefined) ?? 'the library was not read whole';
+      return `sync-complete was not called: ${why}.`;
+    }
+  }
 }
 
 /**

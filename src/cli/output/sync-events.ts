@@ -111,7 +111,10 @@ export function createSyncView(options: SyncViewOptions): SyncView {
     let reportFailure: unknown = null;
     await report?.close().catch((error: unknown) => (reportFailure = error));
     if ('error' in settled) {
-      logLine(`camroll: sync ended: ${settled.error instanceof Error ? settled.error.message : String(settled.error)}`);
+      const reason = settled.error instanceof Error ? settled.error.message : String(settled.error);
+      // The page still shows the library read until then, and says the sync had no result.
+      await html?.writeEnded(reason).catch(() => undefined);
+      logLine(`camroll: sync ended: ${reason}`);
       await log?.close().catch(() => undefined);
       throw settled.error;
     }

@@ -1,4 +1,5 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { escapeHtml, openHtmlReport, renderHtmlReport, scriptJson } from '../../../src/cli/output/html-report.js';
@@ -163,6 +164,38 @@ describe('--html on the commands', () => {
       `<span class="value" data-count="sent">${summary.sent}</span><span class="label">would be sent`,
     );
     expect(html).not.toContain('id="history"');
+  });
+
+  it('sync --html against a host that refuses: the page says the sync ended before its result, and why', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const file = join(home.home, 'ended.html');
+    const result = await runCli(
+      [
+        'sync',
+        LIBRARY,
+        '--email',
+        'html@example.com',
+        '--base-url',
+        `http://127.0.0.1:${port}/v1`,
+        '--retries',
+        '0',
+        '--html',
+        file,
+      ],
+      { env: { CAMROLL_API_KEY: 'sk_test_html_report_key_1' } },
+    );
+    expect(result.code).toBe(1);
+    const html = readFileSync(file, 'utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toMatch(
+      /<p class="notice" id="notice" role="note">The sync ended before its result: [^<]*ECONNREFUSED/,
+    );
+    expect(html).not.toContain('id="history"');
+    expect(html).not.toContain('sk_test_html_report_key_1');
   });
 
   it('a file that cannot be written stops the scan at once with a usage error', async () => {
