@@ -2,8 +2,8 @@
  * One moment stored as several files: a Live Photo's still and its video, an edited copy and
  * its original. Pairing, not guessing: a video goes with a still by Apple's content identifier,
  * else by the same stem with a video of at most 3.5 s taken within 2 s of the still; an edited
- * copy goes with its original of the same stem. Each pair sends one item (the still, the
- * original); a video or a copy whose partner never shows is sent.
+ * copy goes with its original of the same stem (an edited video with a video). Each pair sends
+ * one item (the still, the original); a video or a copy whose partner never shows is sent.
  *
  * The scan streams files out of order, so a file that may be the second of a pair waits, and
  * only it: stills and originals pass at once and are remembered (their keys, not the files). What
@@ -126,6 +126,8 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
   // latest keys (a Map's own order would cost a walk over its deleted entries on every eviction).
   const stills = createBoundedMap<Still>(remember);
   const byContentId = createBoundedMap<Still>(remember);
+  // Videos by stem key: the originals an edited video goes with.
+  const videos = createBoundedMap<Still>(remember);
   // Waiting files in arrival order: `queue` from `head` (released ones are skipped when met).
   const waiting = new Map<T, Waiting<T>>();
   let queue: T[] = [];
@@ -203,16 +205,31 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
       const view = options.view(item);
       const { folder, stem } = split(view.path);
       const out: Paired<T>[] = [];
-      if (view.mediaType === 'video') {
+      const editedOf = editedOriginalStem(stem);
+      if (view.mediaType === 'video' && editedOf !== null) {
+        // An edited video goes with the video it was made from.
+        const key = keyOf(folder, editedOf);
+        const original = videos.get(key);
+        if (original) return [{ item, pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: original.path } }];
+        wait({ item, view, key, kind: 'copy' });
+      } else if (view.mediaType === 'video') {
         const key = keyOf(folder, stem);
+        const original: Still = { path: view.shown ?? view.path, view };
+        videos.set(key, original);
+        // Its edited copies that waited go with it now, whatever becomes of the video itself.
+        for (const candidate of [...(byWaitKey.get(key) ?? [])]) {
+          const entry = waiting.get(candidate)!;
+          if (entry.kind !== 'copy' || entry.view.mediaType !== 'video') continue;
+          release(candidate);
+          out.push({ item: candidate, pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: original.path } });
+        }
         const paired = mayBeLive(view) ? videoPair(item, view, key) : null;
-        if (paired) return [paired];
-        if (!mayBeLive(view)) return [{ item, pair: null }];
+        if (paired) return [...out, paired];
+        if (!mayBeLive(view)) return [...out, { item, pair: null }];
         wait({ item, view, key, kind: 'video' });
       } else {
-        const original = editedOriginalStem(stem);
-        if (original !== null) {
-          const key = keyOf(folder, original);
+        if (editedOf !== null) {
+          const key = keyOf(folder, editedOf);
           const still = stills.get(key);
           if (still) return [{ item, pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: still.path } }];
           wait({ item, view, key, kind: 'copy' });
@@ -229,6 +246,8 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
           ]);
           for (const candidate of candidates) {
             const entry = waiting.get(candidate)!;
+            // An edited video waits for its video, not for a still of the same name.
+            if (entry.kind === 'copy' && entry.view.mediaType === 'video') continue;
             if (entry.kind === 'copy') {
               release(candidate);
               out.push({

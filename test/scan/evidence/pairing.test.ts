@@ -93,6 +93,39 @@ describe('edited copies', () => {
     expect(run([copy])[copy.path]).toBe('alone');
   });
 
+  it('an edited video goes with its video in either order, never with a still of the same name', () => {
+    const original = video('V/VID_20240712_200000.mp4', 95);
+    const copy = video('V/VID_20240712_200000-edited.mp4', 40);
+    expect(run([original, copy])[copy.path]).toBe(`edited_copy edited_copy_name -> ${original.path}`);
+    expect(run([copy, original])[copy.path]).toBe(`edited_copy edited_copy_name -> ${original.path}`);
+    expect(run([copy, original])[original.path]).toBe('alone');
+    const still = photo('V/IMG_5.HEIC');
+    const clip = video('V/IMG_5-edited.MP4', 2);
+    expect(run([still, clip])[clip.path]).toBe('alone');
+    expect(run([clip, still])[clip.path]).toBe('alone');
+    // An edited photo is no copy of a video of the same name either.
+    const film = video('V/IMG_6.MP4', 60);
+    const picture = photo('V/IMG_6-edited.jpg');
+    expect(run([film, picture])[picture.path]).toBe('alone');
+    expect(run([picture, film])[picture.path]).toBe('alone');
+  });
+
+  it("a Live Photo's edited video goes with its video, and that video with its still", () => {
+    const still = photo('L/IMG_7.HEIC');
+    const clip = video('L/IMG_7.MOV', 2.5);
+    const edited = video('L/IMG_7-edited.MOV', 2.5);
+    for (const order of [
+      [still, clip, edited],
+      [edited, clip, still],
+      [clip, edited, still],
+    ]) {
+      const result = run(order);
+      expect(result[clip.path]).toBe(`live_photo_video live_photo_stem -> ${still.path}`);
+      expect(result[edited.path]).toBe(`edited_copy edited_copy_name -> ${clip.path}`);
+      expect(result[still.path]).toBe('alone');
+    }
+  });
+
   it('lets the original out at once and the copy only once it is decided', () => {
     const pairing = createPairing<PairView>({ view: (v) => v });
     expect(pairing.push(photo('IMG_1-edited.jpg'))).toEqual([]);
