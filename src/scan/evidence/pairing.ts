@@ -81,6 +81,13 @@ const EDITED = new RegExp(
 );
 
 const DEFAULT_WINDOW = 4096;
+
+/** The pair of an edited copy collapsed into its original. */
+const copyOf = (partner: string): NonNullable<Paired<unknown>['pair']> => ({
+  origin: 'edited_copy',
+  rule: 'edited_copy_name',
+  partner,
+});
 const DEFAULT_REMEMBER = 65_536;
 
 interface Still {
@@ -210,7 +217,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
         // An edited video goes with the video it was made from.
         const key = keyOf(folder, editedOf);
         const original = videos.get(key);
-        if (original) return [{ item, pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: original.path } }];
+        if (original) return [{ item, pair: copyOf(original.path) }];
         wait({ item, view, key, kind: 'copy' });
       } else if (view.mediaType === 'video') {
         const key = keyOf(folder, stem);
@@ -221,7 +228,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
           const entry = waiting.get(candidate)!;
           if (entry.kind !== 'copy' || entry.view.mediaType !== 'video') continue;
           release(candidate);
-          out.push({ item: candidate, pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: original.path } });
+          out.push({ item: candidate, pair: copyOf(original.path) });
         }
         const paired = mayBeLive(view) ? videoPair(item, view, key) : null;
         if (paired) return [...out, paired];
@@ -231,7 +238,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
         if (editedOf !== null) {
           const key = keyOf(folder, editedOf);
           const still = stills.get(key);
-          if (still) return [{ item, pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: still.path } }];
+          if (still) return [{ item, pair: copyOf(still.path) }];
           wait({ item, view, key, kind: 'copy' });
         } else {
           const key = keyOf(folder, stem);
@@ -252,7 +259,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
               release(candidate);
               out.push({
                 item: candidate,
-                pair: { origin: 'edited_copy', rule: 'edited_copy_name', partner: still.path },
+                pair: copyOf(still.path),
               });
               continue;
             }
