@@ -113,15 +113,16 @@ export function createScanSummary(): SummaryAccumulator {
 }
 
 /**
- * Warnings that lose nothing of what the scan was given: it read every file anyway (the
- * cache was unavailable), a sidecar's media is not among them, or parts of an export were
- * not given (named; sync refuses sync-complete for it).
+ * Warnings that are no failure of the scan: it read every file anyway (the cache was
+ * unavailable), a sidecar's media is not among them, or parts of an export were not given
+ * (named; sync refuses sync-complete for it). An unusable Photo Details CSV is a failure here,
+ * as a damaged file is, though not an unread part of the library for sync (rules/unread.ts).
  */
-const HARMLESS_WARNINGS: ReadonlySet<string> = new Set(['cache_unavailable', 'sidecar_without_media', 'missing_parts']);
+const NO_FAILURE_WARNINGS: ReadonlySet<string> = new Set(['cache_unavailable', 'sidecar_without_media', 'missing_parts']);
 
 /** Number of files that failed to read or parse, plus folders/files the walk could not read. */
 export function failureCount(summary: ScanSummary): number {
   const sum = (counts: Record<string, number>): number => Object.values(counts).reduce((a, b) => a + b, 0);
-  const unread = Object.entries(summary.warnings).filter(([code]) => !HARMLESS_WARNINGS.has(code));
+  const unread = Object.entries(summary.warnings).filter(([code]) => !NO_FAILURE_WARNINGS.has(code));
   return sum(summary.errors) + sum(Object.fromEntries(unread));
 }
