@@ -118,7 +118,11 @@ export function createScanSummary(): SummaryAccumulator {
  * (named; sync refuses sync-complete for it). An unusable Photo Details CSV is a failure here,
  * as a damaged file is, though not an unread part of the library for sync (rules/unread.ts).
  */
-const NO_FAILURE_WARNINGS: ReadonlySet<string> = new Set(['cache_unavailable', 'sidecar_without_media', 'missing_parts']);
+const NO_FAILURE_WARNINGS: ReadonlySet<string> = new Set([
+  'cache_unavailable',
+  'sidecar_without_media',
+  'missing_parts',
+]);
 
 /** Number of files that failed to read or parse, plus folders/files the walk could not read. */
 export function failureCount(summary: ScanSummary): number {
