@@ -33,7 +33,7 @@ export async function readFolderDetails(options: {
     while (stack.length > 0) {
       if (options.signal?.aborted) return [];
       const { dir, depth } = stack.pop()!;
-      const inExport = icloudFolderOf(path.join(dir, '_')) !== null;
+      const inExport = depth > 0 || icloudFolderOf(path.join(dir, '_')) !== null;
       let entries: import('node:fs').Dirent[];
       try {
         entries = await fsp.readdir(dir, { withFileTypes: true });
@@ -43,8 +43,10 @@ export async function readFolderDetails(options: {
       for (const entry of entries) {
         const at = path.join(dir, entry.name);
         if (entry.isDirectory()) {
-          // Below an export every folder; elsewhere only the folder given's children, to find one.
-          if (depth < MAX_DEPTH && (inExport || depth === 0)) stack.push({ dir: at, depth: depth + 1 });
+          // Below an export every folder; elsewhere only a child of the folder given that is one
+          // by its name (the others are never listed: a library's folders are the walk's to list).
+          if (depth < MAX_DEPTH && (inExport || icloudFolderOf(path.join(at, '_')) !== null))
+            stack.push({ dir: at, depth: depth + 1 });
         } else if (inExport && entry.isFile()) {
           if (isPhotoDetailsName(entry.name)) csvs.push(at);
           else names.add(entry.name.normalize('NFC').toLowerCase());
