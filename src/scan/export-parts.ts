@@ -109,8 +109,12 @@ const ICLOUD = new RegExp(
 /** Languages that put the numbers first (`iCloud 写真 1/5`, `iCloud 사진 1/5 부분`): `K/N` after a name with iCloud. */
 const ICLOUD_SLASH = /^(.*?icloud.*?)[\s_-]+(\d{1,4})\s*\/\s*(\d{1,4})(?:\s+\S+)?$/iu;
 
+/** Every part's name says which export it is of: most names are ruled out by this alone. */
+const MAY_BE_PART = /takeout|icloud/i;
+
 /** The part a file or folder name says it is, or null when it names none. */
 export function parsePartName(name: string): ExportPart | null {
+  if (!MAY_BE_PART.test(name)) return null;
   const stem = name
     .normalize('NFC')
     .replace(/\u00a0/g, ' ')
