@@ -129,6 +129,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const { record } = event;
     progress?.tick(record.cached ? 0 : record.size);
     if (explain) explained.push(record);
+    if (!flags.jsonl && !report) return; // the line is made only for where it goes
     const line = jsonlLine(record, shown(record));
     if (flags.jsonl) await writeLineWithBackpressure(ctx.stdout, JSON.stringify(line));
     if (!report) return;
