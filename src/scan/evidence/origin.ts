@@ -49,7 +49,7 @@ export interface OriginInput {
   /** The path the user sees (an archive member: `part.zip!/Takeout/…`), POSIX separators. */
   path: string;
   /** For an archive member: the archive file on disk. */
-  archive?: string;
+  archive?: string | undefined;
   signals: OriginSignals | undefined;
   /** Whether the file names the camera that made it (EXIF, XMP or QuickTime make/model). */
   hasCamera: boolean;
@@ -204,7 +204,7 @@ export function classifyOrigin(input: OriginInput): OriginDecision {
   const parts = pathParts(input.path);
   for (const rule of ORIGIN_RULES) {
     const decided = rule.decide(input, parts);
-    if (decided) return { ...decided, rule: rule.name };
+    if (decided) return { origin: decided.origin, rule: rule.name, signal: decided.signal };
   }
   return { origin: 'unknown', rule: 'no_signal', signal: 'no signal' };
 }

@@ -246,11 +246,11 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
           stills.set(key, still);
           if (view.contentId !== undefined) byContentId.set(view.contentId, still);
           out.push({ item, pair: null });
-          // What waited for this still goes with it now.
-          const candidates = new Set([
-            ...(byWaitKey.get(key) ?? []),
-            ...(view.contentId === undefined ? [] : (byWaitContent.get(view.contentId) ?? [])),
-          ]);
+          // What waited for this still goes with it now (mostly nothing: no set is made then).
+          const byKey = byWaitKey.get(key);
+          const byContent = view.contentId === undefined ? undefined : byWaitContent.get(view.contentId);
+          if (byKey === undefined && byContent === undefined) return out;
+          const candidates = new Set([...(byKey ?? []), ...(byContent ?? [])]);
           for (const candidate of candidates) {
             const entry = waiting.get(candidate)!;
             // An edited video waits for its video, not for a still of the same name.

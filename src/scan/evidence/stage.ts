@@ -1,6 +1,6 @@
 import type { ScanEvent, ScanRecord } from '../types.js';
 import { classifyOrigin, DEFAULT_INCLUDED, type OriginClass } from './origin.js';
-import { createPairing, type PairRule, type Paired } from './pairing.js';
+import { createPairing, type PairRule, type PairView, type Paired } from './pairing.js';
 
 /**
  * The scan's evidence stage: every record leaves the scan with its origin (origin.ts) and,
@@ -32,6 +32,32 @@ const capture = (taken: string | null): number | null => {
   return Number.isNaN(ms) ? null : ms;
 };
 
+/**
+ * What pairing sees of a record: a few strings and numbers copied out of it, so a still it
+ * remembers keeps these and not the record's metadata.
+ */
+class RecordView implements PairView {
+  readonly path: string;
+  readonly shown: string;
+  readonly mediaType: 'photo' | 'video';
+  readonly durationSeconds: number | null;
+  readonly contentId: string | undefined;
+  readonly #taken: string | null;
+  constructor(record: ScanRecord) {
+    const media = record.media!;
+    this.path = record.absPath;
+    this.shown = record.path;
+    this.mediaType = media.media_type === 'video' ? 'video' : 'photo';
+    this.durationSeconds = media.duration_seconds;
+    this.contentId = record.source?.evidence?.content_id;
+    this.#taken = media.taken_at;
+  }
+  /** Parsed only when a video is weighed against a still. */
+  get takenMs(): number | null {
+    return capture(this.#taken);
+  }
+}
+
 /** Gives each record its origin; pairs collapse unless both pair classes are included. */
 export async function* withOrigins(
   batches: AsyncIterable<ScanEvent[]>,
@@ -40,20 +66,7 @@ export async function* withOrigins(
   const included = options.included ?? DEFAULT_INCLUDED;
   const pairs = !included.has('live_photo_video') || !included.has('edited_copy');
   const pairing = createPairing<ScanRecord>({
-    view: (record) => {
-      const media = record.media!;
-      return {
-        path: record.absPath,
-        shown: record.path,
-        mediaType: media.media_type === 'video' ? 'video' : 'photo',
-        durationSeconds: media.duration_seconds,
-        // Parsed only when a video is weighed against a still.
-        get takenMs() {
-          return capture(media.taken_at);
-        },
-        contentId: record.source?.evidence?.content_id,
-      };
-    },
+    view: (record) => new RecordView(record),
     ...(options.window === undefined ? {} : { window: options.window }),
   });
   const settle = ({ item, pair }: Paired<ScanRecord>): ScanEvent => {
@@ -80,12 +93,18 @@ export async function* withOrigins(
       const media = record.media!;
       const decided = classifyOrigin({
         path: record.path,
-        ...(record.archive === undefined ? {} : { archive: record.archive }),
+        archive: record.archive,
         signals: record.source?.evidence,
         hasCamera: media.device_make !== null || media.device_model !== null,
       });
       const left = included.has(decided.origin) ? null : decided.origin;
-      record.origin = { ...decided, pair: null, left_out: left };
+      record.origin = {
+        origin: decided.origin,
+        rule: decided.rule,
+        signal: decided.signal,
+        pair: null,
+        left_out: left,
+      };
       // A file left out by its origin pairs with nothing: its partner stands alone.
       if (left !== null || !pairs) out.push(event);
       else for (const paired of pairing.push(record)) out.push(settle(paired));
