@@ -114,6 +114,8 @@ const SCREENSHOT_NAMES: readonly RegExp[] = [
   /^Bildschirmfoto \d{4}-\d{2}-\d{2} um /i,
 ];
 /** An iCloud export's shared albums come in their own zips: `iCloud Shared Albums.zip`, `… Part 1 of 2.zip`. */
+/** Every screenshot name above starts so: the others are ruled out by one test. */
+const SCREENSHOT_FIRST = /^(?:screen|bildschirmfoto)/i;
 const ICLOUD_SHARED_ALBUMS = /^iCloud Shared Albums.*\.zip$/i;
 
 function receivedFolder(name: string): string | null {
@@ -172,12 +174,15 @@ export const ORIGIN_RULES: readonly OriginRule[] = [
   },
   {
     name: 'whatsapp_file_name',
-    decide: (_, { name }) => (WHATSAPP_NAME.test(name) ? { origin: 'received', signal: 'WhatsApp file name' } : null),
+    decide: (_, { name }) =>
+      name.includes('-') && WHATSAPP_NAME.test(name) ? { origin: 'received', signal: 'WhatsApp file name' } : null,
   },
   {
     name: 'screenshot_file_name',
     decide: (_, { name }) =>
-      SCREENSHOT_NAMES.some((pattern) => pattern.test(name)) ? { origin: 'screenshot', signal: 'file name' } : null,
+      SCREENSHOT_FIRST.test(name) && SCREENSHOT_NAMES.some((pattern) => pattern.test(name))
+        ? { origin: 'screenshot', signal: 'file name' }
+        : null,
   },
   {
     name: 'messenger_folder',

@@ -122,6 +122,7 @@ const keyOf = (folder: string, stem: string): string => `${folder}\u0000${stem}`
 
 /** The original's stem of an edited copy's name, or null when the name is no edited copy's. */
 export function editedOriginalStem(stem: string): string | null {
+  if (!stem.includes('-')) return null; // most names: no suffix to look for
   const match = EDITED.exec(nfc(stem));
   return match ? match[1]! : null;
 }
