@@ -228,7 +228,9 @@ interface FolderSignals {
 
 /** Folders seen lately and what they say: files come folder by folder, so a few suffice. */
 const FOLDERS_KEPT = 64;
-const folderCache = new Map<string, { folders: readonly string[]; signals: FolderSignals }>();
+type KnownFolder = { folders: readonly string[]; signals: FolderSignals };
+const folderCache = new Map<string, KnownFolder>();
+let last: { dir: string; known: KnownFolder } | null = null;
 
 function folderSignals(folders: readonly string[]): FolderSignals {
   let received: string | null = null;
@@ -246,8 +248,11 @@ function folderSignals(folders: readonly string[]): FolderSignals {
 /** Folder names and the file name of a shown path; an archive's `!/` separates like a folder. */
 function pathParts(path: string): PathParts {
   const cut = path.lastIndexOf('/');
-  const dir = cut < 0 ? '' : path.slice(0, cut);
   const name = path.slice(cut + 1);
+  // The folder of the file before, most often: known without cutting it out again.
+  if (last !== null && Math.max(cut, 0) === last.dir.length && path.startsWith(last.dir))
+    return { folders: last.known.folders, folderSignals: last.known.signals, name };
+  const dir = cut < 0 ? '' : path.slice(0, cut);
   let known = folderCache.get(dir);
   if (known === undefined) {
     const folders = dir
@@ -258,6 +263,7 @@ function pathParts(path: string): PathParts {
     if (folderCache.size >= FOLDERS_KEPT) folderCache.clear();
     folderCache.set(dir, known);
   }
+  last = { dir, known };
   return { folders: known.folders, folderSignals: known.signals, name };
 }
 

@@ -19,8 +19,8 @@ export interface PairView {
   shown?: string;
   mediaType: 'photo' | 'video';
   durationSeconds: number | null;
-  /** The capture instant, epoch ms; null when unknown. */
-  takenMs: number | null;
+  /** The capture instant (ISO 8601, as `taken_at`); null when unknown. Parsed only when a video is weighed against a still. */
+  takenAt: string | null;
   contentId: string | undefined;
 }
 
@@ -36,7 +36,7 @@ export interface PairingOptions<T> {
   view(item: T): PairView;
   /** Files waiting for their partner at most (default 4,096). */
   window?: number;
-  /** Stills and originals remembered at most (default 65,536 keys). */
+  /** Stills and originals remembered at most (default 65,536; at least the latest half of that). */
   remember?: number;
 }
 
@@ -90,34 +90,63 @@ const copyOf = (partner: string): NonNullable<Paired<unknown>['pair']> => ({
 });
 const DEFAULT_REMEMBER = 65_536;
 
+/** A remembered still or original: what a partner needs of it, and no more (65,536 are kept). */
 interface Still {
   /** As shown (the partner named by the pair). */
   path: string;
-  /** Read only when a video needs its time (a view may compute it lazily). */
-  view: PairView;
+  contentId: string | undefined;
+  takenAt: string | null;
 }
+
+const remembered = (view: PairView): Still => ({
+  path: view.shown ?? view.path,
+  contentId: view.contentId,
+  takenAt: view.takenAt,
+});
 
 interface Waiting<T> {
   item: T;
   view: PairView;
-  /** The stem key it waits on (a video's or a copy's original's). */
+  /** The folder and stem it waits on (a video's own, a copy's original's), and their key. */
+  folder: string;
+  stem: string;
   key: string;
   kind: 'video' | 'copy';
+}
+
+/** An ISO instant in epoch ms; null when absent or unreadable. */
+function instantMs(taken: string | null): number | null {
+  if (taken === null) return null;
+  const ms = Date.parse(taken);
+  return Number.isNaN(ms) ? null : ms;
 }
 
 /** NFC only where it can change anything: most names are ASCII. */
 const nfc = (text: string): string => (/[^\u0000-\u007f]/.test(text) ? text.normalize('NFC') : text);
 
-/** The folder (inside an archive: the member's folder, so parts of one export meet) and the stem. */
-function split(path: string): { folder: string; stem: string } {
-  const inside = path.slice(path.lastIndexOf('!/') + 1);
-  const slash = inside.lastIndexOf('/');
-  const name = inside.slice(slash + 1);
-  const dot = name.lastIndexOf('.');
-  return { folder: nfc(inside.slice(0, Math.max(slash, 0))), stem: nfc(dot > 0 ? name.slice(0, dot) : name) };
+/**
+ * Splits a path into its folder (inside an archive: the member's folder, so parts of one export
+ * meet) and its stem. Files come folder by folder: the last folder's string is given again while
+ * its files pass, so it is cut, normalized and hashed once.
+ */
+function createSplitter(): (path: string) => { folder: string; stem: string } {
+  let lastRaw = '';
+  let lastFolder = '';
+  return (path) => {
+    const start = path.lastIndexOf('!/') + 1;
+    const slash = path.lastIndexOf('/');
+    const end = Math.max(slash, start);
+    if (end - start !== lastRaw.length || !path.startsWith(lastRaw, start)) {
+      lastRaw = path.slice(start, end);
+      lastFolder = nfc(lastRaw);
+    }
+    const name = path.slice(slash + 1);
+    const dot = name.lastIndexOf('.');
+    return { folder: lastFolder, stem: nfc(dot > 0 ? name.slice(0, dot) : name) };
+  };
 }
 
-/** A still's key: its folder and stem, case folded. */
+/** The key a file waits under: the folder and stem it waits on, case folded. */
 const keyOf = (folder: string, stem: string): string => `${folder}\u0000${stem}`.toLowerCase();
 
 /** The original's stem of an edited copy's name, or null when the name is no edited copy's. */
@@ -129,13 +158,14 @@ export function editedOriginalStem(stem: string): string | null {
 
 export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
   const window = options.window ?? DEFAULT_WINDOW;
+  const split = createSplitter();
   const remember = options.remember ?? DEFAULT_REMEMBER;
-  // Remembered stills by stem key and by content identifier, each bounded by a ring of the
-  // latest keys (a Map's own order would cost a walk over its deleted entries on every eviction).
-  const stills = createBoundedMap<Still>(remember);
-  const byContentId = createBoundedMap<Still>(remember);
+  // Remembered stills by folder and stem and by content identifier, each bounded in two
+  // generations (createGenerations).
+  const stills = createStemMemory<Still>(remember);
+  const byContentId = createGenerations<Still>(remember);
   // Videos by stem key: the originals an edited video goes with.
-  const videos = createBoundedMap<Still>(remember);
+  const videos = createStemMemory<Still>(remember);
   // Waiting files in arrival order: `queue` from `head` (released ones are skipped when met).
   const waiting = new Map<T, Waiting<T>>();
   let queue: T[] = [];
@@ -183,18 +213,18 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
   };
 
   /** The still a Live Photo video goes with, and by which rule; null when none is known. */
-  const liveStill = (view: PairView, key: string): { still: Still; rule: PairRule } | null => {
+  const liveStill = (view: PairView, folder: string, stem: string): { still: Still; rule: PairRule } | null => {
     if (view.contentId !== undefined) {
       const still = byContentId.get(view.contentId);
       if (still) return { still, rule: 'content_identifier' };
     }
-    const still = stills.get(key);
+    const still = stills.get(folder, stem);
     if (!still) return null;
     // Two content identifiers that differ say these are two moments, whatever the names.
-    if (still.view.contentId !== undefined && view.contentId !== undefined) return null;
+    if (still.contentId !== undefined && view.contentId !== undefined) return null;
     if (view.durationSeconds === null || view.durationSeconds > LIVE_VIDEO_MAX_SECONDS) return null;
-    const videoMs = view.takenMs;
-    const stillMs = still.view.takenMs;
+    const videoMs = instantMs(view.takenAt);
+    const stillMs = instantMs(still.takenAt);
     if (videoMs === null || stillMs === null) return null;
     return Math.abs(videoMs - stillMs) <= LIVE_TIME_TOLERANCE_MS ? { still, rule: 'live_photo_stem' } : null;
   };
@@ -203,8 +233,8 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
   const mayBeLive = (view: PairView): boolean =>
     view.contentId !== undefined || (view.durationSeconds !== null && view.durationSeconds <= LIVE_VIDEO_MAX_SECONDS);
 
-  const videoPair = (item: T, view: PairView, key: string): Paired<T> | null => {
-    const found = liveStill(view, key);
+  const videoPair = (item: T, view: PairView, folder: string, stem: string): Paired<T> | null => {
+    const found = liveStill(view, folder, stem);
     return found ? { item, pair: { origin: 'live_photo_video', rule: found.rule, partner: found.still.path } } : null;
   };
 
@@ -216,14 +246,13 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
       const editedOf = editedOriginalStem(stem);
       if (view.mediaType === 'video' && editedOf !== null) {
         // An edited video goes with the video it was made from.
-        const key = keyOf(folder, editedOf);
-        const original = videos.get(key);
+        const original = videos.get(folder, editedOf);
         if (original) return [{ item, pair: copyOf(original.path) }];
-        wait({ item, view, key, kind: 'copy' });
+        wait({ item, view, folder, stem: editedOf, key: keyOf(folder, editedOf), kind: 'copy' });
       } else if (view.mediaType === 'video') {
         const key = keyOf(folder, stem);
-        const original: Still = { path: view.shown ?? view.path, view };
-        videos.set(key, original);
+        const original = remembered(view);
+        videos.set(folder, stem, original);
         // Its edited copies that waited go with it now, whatever becomes of the video itself.
         for (const candidate of [...(byWaitKey.get(key) ?? [])]) {
           const entry = waiting.get(candidate)!;
@@ -231,24 +260,23 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
           release(candidate);
           out.push({ item: candidate, pair: copyOf(original.path) });
         }
-        const paired = mayBeLive(view) ? videoPair(item, view, key) : null;
+        const paired = mayBeLive(view) ? videoPair(item, view, folder, stem) : null;
         if (paired) return [...out, paired];
         if (!mayBeLive(view)) return [...out, { item, pair: null }];
-        wait({ item, view, key, kind: 'video' });
+        wait({ item, view, folder, stem, key, kind: 'video' });
       } else {
         if (editedOf !== null) {
-          const key = keyOf(folder, editedOf);
-          const still = stills.get(key);
+          const still = stills.get(folder, editedOf);
           if (still) return [{ item, pair: copyOf(still.path) }];
-          wait({ item, view, key, kind: 'copy' });
+          wait({ item, view, folder, stem: editedOf, key: keyOf(folder, editedOf), kind: 'copy' });
         } else {
-          const key = keyOf(folder, stem);
-          const still: Still = { path: view.shown ?? view.path, view };
-          stills.set(key, still);
+          const still = remembered(view);
+          stills.set(folder, stem, still);
           if (view.contentId !== undefined) byContentId.set(view.contentId, still);
           out.push({ item, pair: null });
-          // What waited for this still goes with it now (mostly nothing: no set is made then).
-          const byKey = byWaitKey.get(key);
+          // What waited for this still goes with it now (mostly nothing: no key or set is made then).
+          if (waiting.size === 0) return out;
+          const byKey = byWaitKey.get(keyOf(folder, stem));
           const byContent = view.contentId === undefined ? undefined : byWaitContent.get(view.contentId);
           if (byKey === undefined && byContent === undefined) return out;
           const candidates = new Set([...(byKey ?? []), ...(byContent ?? [])]);
@@ -264,7 +292,7 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
               });
               continue;
             }
-            const paired = videoPair(candidate, entry.view, entry.key);
+            const paired = videoPair(candidate, entry.view, entry.folder, entry.stem);
             if (!paired) continue;
             release(candidate);
             out.push(paired);
@@ -298,29 +326,74 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
   };
 }
 
-/** A map that keeps the latest `limit` keys set (a ring of them says which is oldest). */
-interface BoundedMap<V> {
+/**
+ * A map of at least the latest `limit / 2` keys set and at most `limit`: two generations, the
+ * older let go whole when the younger is full (no per-key eviction, no order to keep).
+ */
+interface Generations<V> {
   get(key: string): V | undefined;
   set(key: string, value: V): void;
 }
 
-function createBoundedMap<V>(limit: number): BoundedMap<V> {
-  const map = new Map<string, V>();
-  // The ring's slot holds the key set there and its value: a key set again since is no eviction.
-  const keys: (string | undefined)[] = [];
-  const values: (V | undefined)[] = [];
-  let next = 0;
+function createGenerations<V>(limit: number): Generations<V> {
+  const half = Math.ceil(limit / 2);
+  let young = new Map<string, V>();
+  let old = new Map<string, V>();
   return {
-    get: (key) => map.get(key),
+    get: (key) => young.get(key) ?? old.get(key),
     set(key, value) {
       if (limit <= 0) return;
-      const slot = next;
-      next = (next + 1) % limit;
-      const evicted = keys[slot];
-      if (evicted !== undefined && map.get(evicted) === values[slot]) map.delete(evicted);
-      keys[slot] = key;
-      values[slot] = value;
-      map.set(key, value);
+      young.set(key, value);
+      if (young.size >= half) {
+        old = young;
+        young = new Map();
+      }
+    },
+  };
+}
+
+/**
+ * Stills (or videos) by folder and stem, case folded, in the same two generations: a map per
+ * folder, so the folder's name is folded and hashed once while its files pass, not per file.
+ */
+interface StemMemory<V> {
+  get(folder: string, stem: string): V | undefined;
+  set(folder: string, stem: string, value: V): void;
+}
+
+function createStemMemory<V>(limit: number): StemMemory<V> {
+  const half = Math.ceil(limit / 2);
+  let young = new Map<string, Map<string, V>>();
+  let old = new Map<string, Map<string, V>>();
+  let count = 0;
+  let lastFolder: string | null = null;
+  let lastKey = '';
+  const folderKey = (folder: string): string => {
+    if (folder !== lastFolder) {
+      lastFolder = folder;
+      lastKey = folder.toLowerCase();
+    }
+    return lastKey;
+  };
+  return {
+    get(folder, stem) {
+      const key = folderKey(folder);
+      const name = stem.toLowerCase();
+      return young.get(key)?.get(name) ?? old.get(key)?.get(name);
+    },
+    set(folder, stem, value) {
+      if (limit <= 0) return;
+      const key = folderKey(folder);
+      let names = young.get(key);
+      if (names === undefined) young.set(key, (names = new Map()));
+      const before = names.size;
+      names.set(stem.toLowerCase(), value);
+      count += names.size - before;
+      if (count >= half) {
+        old = young;
+        young = new Map();
+        count = 0;
+      }
     },
   };
 }

@@ -26,37 +26,7 @@ const PAIR_SIGNALS: Record<PairRule, string> = {
   edited_copy_name: 'file name',
 };
 
-const capture = (taken: string | null): number | null => {
-  if (taken === null) return null;
-  const ms = Date.parse(taken);
-  return Number.isNaN(ms) ? null : ms;
-};
-
-/**
- * What pairing sees of a record: a few strings and numbers copied out of it, so a still it
- * remembers keeps these and not the record's metadata.
- */
-class RecordView implements PairView {
-  readonly path: string;
-  readonly shown: string;
-  readonly mediaType: 'photo' | 'video';
-  readonly durationSeconds: number | null;
-  readonly contentId: string | undefined;
-  readonly #taken: string | null;
-  constructor(record: ScanRecord) {
-    const media = record.media!;
-    this.path = record.absPath;
-    this.shown = record.path;
-    this.mediaType = media.media_type === 'video' ? 'video' : 'photo';
-    this.durationSeconds = media.duration_seconds;
-    this.contentId = record.source?.evidence?.content_id;
-    this.#taken = media.taken_at;
-  }
-  /** Parsed only when a video is weighed against a still. */
-  get takenMs(): number | null {
-    return capture(this.#taken);
-  }
-}
+type RecordEvent = Extract<ScanEvent, { type: 'record' }>;
 
 /** Gives each record its origin; pairs collapse unless both pair classes are included. */
 export async function* withOrigins(
@@ -65,12 +35,24 @@ export async function* withOrigins(
 ): AsyncGenerator<ScanEvent[]> {
   const included = options.included ?? DEFAULT_INCLUDED;
   const pairs = !included.has('live_photo_video') || !included.has('edited_copy');
-  const pairing = createPairing<ScanRecord>({
-    view: (record) => new RecordView(record),
+  // The pairing holds the events themselves: a file let out is passed on as it came.
+  const pairing = createPairing<RecordEvent>({
+    // Plain values copied out of the record: a remembered still keeps none of its metadata.
+    view: ({ record }): PairView => {
+      const media = record.media!;
+      return {
+        path: record.absPath,
+        shown: record.path,
+        mediaType: media.media_type === 'video' ? 'video' : 'photo',
+        durationSeconds: media.duration_seconds,
+        takenAt: media.taken_at,
+        contentId: record.source?.evidence?.content_id,
+      };
+    },
     ...(options.window === undefined ? {} : { window: options.window }),
   });
-  const settle = ({ item, pair }: Paired<ScanRecord>): ScanEvent => {
-    const origin = item.origin!;
+  const settle = ({ item, pair }: Paired<RecordEvent>): ScanEvent => {
+    const origin = item.record.origin!;
     if (pair !== null) {
       origin.pair = pair;
       if (!included.has(pair.origin)) {
@@ -80,7 +62,7 @@ export async function* withOrigins(
         origin.left_out = pair.origin;
       }
     }
-    return { type: 'record', record: item };
+    return item;
   };
   for await (const batch of batches) {
     const out: ScanEvent[] = [];
@@ -107,7 +89,7 @@ export async function* withOrigins(
       };
       // A file left out by its origin pairs with nothing: its partner stands alone.
       if (left !== null || !pairs) out.push(event);
-      else for (const paired of pairing.push(record)) out.push(settle(paired));
+      else for (const paired of pairing.push(event)) out.push(settle(paired));
     }
     if (out.length > 0) yield out;
   }

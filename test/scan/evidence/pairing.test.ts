@@ -2,22 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { createPairing, editedOriginalStem, type PairView, type Paired } from '../../../src/scan/evidence/pairing.js';
 
 const T0 = Date.UTC(2024, 6, 12, 20, 0, 0);
-const photo = (path: string, extra: Partial<PairView> = {}): PairView => ({
-  path,
-  mediaType: 'photo',
-  durationSeconds: null,
-  takenMs: T0,
-  contentId: undefined,
+/** A view's extra members; `takenMs` (epoch ms, null: none) stands for its `takenAt`. */
+type Extra = Partial<Omit<PairView, 'takenAt'>> & { takenMs?: number | null };
+const viewOf = (base: Omit<PairView, 'takenAt'>, { takenMs = T0, ...extra }: Extra): PairView => ({
+  ...base,
+  takenAt: takenMs === null ? null : new Date(takenMs).toISOString(),
   ...extra,
 });
-const video = (path: string, seconds: number | null, extra: Partial<PairView> = {}): PairView => ({
-  path,
-  mediaType: 'video',
-  durationSeconds: seconds,
-  takenMs: T0,
-  contentId: undefined,
-  ...extra,
-});
+const photo = (path: string, extra: Extra = {}): PairView =>
+  viewOf({ path, mediaType: 'photo', durationSeconds: null, contentId: undefined }, extra);
+const video = (path: string, seconds: number | null, extra: Extra = {}): PairView =>
+  viewOf({ path, mediaType: 'video', durationSeconds: seconds, contentId: undefined }, extra);
 
 /** Pushes every file in order, flushes, and reports each file's pairing by path. */
 function run(files: PairView[], window?: number): Record<string, string> {
@@ -150,15 +145,28 @@ describe('bounds', () => {
     expect(pairing.waiting).toBe(0);
   });
 
-  it('keeps a still seen again: its first place in memory going does not forget it', () => {
-    const pairing = createPairing<PairView>({ view: (v) => v, remember: 3 });
+  it('remembers at least the latest half of its memory, whatever the folders, and a still seen again anew', () => {
+    const pairing = createPairing<PairView>({ view: (v) => v, remember: 4 });
     pairing.push(photo('a/IMG_1.jpg'));
-    pairing.push(photo('a/IMG_2.jpg'));
-    pairing.push(photo('a/IMG_1.jpg')); // the same key again, in the third place
-    pairing.push(photo('a/IMG_3.jpg')); // takes the first place: IMG_1 is remembered since
-    expect(pairing.push(photo('a/IMG_1-edited.jpg'))[0]?.pair?.partner).toBe('a/IMG_1.jpg');
-    pairing.push(photo('a/IMG_4.jpg')); // takes the second place: IMG_2 goes
-    expect(pairing.push(photo('a/IMG_2-edited.jpg'))).toEqual([]);
+    pairing.push(photo('b/IMG_2.jpg')); // two remembered: they become the older half
+    pairing.push(photo('a/IMG_1.jpg')); // seen again: in the younger half too
+    pairing.push(photo('c/IMG_3.jpg')); // the younger half is full: the older one (IMG_2) is let go
+    expect(pairing.push(photo('A/img_1-edited.JPG'))[0]?.pair?.partner).toBe('a/IMG_1.jpg'); // case folded
+    expect(pairing.push(photo('c/IMG_3-edited.jpg'))[0]?.pair?.partner).toBe('c/IMG_3.jpg');
+    expect(pairing.push(photo('b/IMG_2-edited.jpg'))).toEqual([]);
+  });
+
+  it('never remembers more than its memory, in one folder or many', () => {
+    for (const folders of [1, 7]) {
+      const pairing = createPairing<PairView>({ view: (v) => v, remember: 10 });
+      for (let i = 0; i < 1000; i++) pairing.push(photo(`f${i % folders}/IMG_${i}.jpg`));
+      let found = 0;
+      for (let i = 0; i < 1000; i++)
+        if (pairing.push(photo(`f${i % folders}/IMG_${i}-edited.jpg`))[0]?.pair) found += 1;
+      // The copies pushed above are no stills: what is remembered is the last 5 to 10 stills.
+      expect(found).toBeGreaterThanOrEqual(5);
+      expect(found).toBeLessThanOrEqual(10);
+    }
   });
 
   it('forgets the oldest stills past its memory', () => {
