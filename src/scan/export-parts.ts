@@ -170,14 +170,19 @@ const SHOWN_NUMBERS = 20;
 
 /** `takeout-20250101T000000Z: part 2 and 4 missing` / `iCloud Photos (5 parts): part 3 missing`, for summaries. */
 export function describePartGap(gap: PartGap): string {
+  return `${gap.label}: ${describeMissing(gap)}`;
+}
+
+/** The numbers a gap leaves out, without the export's name: `parts 002 and 003 missing`, `part 2 of 5 missing`. */
+export function describeMissing(gap: PartGap): string {
   const shown = gap.missing.slice(0, SHOWN_NUMBERS);
   const numbers = shown.map((n) => (gap.export === 'takeout' ? String(n).padStart(3, '0') : String(n)));
   const more = gap.missing.length - shown.length;
   if (more > 0) numbers.push(`${more} more`);
   const list =
     numbers.length === 1 ? numbers[0]! : `${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
-  const of = gap.total === null ? '' : ` (${gap.total} parts)`;
-  return `${gap.label}${of}: part${numbers.length === 1 ? '' : 's'} ${list} missing`;
+  const of = gap.total === null ? '' : ` of ${gap.total}`;
+  return `part${numbers.length === 1 ? '' : 's'} ${list}${of} missing`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { archiveKindOf } from './sources/formats.js';
-import { describePartGap, findPartGaps, type PartGap } from './export-parts.js';
+import { describeMissing, findPartGaps, type PartGap } from './export-parts.js';
 import type { ScanEvent } from './types.js';
 
 /** The warning a scan gives for each export whose parts given leave gaps (export-parts.ts). */
@@ -36,6 +36,6 @@ export function partGapWarnings(gaps: readonly PartGap[]): ScanEvent[] {
     type: 'warning',
     code: MISSING_PARTS,
     path: gap.label,
-    message: describePartGap(gap),
+    message: describeMissing(gap),
   }));
 }

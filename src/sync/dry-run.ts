@@ -1,3 +1,4 @@
+import { watchExamined } from './examined.js';
 import type { JournalReader } from './journal-reader.js';
 import { runPipeline, type JournalPort, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { predictRejection } from './predict.js';
@@ -17,6 +18,8 @@ export interface DryRunResult extends SyncCounts {
   outcome: SyncOutcome;
   /** Present when the user's journal was read: what a real run would send, and skip. */
   plan?: SyncPlan;
+  /** Present when a real run would not call sync-complete after this pass: why (as its `not_examined`). */
+  not_examined?: string;
 }
 
 const NO_JOURNAL: JournalPort = {
@@ -42,6 +45,9 @@ export interface DryRunOptions {
   full: boolean;
   /** The user's journal, read-only, when one was found: what it answered is skipped. */
   journal?: JournalReader | null;
+  /** `--allow-empty` and `--allow-missing-parts`, for what a real run would decide. */
+  allowEmpty?: boolean;
+  allowMissingParts?: boolean;
 }
 
 export async function runDrySync(options: DryRunOptions): Promise<DryRunResult> {
@@ -68,6 +74,7 @@ export async function runDrySync(options: DryRunOptions): Promise<DryRunResult> 
             return 0;
           },
         };
+  const examined = watchExamined();
   const { summary, interrupted } = await runPipeline({
     input: options.scan(options.signal),
     journal,
@@ -92,10 +99,20 @@ export async function runDrySync(options: DryRunOptions): Promise<DryRunResult> 
     concurrency: 1,
     full: reader === null || options.full === true,
     signal: options.signal,
-    onEvent: options.onEvent,
+    onEvent: (event) => {
+      examined.onEvent(event);
+      options.onEvent?.(event);
+    },
     summary: options.summary,
   });
   plan.already_answered = summary.counts.skipped_already_sent;
   const outcome = decideOutcome(summary.counts, interrupted);
-  return { dry_run: true, outcome, ...summary.counts, ...(reader !== null && options.full !== true ? { plan } : {}) };
+  const notExamined = outcome === 'ok' ? examined.why(summary.counts.files, options) : null;
+  return {
+    dry_run: true,
+    outcome,
+    ...summary.counts,
+    ...(reader !== null && options.full !== true ? { plan } : {}),
+    ...(notExamined === null ? {} : { not_examined: notExamined }),
+  };
 }

@@ -3,7 +3,7 @@ import type { ApiClient } from '../client/index.js';
 import type { Event, IngestResponse, MediaMetadata, Stats } from '../contract/index.js';
 import { UserId } from '../contract/index.js';
 import { ApiError, UsageError } from '../errors.js';
-import { isUnreadError, isUnreadWarning } from '../rules/unread.js';
+import { watchExamined } from './examined.js';
 import { openJournal, type PassKind } from './journal.js';
 import { runPipeline, type PipelineEvent, type SyncInput } from './pipeline.js';
 import { decideOutcome, type SyncTally, type SyncCounts, type SyncOutcome } from './summary.js';
@@ -134,38 +134,6 @@ export async function resolveUser(
   };
 }
 
-/** The scan's warning for an export given with parts missing (src/scan/parts-given.ts). */
-const MISSING_PARTS = 'missing_parts';
-
-/** Whether a pipeline event says a folder or a file's bytes could not be read (scan's rule). */
-function isUnread(event: PipelineEvent): boolean {
-  if (event.type === 'notice') return event.kind === 'warning' && isUnreadWarning(event.code);
-  return event.type === 'scan_error' && isUnreadError(event.code);
-}
-
-/**
- * Why a pass whose batches were all answered still did not examine the library, or null:
- * nothing found (an unmounted drive looks like an empty folder) unless `allowEmpty`, or
- * something that could not be read. Corrupt files were read: they do not count.
- */
-export function whyNotExamined(
-  files: number,
-  unreadable: number,
-  allowEmpty: boolean,
-  missingParts: readonly string[] = [],
-): string | null {
-  if (unreadable > 0)
-    return `${unreadable} ${unreadable === 1 ? 'folder or file' : 'folders or files'} could not be read`;
-  if (missingParts.length > 0)
-    return `parts of the export were not given (${missingParts.join('; ')}); --allow-missing-parts syncs what is given as the whole library`;
-  if (files === 0 && !allowEmpty)
-    return (
-      'no media file was found under the given folders (an unmounted drive or share?); --allow-empty syncs a ' +
-      'library that is really empty'
-    );
-  return null;
-}
-
 /**
  * One sync: health (partner id) -> user -> stats (has_synced picks full or incremental)
  * -> journal -> pipeline -> sync-complete when every batch was answered -> events and stats.
@@ -219,14 +187,9 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
     /** One pass of the pipeline over `scan`, counting what could not be read. */
     const sendPass = async (kind: PassKind, scan: SyncRunOptions['scan'], io: PassIo) => {
       const passId = journal.beginPass(kind);
-      // What could not be read at all (a folder, or a file's bytes): the library was not examined.
-      let unreadable = 0;
-      // Exports given with parts missing: neither was it (unless the user says it is).
-      const missingParts: string[] = [];
+      const examined = watchExamined();
       const onEvent = (event: PipelineEvent): void => {
-        if (isUnread(event)) unreadable += 1;
-        if (event.type === 'notice' && event.kind === 'warning' && event.code === MISSING_PARTS)
-          missingParts.push(event.message);
+        examined.onEvent(event);
         io.onEvent?.(event);
       };
       const ran = await runPipeline({
@@ -242,19 +205,11 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
         onEvent,
         summary: io.summary,
       });
-      return { passId, unreadable, missingParts, ...ran };
+      return { passId, examined, ...ran };
     };
-    const { passId, unreadable, missingParts, summary, interrupted } = await sendPass(pass, options.scan, options);
+    const { passId, examined, summary, interrupted } = await sendPass(pass, options.scan, options);
     const decided = decideOutcome(summary.counts, interrupted);
-    const notExamined =
-      decided !== 'ok'
-        ? null
-        : whyNotExamined(
-            summary.counts.files,
-            unreadable,
-            options.allowEmpty === true,
-            options.allowMissingParts === true ? [] : missingParts,
-          );
+    const notExamined = decided !== 'ok' ? null : examined.why(summary.counts.files, options);
     const outcome: SyncOutcome = notExamined === null ? decided : 'not_examined';
     let syncComplete = false;
     if (outcome === 'ok') {
@@ -299,7 +254,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncResult> {
               ? 'failed'
               : 'complete';
           journal.finishPass(sent.passId, status);
-          return { counts: sent.summary.counts, interrupted: sent.interrupted, unreadable: sent.unreadable };
+          return { counts: sent.summary.counts, interrupted: sent.interrupted, unreadable: sent.examined.unreadable };
         },
       });
     }

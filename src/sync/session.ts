@@ -214,6 +214,8 @@ async function dryPass(pass: PassContext, identity: SyncIdentity | null): Promis
       summary: pass.summary,
       full,
       journal,
+      allowEmpty: options.allowEmpty,
+      allowMissingParts: options.allowMissingParts === true,
     });
   } finally {
     journal?.close();

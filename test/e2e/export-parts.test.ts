@@ -48,4 +48,16 @@ describe('an export given with parts missing', () => {
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(JSON.parse(allowed.stdout)).toMatchObject({ sync_complete: true, outcome: 'ok', sent: 0 });
   });
+
+  it('sync --dry-run says what the real run would decide: no sync-complete, the part named', async () => {
+    const dry = (extra: string[]): Promise<RunResult> => run(['sync', ...PARTS, '--dry-run', '--no-cache', ...extra]);
+    const plain = await dry([]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/^sync-complete: +a real run would not call it: parts of the export were not given/m);
+    expect(plain.stdout).toContain(MISSING);
+    const json = JSON.parse((await dry(['--json'])).stdout) as { not_examined?: string };
+    expect(json.not_examined).toContain(MISSING);
+    const allowed = await dry(['--allow-missing-parts', '--json']);
+    expect(JSON.parse(allowed.stdout)).not.toHaveProperty('not_examined');
+  });
 });

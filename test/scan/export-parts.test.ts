@@ -101,12 +101,12 @@ describe('describePartGap', () => {
     const [takeout] = findPartGaps(['takeout-20250101T000000Z-001.zip', 'takeout-20250101T000000Z-004.zip']);
     expect(describePartGap(takeout!)).toBe('takeout-20250101T000000Z: parts 002 and 003 missing');
     const [icloud] = findPartGaps(['iCloud Fotos Teil 1 von 2.zip']);
-    expect(describePartGap(icloud!)).toBe('iCloud Fotos (2 parts): part 2 missing');
+    expect(describePartGap(icloud!)).toBe('iCloud Fotos: part 2 of 2 missing');
   });
 
   it('counts what it does not name', () => {
     const [gap] = findPartGaps(['iCloud Photos Part 1 of 30.zip']);
-    expect(describePartGap(gap!)).toMatch(/^iCloud Photos \(30 parts\): parts 2, 3, .*, 21 and 9 more missing$/);
+    expect(describePartGap(gap!)).toMatch(/^iCloud Photos: parts 2, 3, .*, 21 and 9 more of 30 missing$/);
   });
 });
 

@@ -21,7 +21,7 @@ describe('partGapsOf', () => {
         type: 'warning',
         code: 'missing_parts',
         path: 'takeout-20250101T000000Z',
-        message: 'takeout-20250101T000000Z: part 002 missing',
+        message: 'part 002 missing',
       },
     ]);
   });

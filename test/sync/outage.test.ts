@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { whyNotExamined } from '../../src/sync/run.js';
+import { whyNotExamined } from '../../src/sync/examined.js';
 import { createOutageTracker, type AttemptOutcome } from '../../src/sync/outage.js';
 
 const refused: AttemptOutcome = { status: null, code: 'ECONNREFUSED' };

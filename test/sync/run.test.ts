@@ -170,7 +170,14 @@ describe('runSync', () => {
     };
     const gap = 'takeout-20250101T000000Z: parts 002 and 004 missing';
     async function* withGap(): AsyncGenerator<SyncInput[]> {
-      yield [{ type: 'warning', code: 'missing_parts', path: 'takeout-20250101T000000Z', message: gap }];
+      yield [
+        {
+          type: 'warning',
+          code: 'missing_parts',
+          path: 'takeout-20250101T000000Z',
+          message: 'parts 002 and 004 missing',
+        },
+      ];
       yield* records(3);
     }
     const result = await runSync({ ...options(client, []), scan: () => withGap() });

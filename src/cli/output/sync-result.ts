@@ -161,7 +161,12 @@ export function renderResult(result: SyncResult | DryRunResult, view: ResultView
           ),
         ]
       : [];
-    return [`dry run: nothing was sent`, ...renderCounts(result, counts), ...planned].join('\n') + '\n';
+    // What the real run would decide at the end: said here, since a dry run never calls it.
+    const completing =
+      result.not_examined === undefined
+        ? []
+        : [wrappedRow('sync-complete', `a real run would not call it: ${result.not_examined}`, width)];
+    return [`dry run: nothing was sent`, ...renderCounts(result, counts), ...planned, ...completing].join('\n') + '\n';
   }
   // The embedded service listens on a new port every run: its URL would mean nothing here.
   const where = result.target.kind === 'embedded' ? 'the embedded local service' : result.target.base_url;
