@@ -24,7 +24,15 @@ export {
   type OriginClass,
   type OriginDecision,
 } from './evidence/origin.js';
-export { COLLAPSED, countLeftOut, leadingSignal, type LeftOutCount, type LeftOutCounts } from './evidence/tally.js';
+export { createEvidenceMemory, type EvidenceMemory } from './evidence/stage.js';
+export {
+  COLLAPSED,
+  copyLeftOut,
+  countLeftOut,
+  leadingSignal,
+  type LeftOutCount,
+  type LeftOutCounts,
+} from './evidence/tally.js';
 export { resolveScanRoots } from './roots.js';
 export { createSidecarTree, type SidecarTree } from './tree.js';
 export { archiveKindOf, rootKindOf } from './sources/formats.js';

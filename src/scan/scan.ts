@@ -22,7 +22,7 @@ import type { ScanEvent, ScanRecord } from './types.js';
 import type { WalkFs } from './walk.js';
 import type { ReadItem } from './worker.js';
 import type { OriginClass } from './evidence/origin.js';
-import { withOrigins } from './evidence/stage.js';
+import { withOrigins, type EvidenceMemory } from './evidence/stage.js';
 
 export type { ByteProgress } from './progress.js';
 export { resolveScanRoots } from './roots.js';
@@ -76,6 +76,11 @@ export interface ScanOptions {
   treeRoots?: string[];
   /** The origin classes sent (`--include`; default own and unknown): the rest leave with `origin.left_out` set. */
   included?: ReadonlySet<OriginClass>;
+  /**
+   * The run's pairing memory, shared with its later scans (`sync --watch`): a Live Photo's video
+   * or an edited copy read later goes with the still or original an earlier scan read.
+   */
+  evidence?: EvidenceMemory;
   /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
   extract?: ExtractFn;
   walkFs?: Partial<WalkFs>;
@@ -129,6 +134,7 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
   yield* withOrigins(readLibraryBatches(options), {
     ...(options.included ? { included: options.included } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.evidence ? { memory: options.evidence } : {}),
   });
 }
 

@@ -1,7 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { InterruptedError, UsageError } from '../errors.js';
-import { archiveKindOf, displayPath, rootKindOf, scanLibraryBatches, type SidecarTree } from '../scan/index.js';
-import type { OriginClass } from '../scan/index.js';
+import {
+  archiveKindOf,
+  copyLeftOut,
+  displayPath,
+  rootKindOf,
+  scanLibraryBatches,
+  type SidecarTree,
+} from '../scan/index.js';
+import type { EvidenceMemory, OriginClass } from '../scan/index.js';
 import type { PipelineEvent, SyncInput } from './pipeline.js';
 import type { ChangeSender } from './run.js';
 import { loadWatcher } from './lazy.js';
@@ -31,6 +38,13 @@ export type FollowEvent =
   | { type: 'watch_batch'; files: number; closed: number; before: SyncCounts; after: SyncCounts }
   /** A pipeline event of a batch of changes (for `--report`; the pass's progress has ended). */
   | { type: 'watch_item'; event: PipelineEvent };
+
+/** The counts as they are now, nothing shared with the tally that goes on counting. */
+const snapshot = (counts: SyncCounts): SyncCounts => ({
+  ...counts,
+  rejected: { ...counts.rejected },
+  left_out: copyLeftOut(counts.left_out),
+});
 
 /** A watcher started before the pass, so nothing that changes once the pass begins is missed. */
 export interface StartedWatch {
@@ -63,6 +77,8 @@ export interface StartWatchOptions {
   poll: boolean;
   /** The run's sidecar tree (a run with archives): a batch reads its changed files and parts with it. */
   tree?: SidecarTree;
+  /** The run's pairing memory: a batch's Live Photo video or edited copy goes with a still read before. */
+  evidence?: EvidenceMemory;
   signal: AbortSignal;
   /** Test seam: settle and quiet delays (ms). */
   settleMs?: number;
@@ -109,11 +125,11 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
           return;
         }
         if (event.type !== 'changes') return;
-        const before = { ...summary.counts, rejected: { ...summary.counts.rejected } };
+        const before = snapshot(summary.counts);
         const onItem = (item: PipelineEvent): void => onEvent({ type: 'watch_item', event: item });
         const split = splitChanges(event.files, { roots: options.roots, archives: options.scan.archives === true });
         const closed = split.closed.filter((file) => existsSync(file));
-        const read = { options: options.scan, tree: options.tree, roots: options.roots };
+        const read = { options: options.scan, tree: options.tree, evidence: options.evidence, roots: options.roots };
         const sent = await changes.send((signal) => scanFiles(split.read, closed, read, signal, shown), {
           summary,
           onEvent: onItem,
@@ -127,7 +143,7 @@ export async function startWatch(options: StartWatchOptions): Promise<StartedWat
           files: event.files.length,
           closed: closed.length,
           before,
-          after: { ...summary.counts, rejected: { ...summary.counts.rejected } },
+          after: snapshot(summary.counts),
         });
       };
       for (const event of early) await handle(event);
@@ -193,7 +209,7 @@ export function splitChanges(
 async function* scanFiles(
   files: string[],
   closed: string[],
-  run: { options: FollowScanOptions; tree: SidecarTree | undefined; roots: string[] },
+  run: { options: FollowScanOptions; tree: SidecarTree | undefined; evidence?: EvidenceMemory; roots: string[] },
   signal: AbortSignal,
   shown: (absPath: string) => string,
 ): AsyncGenerator<SyncInput[]> {
@@ -214,6 +230,7 @@ async function* scanFiles(
       ...(included ? { included } : {}),
       // The pass's tree: a part read again meets the other parts' sidecars, a file beside them under the pass's key.
       ...(run.tree ? { tree: run.tree, treeRoots: run.roots } : {}),
+      ...(run.evidence ? { evidence: run.evidence } : {}),
     })) {
       yield events.map(
         (event): SyncInput =>

@@ -1,11 +1,13 @@
 import {
   archiveKindOf,
+  createEvidenceMemory,
   createSidecarTree,
   recordDisplayPath,
   scanLibraryBatches,
   startAhead,
   type ByteProgress,
   type ScanEvent,
+  type EvidenceMemory,
   type SidecarTree,
 } from '../scan/index.js';
 import { startFailure, type SyncEnded } from './ending.js';
@@ -151,8 +153,10 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
     options.scan.archives || options.roots.some((root) => archiveKindOf(root) !== null)
       ? createSidecarTree()
       : undefined;
+  // One pairing memory for the run: a change the watch reads pairs with a still the pass read.
+  const evidence = createEvidenceMemory();
   const scan = (signal: AbortSignal): AsyncIterable<SyncInput[]> =>
-    scanRoots(options, signal, { tree, onListed: listed, onBytes: read }, () => {
+    scanRoots(options, signal, { tree, evidence, onListed: listed, onBytes: read }, () => {
       progress.scanDone = true;
     });
 
@@ -169,7 +173,7 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
     }
   };
   const signal = AbortSignal.any([options.signal, outage.signal]);
-  const common = { options, signal, summary, onPipeline, emit, scan, tree };
+  const common = { options, signal, summary, onPipeline, emit, scan, tree, evidence };
   try {
     const mode = options.pass;
     // A dry run sends nothing, so nothing feeds the outage stop.
@@ -190,6 +194,8 @@ interface PassContext {
   scan: (signal: AbortSignal) => AsyncIterable<SyncInput[]>;
   /** The run's sidecar tree (a run with archives), shared by the pass and the watch. */
   tree: SidecarTree | undefined;
+  /** The run's pairing memory, shared by the pass and the watch. */
+  evidence: EvidenceMemory;
 }
 
 /** `--dry-run`: the user's journal found read-only, then the scan through the predicting pipeline. */
@@ -254,6 +260,7 @@ async function realPass(
         poll: watchOptions.poll,
         signal,
         ...(pass.tree ? { tree: pass.tree } : {}),
+        evidence: pass.evidence,
       });
     }
     const follower = watch;
@@ -304,6 +311,7 @@ async function* scanRoots(
   signal: AbortSignal,
   progress: {
     tree: SidecarTree | undefined;
+    evidence: EvidenceMemory;
     onListed: (files: number, final: boolean) => void;
     onBytes: (bytes: ByteProgress) => void;
   },
@@ -311,7 +319,7 @@ async function* scanRoots(
 ): AsyncGenerator<SyncInput[]> {
   const { roots, cwd } = options;
   const { exclude, followSymlinks, archives, cache, cacheDir, workers, included } = options.scan;
-  const { tree, ...reports } = progress;
+  const { tree, evidence, ...reports } = progress;
   const listing = { ...reports, onWalkDone: (files: number) => progress.onListed(files, true) };
   const batches = scanLibraryBatches({
     roots,
@@ -326,6 +334,7 @@ async function* scanRoots(
     ...(workers ? { workers } : {}),
     ...(included ? { included } : {}),
     ...(tree ? { tree } : {}),
+    evidence,
   });
   for await (const events of batches) {
     await options.pace?.();

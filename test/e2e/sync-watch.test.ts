@@ -78,6 +78,30 @@ describe('camroll sync --watch against camroll serve', () => {
     expect(events[0]!.media?.map((m) => m.media_id)).toEqual([id]);
   }, 120_000);
 
+  it("a Live Photo's video copied in after its still, in another batch, goes with the still: one item", async () => {
+    const origins = join(ROOT, 'fixtures', 'origins', 'Takeout', 'Google Photos', 'Photos from 2024');
+    const child = spawnCamroll(['sync', lib, '--email', 'live@example.com', '--watch', '--json'], {
+      env: env.clientEnv(env.serve.baseUrl),
+    });
+    const done = collect(child, 120_000);
+    await waitForStderr(child, done, /^camroll: watching 1 folder/m);
+    mkdirSync(join(lib, 'live'));
+    copyFileSync(join(origins, 'IMG_1201.HEIC'), join(lib, 'live', 'IMG_1201.HEIC'));
+    await waitForStderr(child, done, /^camroll: watch: 1 new or changed file, sent 1 /m);
+    // Its video (Apple's content identifier names the still) arrives in a batch of its own.
+    copyFileSync(join(origins, 'IMG_1201.MP4'), join(lib, 'live', 'IMG_1201.MP4'));
+    await waitForStderr(
+      child,
+      done,
+      /^camroll: watch: 1 new or changed file, nothing new to send, 1 collapsed into its pair$/m,
+    );
+    child.kill('SIGINT');
+    const result = await done;
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as { watch: { files: number; sent: number } };
+    expect(summary.watch).toMatchObject({ files: 2, sent: 1 });
+  }, 120_000);
+
   it('a sync that fails before watching ends at once: the watches do not keep it alive', async () => {
     const run = await runCamroll(['sync', lib, '--user', randomUUID(), '--watch'], {
       env: env.clientEnv(env.serve.baseUrl),

@@ -10,7 +10,7 @@ import type { SyncReport } from './sync-report.js';
 import { createdUserNotice } from './user-notices.js';
 import type { DryRunFinding } from '../../sync/dry-run-journal.js';
 import type { SyncEnded, SyncEvent, SyncProgress, SyncResult } from '../../sync/session.js';
-import type { ScanEvent } from '../../scan/index.js';
+import { COLLAPSED, type OriginClass, type ScanEvent } from '../../scan/index.js';
 import type { HtmlReportFile } from './html-report.js';
 import { totalRejected, type SyncCounts } from '../../sync/summary.js';
 
@@ -218,6 +218,12 @@ export function describeRoots(roots: { folders: number; exports: number; files: 
   return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }
 
+/** Files left out (`collapsed` false) or collapsed into a pair (true) so far. */
+const leftOutFiles = (counts: SyncCounts, collapsed: boolean): number =>
+  Object.entries(counts.left_out)
+    .filter(([origin]) => COLLAPSED.has(origin as OriginClass) === collapsed)
+    .reduce((sum, [, count]) => sum + (count?.files ?? 0), 0);
+
 /** One line per batch: how many files, what the service answered, and the archives left closed (`closed`). */
 export function describeBatch(files: number, before: SyncCounts, after: SyncCounts, closed = 0): string {
   const d = (
@@ -239,6 +245,11 @@ export function describeBatch(files: number, before: SyncCounts, after: SyncCoun
   // A batch of archives left closed had nothing to send: it says why instead.
   else if (pending === 0 && files > closed) parts.push('nothing new to send');
   if (d('skipped_already_sent') > 0) parts.push(`${d('skipped_already_sent')} already sent`);
+  // Not sent for their origin, or one moment with a file sent before: said, not silently dropped.
+  const collapsed = leftOutFiles(after, true) - leftOutFiles(before, true);
+  const leftOut = leftOutFiles(after, false) - leftOutFiles(before, false);
+  if (collapsed > 0) parts.push(`${collapsed} collapsed into ${collapsed === 1 ? 'its pair' : 'their pairs'}`);
+  if (leftOut > 0) parts.push(`${leftOut} left out by origin`);
   if (d('duplicates') > 0) parts.push(plural(d('duplicates'), 'duplicate'));
   if (d('unreadable') > 0) parts.push(`${d('unreadable')} unreadable`);
   if (d('damaged') > 0) parts.push(`${d('damaged')} damaged`);

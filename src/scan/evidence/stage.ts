@@ -1,15 +1,18 @@
 import type { ScanEvent, ScanRecord } from '../types.js';
 import { classifyOrigin, DEFAULT_INCLUDED, type OriginClass } from './origin.js';
-import { createPairing, type PairRule, type PairView, type Paired } from './pairing.js';
+import { createPairing, type PairRule, type PairView, type Paired, type Pairing } from './pairing.js';
 
 /**
  * The scan's evidence stage: every record leaves the scan with its origin (origin.ts) and,
  * when the run's `--include` does not name its class, `left_out` set; the second file of a
  * pair (pairing.ts) is collapsed into the first unless its class is included. Records pass in
  * the batches they come in; only a file that may be the second of a pair waits, within the
- * pairing's window, and the rest wait at the end of the stream. State lives as long as the
- * stream: one sync's batches pair with each other.
+ * pairing's window, and the rest wait at the end of the stream. What is remembered lives as
+ * long as the stream (one sync's batches pair with each other), or as long as the run's
+ * `memory` when one is given (`sync --watch`: a change pairs with a still read before it).
  */
+
+type RecordEvent = Extract<ScanEvent, { type: 'record' }>;
 
 export interface EvidenceOptions {
   /** The classes sent (default: own and unknown). */
@@ -17,6 +20,36 @@ export interface EvidenceOptions {
   /** Files waiting for a partner at most (pairing.ts's default when absent). */
   window?: number;
   signal?: AbortSignal;
+  /** The run's pairing memory, shared by its scans (createEvidenceMemory); a fresh one when absent. */
+  memory?: EvidenceMemory;
+}
+
+/**
+ * What a run's scans remember of each other for pairing: the stills and originals they read.
+ * What waits for a partner is still let go at the end of each scan.
+ */
+export interface EvidenceMemory {
+  readonly pairing: Pairing<RecordEvent>;
+}
+
+export function createEvidenceMemory(options: { window?: number } = {}): EvidenceMemory {
+  return {
+    pairing: createPairing<RecordEvent>({
+      // Plain values copied out of the record: a remembered still keeps none of its metadata.
+      view: ({ record }): PairView => {
+        const media = record.media!;
+        return {
+          path: record.absPath,
+          shown: record.path,
+          mediaType: media.media_type === 'video' ? 'video' : 'photo',
+          durationSeconds: media.duration_seconds,
+          takenAt: media.taken_at,
+          contentId: record.source?.evidence?.content_id,
+        };
+      },
+      ...(options.window === undefined ? {} : { window: options.window }),
+    }),
+  };
 }
 
 /** How the summary names what collapsed a pair. */
@@ -26,8 +59,6 @@ const PAIR_SIGNALS: Record<PairRule, string> = {
   edited_copy_name: 'file name',
 };
 
-type RecordEvent = Extract<ScanEvent, { type: 'record' }>;
-
 /** Gives each record its origin; pairs collapse unless both pair classes are included. */
 export async function* withOrigins(
   batches: AsyncIterable<ScanEvent[]>,
@@ -36,21 +67,8 @@ export async function* withOrigins(
   const included = options.included ?? DEFAULT_INCLUDED;
   const pairs = !included.has('live_photo_video') || !included.has('edited_copy');
   // The pairing holds the events themselves: a file let out is passed on as it came.
-  const pairing = createPairing<RecordEvent>({
-    // Plain values copied out of the record: a remembered still keeps none of its metadata.
-    view: ({ record }): PairView => {
-      const media = record.media!;
-      return {
-        path: record.absPath,
-        shown: record.path,
-        mediaType: media.media_type === 'video' ? 'video' : 'photo',
-        durationSeconds: media.duration_seconds,
-        takenAt: media.taken_at,
-        contentId: record.source?.evidence?.content_id,
-      };
-    },
-    ...(options.window === undefined ? {} : { window: options.window }),
-  });
+  const { pairing } =
+    options.memory ?? createEvidenceMemory(options.window === undefined ? {} : { window: options.window });
   const settle = ({ item, pair }: Paired<RecordEvent>): ScanEvent => {
     const origin = item.record.origin!;
     if (pair !== null) {

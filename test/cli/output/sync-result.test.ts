@@ -69,6 +69,32 @@ describe('watch lines', () => {
     expect(describeRoots({ folders: 0, exports: 0, files: 0 })).toBe('0 folders');
   });
 
+  it("a batch's files not sent for their origin, or collapsed into a pair, are said", () => {
+    const summary = createSyncTally();
+    // A Live Photo's video whose still was sent before, and a partner's photo: said, not dropped silently.
+    const evidence = structuredClone(summary.counts);
+    const origin = (left: 'live_photo_video' | 'partner_shared', signal: string) => ({
+      origin: left,
+      rule: 'r',
+      signal,
+      pair: null,
+      left_out: left,
+    });
+    summary.file('media');
+    summary.leftOut(origin('live_photo_video', 'content identifier'));
+    expect(describeBatch(1, evidence, summary.counts)).toBe(
+      'watch: 1 new or changed file, nothing new to send, 1 collapsed into its pair',
+    );
+    const partner = structuredClone(summary.counts);
+    summary.file('media');
+    summary.file('media');
+    summary.leftOut(origin('partner_shared', 'Takeout'));
+    summary.leftOut(origin('partner_shared', 'Takeout'));
+    expect(describeBatch(2, partner, summary.counts)).toBe(
+      'watch: 2 new or changed files, nothing new to send, 2 left out by origin',
+    );
+  });
+
   it('one line per batch, from the counts before and after it', () => {
     const summary = createSyncTally();
     const before = structuredClone(summary.counts);
