@@ -69,6 +69,14 @@ async function checkLibraryPage(opened: OpenedPage, written: Written): Promise<v
   expect(await count(page, 'damaged')).toBe(summary.damaged);
   expect(await count(page, 'unreadable')).toBe(summary.unreadable);
   expect(await count(page, 'duplicates')).toBe((summary.duplicates as { files: number }).files);
+  // The files left out or collapsed, class by class, as the summary's `left_out` counts them.
+  const leftOut = (summary.left_out ?? {}) as Record<string, { files: number }>;
+  const classCells = await page.$$eval('td[data-class]', (tds) =>
+    tds.map((td) => [td.getAttribute('data-class'), Number(td.textContent!.replace(/\D/g, ''))] as const),
+  );
+  expect(Object.fromEntries(classCells)).toEqual(
+    Object.fromEntries(Object.entries(leftOut).map(([origin, counted]) => [origin, counted.files])),
+  );
 
   const media = lines.flatMap((line) => (line.media ? [line.media] : []));
   const timed = media.filter((m) => m.taken_at !== null);
