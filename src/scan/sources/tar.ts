@@ -8,6 +8,7 @@ import { isPhotoDetailsName } from '../archive/photo-details.js';
 import { ArchiveLimitError, createTarGuard, type DroppedMember } from '../archive/tar-guard.js';
 import { ARCHIVE_LIMITS, budgetProblem, heldBytes, inflateBudget, type MemberTask } from '../archive/types.js';
 import { MAX_SIDECAR_BYTES } from '../extract/sidecars.js';
+import { classifyPath } from '../classify.js';
 import type { FileProblem } from '../types.js';
 import {
   BATCH,
@@ -105,6 +106,9 @@ async function* streamBatches(
         problemFile(root, root.stat, member.name, 0, { code: 'archive_limit', message: member.message }),
       );
   let held = 0; // bytes of the members in `events`
+  // A full batch waits while sidecars follow (a tar sorted by name puts `IMG_1.jpg.xmp` after
+  // `IMG_1.jpg`), and goes at the next member's header: no member's bytes wait longer.
+  let full = false;
   const skipped = new Set<string>();
   let current: string | null = null;
   try {
@@ -112,6 +116,12 @@ async function* streamBatches(
       if (run.signal?.aborted) {
         entry.resume();
         break;
+      }
+      if (full && (classifyPath(entry.header.name).kind !== 'sidecar' || events.length >= 2 * BATCH)) {
+        yield withSidecarsMetSince(root, run, events);
+        events = [];
+        held = 0;
+        full = false;
       }
       events.push(...droppedLines());
       current = entry.header.name;
@@ -122,14 +132,7 @@ async function* streamBatches(
       if (event?.type === 'file' && event.member?.task) held += heldBytes(event.member.task.source);
       current = null;
       // Members' bytes are in memory: a batch is handed on by bytes too.
-      if (events.length >= BATCH || held >= HELD_BYTES) {
-        // The last member waits for the next batch: its sidecars may be the next entries.
-        const last = events[events.length - 1];
-        const carried = last?.type === 'file' && last.member?.task ? events.pop()! : null;
-        yield withSidecarsMetSince(root, run, events);
-        events = carried === null ? [] : [carried];
-        held = carried?.type === 'file' && carried.member?.task ? heldBytes(carried.member.task.source) : 0;
-      }
+      if (events.length >= BATCH || held >= HELD_BYTES) full = true;
     }
   } catch (error) {
     events.push(...droppedLines());

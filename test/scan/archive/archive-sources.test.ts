@@ -365,6 +365,38 @@ describe('scanLibrary over archives', () => {
     expect(crossPart.length).toBeGreaterThanOrEqual(6);
   });
 
+  it('an XMP right after its photo is applied at a batch boundary too, whichever member ends the batch', async () => {
+    const library = fileURLToPath(new URL('../../../fixtures/library/events/london/', import.meta.url));
+    const photo = fs.readFileSync(path.join(library, 'DSC_3003.jpg'));
+    const xmp = fs.readFileSync(path.join(library, 'DSC_3003.jpg.xmp'));
+    const tar = (await import('tar-stream')).default;
+    for (const lead of [0, 1]) {
+      // With a lone sidecar first or not, the batch (counted in lines) ends on a photo in one of the two.
+      const pack = tar.pack();
+      if (lead === 1) pack.entry({ name: 'other/alone.xmp' }, xmp);
+      for (let i = 0; i < 100; i++) {
+        pack.entry({ name: `trip/IMG_${i}.jpg` }, photo);
+        pack.entry({ name: `trip/IMG_${i}.jpg.xmp` }, xmp);
+      }
+      pack.finalize();
+      const file = path.join(dir, `late-${lead}.tar`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of pack) chunks.push(chunk as Buffer);
+      fs.writeFileSync(file, Buffer.concat(chunks));
+      const records: ScanRecord[] = [];
+      for await (const event of scanLibrary({
+        roots: [file],
+        cache: false,
+        cacheDir: path.join(dir, 'cache'),
+        extract: extractFile,
+        cwd: dir,
+      }))
+        if (event.type === 'record') records.push(event.record);
+      expect(records).toHaveLength(100);
+      expect(records.filter((record) => record.source?.coordinates !== 'xmp').map((record) => record.path)).toEqual([]);
+    }
+  });
+
   it('a tgz total stays open until the stream is read', async () => {
     const totals: [number, boolean][] = [];
     let done = -1;
