@@ -82,38 +82,43 @@ export async function* withOrigins(
     }
     return item;
   };
-  for await (const batch of batches) {
-    const out: ScanEvent[] = [];
-    for (const event of batch) {
-      if (event.type !== 'record' || event.record.media === null) {
-        out.push(event);
-        continue;
+  try {
+    for await (const batch of batches) {
+      const out: ScanEvent[] = [];
+      for (const event of batch) {
+        if (event.type !== 'record' || event.record.media === null) {
+          out.push(event);
+          continue;
+        }
+        const record = event.record;
+        const media = record.media!;
+        const decided = classifyOrigin({
+          path: record.path,
+          archive: record.archive,
+          signals: record.source?.evidence,
+          hasCamera: media.device_make !== null || media.device_model !== null,
+        });
+        const left = included.has(decided.origin) ? null : decided.origin;
+        record.origin = {
+          origin: decided.origin,
+          rule: decided.rule,
+          signal: decided.signal,
+          pair: null,
+          left_out: left,
+        };
+        // A file left out by its origin pairs with nothing: its partner stands alone.
+        if (left !== null || !pairs) out.push(event);
+        else for (const paired of pairing.push(event)) out.push(settle(paired));
       }
-      const record = event.record;
-      const media = record.media!;
-      const decided = classifyOrigin({
-        path: record.path,
-        archive: record.archive,
-        signals: record.source?.evidence,
-        hasCamera: media.device_make !== null || media.device_model !== null,
-      });
-      const left = included.has(decided.origin) ? null : decided.origin;
-      record.origin = {
-        origin: decided.origin,
-        rule: decided.rule,
-        signal: decided.signal,
-        pair: null,
-        left_out: left,
-      };
-      // A file left out by its origin pairs with nothing: its partner stands alone.
-      if (left !== null || !pairs) out.push(event);
-      else for (const paired of pairing.push(event)) out.push(settle(paired));
+      if (out.length > 0) yield out;
     }
-    if (out.length > 0) yield out;
+    const rest = pairing.flush().map(settle);
+    if (options.signal?.aborted) return; // what waited is dropped like any read after Ctrl-C
+    if (rest.length > 0) yield rest;
+  } finally {
+    // Nothing waits past this scan, however it ended: a run's memory keeps only what was read.
+    pairing.flush();
   }
-  if (options.signal?.aborted) return; // what waits is dropped like any read after Ctrl-C
-  const rest = pairing.flush().map(settle);
-  if (rest.length > 0) yield rest;
 }
 
 /** Whether a record is sent: media with no `left_out` (a record before the stage: sent). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseInclude } from '../../../src/scan/evidence/origin.js';
-import { isSent, withOrigins } from '../../../src/scan/evidence/stage.js';
+import { createEvidenceMemory, isSent, withOrigins } from '../../../src/scan/evidence/stage.js';
 import type { ScanEvent, ScanRecord, ScannedMedia, SourceInfo } from '../../../src/scan/types.js';
 
 const media = (filename: string, extra: Partial<ScannedMedia> = {}): ScannedMedia => ({
@@ -97,6 +97,38 @@ describe('withOrigins', () => {
     const out = await collect([[trashed, edited]]);
     expect(out.get('Photos/IMG_4.jpg')!.origin?.left_out).toBe('trashed');
     expect(isSent(out.get('Photos/IMG_4-edited.jpg')!)).toBe(true);
+  });
+
+  it("a run's memory: a later stream's video goes with an earlier stream's still; what waits goes with each stream", async () => {
+    const memory = createEvidenceMemory();
+    const stream = async (events: ScanEvent[]): Promise<Map<string, ScanRecord>> => {
+      const out = new Map<string, ScanRecord>();
+      for await (const batch of withOrigins(from([events]), { memory }))
+        for (const event of batch) if (event.type === 'record') out.set(event.record.path, event.record);
+      return out;
+    };
+    const live = (name: string, id: string) => [
+      record(`L/${name}.HEIC`, { device_make: 'Apple' }, { content_id: id }),
+      record(`L/${name}.MOV`, { duration_seconds: 2, device_make: 'Apple' }, { content_id: id }),
+    ];
+    const [stillA, clipA] = live('IMG_7', 'ID-7');
+    expect(isSent((await stream([stillA!])).get('L/IMG_7.HEIC')!)).toBe(true);
+    expect((await stream([clipA!])).get('L/IMG_7.MOV')!.origin).toMatchObject({
+      left_out: 'live_photo_video',
+      pair: { partner: 'L/IMG_7.HEIC' },
+    });
+    // A video before its still: let go (sent) at the end of its own stream, never held for the next.
+    const [stillB, clipB] = live('IMG_8', 'ID-8');
+    expect(isSent((await stream([clipB!])).get('L/IMG_8.MOV')!)).toBe(true);
+    expect(memory.pairing.waiting).toBe(0);
+    expect([...(await stream([stillB!])).keys()]).toEqual(['L/IMG_8.HEIC']);
+    // A stream left early (its reader stopped) leaves nothing waiting either.
+    const [, clipC] = live('IMG_9', 'ID-9');
+    for await (const batch of withOrigins(from([[clipC!], [record('L/other.jpg')]]), { memory })) {
+      void batch;
+      break;
+    }
+    expect(memory.pairing.waiting).toBe(0);
   });
 
   it('passes errors and notices through untouched', async () => {
