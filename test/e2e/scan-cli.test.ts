@@ -164,8 +164,9 @@ describe('camroll scan (real binary)', () => {
     expect(run.stdout).toMatch(/skipped:\s+2 \(nas_thumbnail 1, system_file 1\)/);
   });
 
-  it('stops quietly when the reader of --jsonl goes away (`| head`)', async () => {
-    const child = spawnCamroll(['scan', big, '--jsonl', '--no-cache'], { env: home.env });
+  it('stops quietly when the reader of --jsonl goes away (`| head`), and its --html page says so', async () => {
+    const page = path.join(home.dir, 'closed.html');
+    const child = spawnCamroll(['scan', big, '--jsonl', '--no-cache', '--html', page], { env: home.env });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
@@ -173,6 +174,9 @@ describe('camroll scan (real binary)', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     expect(stderr).not.toMatch(/EPIPE|Error/);
     expect(code).toBe(0);
+    const html = fs.readFileSync(page, 'utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('The scan stopped when its output was closed.');
   });
 
   it('stops on Ctrl-C with exit 130, a partial summary and a cache the next run uses', async () => {

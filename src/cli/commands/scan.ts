@@ -180,7 +180,14 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     await report?.close();
     ctx.stdout.off('error', onStdoutError);
   }
-  if (stdoutClosed) return;
+  if (stdoutClosed) {
+    // Whoever read the output stopped reading (`| head`): the page still says what was read.
+    await html?.write({
+      subject: scanSubject(),
+      notice: `The scan stopped when its output was closed. ${READ_UNTIL_THEN}`,
+    });
+    return;
+  }
 
   const result = summary.result();
   const elapsedMs = Date.now() - started;
