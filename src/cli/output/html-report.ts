@@ -448,7 +448,10 @@ function syncParts(result: SyncResult | DryRunResult): Parameters<HtmlReportFile
 function outcomeNotice(result: SyncResult | DryRunResult): string | null {
   switch (result.outcome) {
     case 'ok':
-      return null;
+      // A dry run that read everything may still find what would keep a real run from calling sync-complete.
+      return result.dry_run && result.not_examined !== undefined
+        ? `A real run would not call sync-complete: ${result.not_examined}.`
+        : null;
     case 'interrupted':
       return 'The sync was interrupted: the figures are of what it did before it stopped; the same command resumes it.';
     case 'outage':

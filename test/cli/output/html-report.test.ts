@@ -166,6 +166,18 @@ describe('--html on the commands', () => {
     expect(html).not.toContain('id="history"');
   });
 
+  it('sync --dry-run --html of an export with a part missing: the page says a real run would not call sync-complete', async () => {
+    const gap = join(LIBRARY, '..', 'exports', 'takeout-gap');
+    const file = join(home.home, 'dry-gap.html');
+    const parts = ['001', '003'].map((n) => join(gap, `takeout-20250101T000000Z-${n}.zip`));
+    const result = await runCli(['sync', ...parts, '--dry-run', '--json', '--html', file]);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as { not_examined?: string };
+    expect(summary.not_examined).toContain('part 002 missing');
+    const html = readFileSync(file, 'utf8');
+    expect(html).toContain(`A real run would not call sync-complete: ${escapeHtml(summary.not_examined!)}.`);
+  });
+
   it('sync --html against a host that refuses: the page says the sync ended before its result, and why', async () => {
     // A port that was free a moment ago: nothing listens there.
     const probe = createServer();
