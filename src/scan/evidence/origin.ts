@@ -5,6 +5,8 @@
  * Pure: the signals in, a class with the rule that gave it out (see docs/readme/origin.md).
  */
 
+import { archiveKindOf } from '../sources/formats.js';
+
 /** Every class a file can have. Pairing (pairing.ts) gives the last two. */
 export const ORIGIN_CLASSES = [
   'own',
@@ -113,9 +115,9 @@ const SCREENSHOT_NAMES: readonly RegExp[] = [
   /^Screenshot \d{4}-\d{2}-\d{2}[ _]/i,
   /^Bildschirmfoto \d{4}-\d{2}-\d{2} um /i,
 ];
-/** An iCloud export's shared albums come in their own zips: `iCloud Shared Albums.zip`, `… Part 1 of 2.zip`. */
 /** Every screenshot name above starts so: the others are ruled out by one test. */
 const SCREENSHOT_FIRST = /^(?:screen|bildschirmfoto)/i;
+/** An iCloud export's shared albums come in their own zips: `iCloud Shared Albums.zip`, `… Part 1 of 2.zip`. */
 const ICLOUD_SHARED_ALBUMS = /^iCloud Shared Albums.*\.zip$/i;
 
 function receivedFolder(name: string): string | null {
@@ -245,6 +247,10 @@ function folderSignals(folders: readonly string[]): FolderSignals {
   };
 }
 
+/** A path segment with an archive's member separator (`part.zip!`) as the archive's name; others as they are. */
+const archiveName = (segment: string): string =>
+  segment.endsWith('!') && archiveKindOf(segment.slice(0, -1)) !== null ? segment.slice(0, -1) : segment;
+
 /** Folder names and the file name of a shown path; an archive's `!/` separates like a folder. */
 function pathParts(path: string): PathParts {
   const cut = path.lastIndexOf('/');
@@ -257,7 +263,7 @@ function pathParts(path: string): PathParts {
   if (known === undefined) {
     const folders = dir
       .split('/')
-      .map((segment) => segment.replace(/!$/, '').replace(/\u00a0/g, ' '))
+      .map((segment) => archiveName(segment).replace(/\u00a0/g, ' '))
       .filter((segment) => segment !== '');
     known = { folders, signals: folderSignals(folders) };
     if (folderCache.size >= FOLDERS_KEPT) folderCache.clear();

@@ -11,12 +11,16 @@
  * waiting file is let go unpaired, the oldest key forgotten. Pure: no I/O, no clock.
  */
 
+import { archiveKindOf } from '../sources/formats.js';
+import { MEMBER_SEPARATOR } from '../sources/member-path.js';
+
 /** What pairing needs to know of a file. */
 export interface PairView {
-  /** The path the user sees; an archive member's is `part.zip!/member` (parts of one export pair across). */
+  /**
+   * The file's path, also the partner named by a pair; an archive member's is `part.zip!/member`
+   * (parts of one export pair across).
+   */
   path: string;
-  /** The path shown as a partner (default `path`). */
-  shown?: string;
   mediaType: 'photo' | 'video';
   durationSeconds: number | null;
   /** The capture instant (ISO 8601, as `taken_at`); null when unknown. Parsed only when a video is weighed against a still. */
@@ -92,14 +96,14 @@ const DEFAULT_REMEMBER = 65_536;
 
 /** A remembered still or original: what a partner needs of it, and no more (65,536 are kept). */
 interface Still {
-  /** As shown (the partner named by the pair). */
+  /** The partner named by a pair. */
   path: string;
   contentId: string | undefined;
   takenAt: string | null;
 }
 
 const remembered = (view: PairView): Still => ({
-  path: view.shown ?? view.path,
+  path: view.path,
   contentId: view.contentId,
   takenAt: view.takenAt,
 });
@@ -125,6 +129,16 @@ function instantMs(taken: string | null): number | null {
 const nfc = (text: string): string => (/[^\u0000-\u007f]/.test(text) ? text.normalize('NFC') : text);
 
 /**
+ * Where the innermost archive member's path starts (at its `/`), or 0: only a `!/` that
+ * follows an archive's name separates, not a folder named `Best!`.
+ */
+function memberStart(path: string): number {
+  for (let at = path.lastIndexOf(MEMBER_SEPARATOR); at > 0; at = path.lastIndexOf(MEMBER_SEPARATOR, at - 1))
+    if (archiveKindOf(path.slice(0, at)) !== null) return at + 1;
+  return 0;
+}
+
+/**
  * Splits a path into its folder (inside an archive: the member's folder, so parts of one export
  * meet) and its stem. Files come folder by folder: the last folder's string is given again while
  * its files pass, so it is cut, normalized and hashed once.
@@ -133,7 +147,7 @@ function createSplitter(): (path: string) => { folder: string; stem: string } {
   let lastRaw = '';
   let lastFolder = '';
   return (path) => {
-    const start = path.lastIndexOf('!/') + 1;
+    const start = memberStart(path);
     const slash = path.lastIndexOf('/');
     const end = Math.max(slash, start);
     if (end - start !== lastRaw.length || !path.startsWith(lastRaw, start)) {

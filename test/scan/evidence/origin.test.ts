@@ -186,6 +186,8 @@ describe('classifyOrigin', () => {
     // Names that only look alike.
     ['a folder named for a trip', file('Signal Hill/IMG_1.jpg'), 'unknown', 'no_signal', 'no signal'],
     ['a photo named screenshot', file('screenshot-of-stage.jpg'), 'unknown', 'no_signal', 'no signal'],
+    // A `!` ends an archive's name only: `Screenshots!` is a folder of its own name.
+    ['a folder named Screenshots!', file('Pictures/Screenshots!/x.png'), 'unknown', 'no_signal', 'no signal'],
     [
       'an iCloud library zip',
       file('iCloud Photos Part 1 of 2.zip!/Photos/IMG_1.jpeg', { archive: '/x/iCloud Photos Part 1 of 2.zip' }),

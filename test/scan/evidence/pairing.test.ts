@@ -54,6 +54,8 @@ describe('Live Photo pairing', () => {
     ['no capture time', [photo('IMG_6.HEIC', { takenMs: null }), video('IMG_6.MOV', 2)]],
     ['no duration', [photo('IMG_7.HEIC'), video('IMG_7.MOV', null)]],
     ['another folder', [photo('a/IMG_8.HEIC'), video('b/IMG_8.MOV', 2)]],
+    // Only an archive's name ends at `!/`: two folders named with a `!` are two folders.
+    ['another folder named with a !', [photo('Wow!/IMG_11.HEIC'), video('Yes!/IMG_11.MOV', 2)]],
     ['two different identifiers', [photo('IMG_9.HEIC', { contentId: 'X' }), video('IMG_9.MOV', 2, { contentId: 'Y' })]],
     ['no still at all', [video('IMG_10.MOV', 2)]],
   ];
