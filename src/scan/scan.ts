@@ -4,7 +4,7 @@ import { withNamedTreeSidecars } from './archive/folder-sidecars.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
 import { heldBytes } from './archive/types.js';
 import { openScanCache, type ScanCache } from './cache.js';
-import { noticePathShower } from './display-path.js';
+import { displayPath, noticePathShower } from './display-path.js';
 import { EXTRACTOR_VERSION } from './extract/version.js';
 import { createFilePool, type FilePool } from './pool.js';
 import { createByteProgress, startCount, type ByteProgress } from './progress.js';
@@ -130,17 +130,22 @@ export async function* scanLibrary(options: ScanOptions): AsyncGenerator<ScanEve
  * consumer that handles events in bulk (sync) pays one async step per batch, not per event.
  */
 export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEvent[]> {
+  const cwd = options.cwd ?? process.cwd();
+  const base = { roots: resolveScanRoots(options.roots, cwd), cwd };
   // Every record leaves with its origin, the second file of a pair collapsed (src/scan/evidence).
-  yield* withOrigins(readLibraryBatches(options), {
+  yield* withOrigins(readLibraryBatches(options, base), {
+    // A pair names its partner as the scan shows paths (display-path.ts).
+    shown: (absPath) => displayPath(absPath, base),
     ...(options.included ? { included: options.included } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.evidence ? { memory: options.evidence } : {}),
   });
 }
 
-async function* readLibraryBatches(options: ScanOptions): AsyncGenerator<ScanEvent[]> {
-  const cwd = options.cwd ?? process.cwd();
-  const roots = resolveScanRoots(options.roots, cwd);
+async function* readLibraryBatches(
+  options: ScanOptions,
+  { roots, cwd }: { roots: string[]; cwd: string },
+): AsyncGenerator<ScanEvent[]> {
   const shownPath = noticePathShower({ roots, cwd });
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();

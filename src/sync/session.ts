@@ -2,6 +2,7 @@ import {
   archiveKindOf,
   createEvidenceMemory,
   createSidecarTree,
+  displayPath,
   recordDisplayPath,
   scanLibraryBatches,
   startAhead,
@@ -154,7 +155,10 @@ export async function runSyncSession(options: SyncSessionOptions): Promise<SyncE
       ? createSidecarTree()
       : undefined;
   // One pairing memory for the run: a change the watch reads pairs with a still the pass read.
-  const evidence = createEvidenceMemory();
+  // A pair names its partner as the pass shows paths, in the watch's batches too (their scans have other roots).
+  const evidence = createEvidenceMemory({
+    shown: (absPath) => displayPath(absPath, { roots: options.roots, cwd: options.cwd }),
+  });
   const scan = (signal: AbortSignal): AsyncIterable<SyncInput[]> =>
     scanRoots(options, signal, { tree, evidence, onListed: listed, onBytes: read }, () => {
       progress.scanDone = true;

@@ -80,7 +80,8 @@ describe('camroll sync --watch against camroll serve', () => {
 
   it("a Live Photo's video copied in after its still, in another batch, goes with the still: one item", async () => {
     const origins = join(ROOT, 'fixtures', 'origins', 'Takeout', 'Google Photos', 'Photos from 2024');
-    const child = spawnCamroll(['sync', lib, '--email', 'live@example.com', '--watch', '--json'], {
+    const report = join(mkdtempSync(join(lib, '..', 'report-')), 'report.jsonl');
+    const child = spawnCamroll(['sync', lib, '--email', 'live@example.com', '--watch', '--json', '--report', report], {
       env: env.clientEnv(env.serve.baseUrl),
     });
     const done = collect(child, 120_000);
@@ -100,6 +101,18 @@ describe('camroll sync --watch against camroll serve', () => {
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { watch: { files: number; sent: number } };
     expect(summary.watch).toMatchObject({ files: 2, sent: 1 });
+    // The report names both halves by the paths the pass shows (under the folder given), not the watch scan's own.
+    const lines = readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.type === 'left_out')).toEqual([
+      expect.objectContaining({
+        path: 'live/IMG_1201.MP4',
+        origin: 'live_photo_video',
+        paired_with: 'live/IMG_1201.HEIC',
+      }),
+    ]);
   }, 120_000);
 
   it('a sync that fails before watching ends at once: the watches do not keep it alive', async () => {

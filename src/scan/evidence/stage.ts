@@ -17,9 +17,11 @@ type RecordEvent = Extract<ScanEvent, { type: 'record' }>;
 export interface EvidenceOptions {
   /** The classes sent (default: own and unknown). */
   included?: ReadonlySet<OriginClass>;
-  /** Files waiting for a partner at most (pairing.ts's default when absent). */
+  /** Files waiting for a partner at most (pairing.ts's default when absent); a `memory` keeps the window it was made with. */
   window?: number;
   signal?: AbortSignal;
+  /** The path a partner is named by, from its absolute path (the scan's rule); a `memory`'s own rule goes first. */
+  shown?: (absPath: string) => string;
   /** The run's pairing memory, shared by its scans (createEvidenceMemory); a fresh one when absent. */
   memory?: EvidenceMemory;
 }
@@ -30,17 +32,21 @@ export interface EvidenceOptions {
  */
 export interface EvidenceMemory {
   readonly pairing: Pairing<RecordEvent>;
+  /** The path a partner is named by, from its absolute path: the run's rule, whatever roots a scan had. */
+  readonly shown?: (absPath: string) => string;
 }
 
-export function createEvidenceMemory(options: { window?: number } = {}): EvidenceMemory {
+export function createEvidenceMemory(
+  options: { window?: number; shown?: (absPath: string) => string } = {},
+): EvidenceMemory {
   return {
+    ...(options.shown ? { shown: options.shown } : {}),
     pairing: createPairing<RecordEvent>({
       // Plain values copied out of the record: a remembered still keeps none of its metadata.
       view: ({ record }): PairView => {
         const media = record.media!;
         return {
           path: record.absPath,
-          shown: record.path,
           mediaType: media.media_type === 'video' ? 'video' : 'photo',
           durationSeconds: media.duration_seconds,
           takenAt: media.taken_at,
@@ -67,12 +73,13 @@ export async function* withOrigins(
   const included = options.included ?? DEFAULT_INCLUDED;
   const pairs = !included.has('live_photo_video') || !included.has('edited_copy');
   // The pairing holds the events themselves: a file let out is passed on as it came.
-  const { pairing } =
-    options.memory ?? createEvidenceMemory(options.window === undefined ? {} : { window: options.window });
+  const memory = options.memory ?? createEvidenceMemory(options.window === undefined ? {} : { window: options.window });
+  const { pairing } = memory;
+  const shown = memory.shown ?? options.shown ?? ((absPath: string) => absPath);
   const settle = ({ item, pair }: Paired<RecordEvent>): ScanEvent => {
     const origin = item.record.origin!;
     if (pair !== null) {
-      origin.pair = pair;
+      origin.pair = { ...pair, partner: shown(pair.partner) };
       if (!included.has(pair.origin)) {
         origin.origin = pair.origin;
         origin.rule = pair.rule;
