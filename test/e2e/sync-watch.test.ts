@@ -80,7 +80,8 @@ describe('camroll sync --watch against camroll serve', () => {
 
   it("a Live Photo's video copied in after its still, in another batch, goes with the still: one item", async () => {
     const origins = join(ROOT, 'fixtures', 'origins', 'Takeout', 'Google Photos', 'Photos from 2024');
-    const report = join(mkdtempSync(join(lib, '..', 'report-')), 'report.jsonl');
+    // In the run's home, which goes with it; not in the folder watched.
+    const report = join(env.dir, 'live-report.jsonl');
     const child = spawnCamroll(['sync', lib, '--email', 'live@example.com', '--watch', '--json', '--report', report], {
       env: env.clientEnv(env.serve.baseUrl),
     });
