@@ -2,7 +2,7 @@
  * Where a file came from, decided from positive signals only: a Takeout JSON member, a name
  * a phone or a messenger gives, a marker the phone writes into the file, a folder a phone or an
  * export makes. No signal at all (a plain PNG, a stripped JPEG) is `unknown`, never a guess.
- * Pure: the signals in, a class with the rule that gave it out (see docs/readme/origin.md).
+ * Pure: the signals in, a class with the rule that gave it out (see docs/readme/origins.md).
  */
 
 import { archiveKindOf } from '../sources/formats.js';
