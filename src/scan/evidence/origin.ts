@@ -5,7 +5,7 @@
  * Pure: the signals in, a class with the rule that gave it out (see docs/readme/origins.md).
  */
 
-import { archiveKindOf } from '../sources/formats.js';
+import { archiveSegmentName } from '../sources/formats.js';
 
 /** Every class a file can have. Pairing (pairing.ts) gives the last two. */
 export const ORIGIN_CLASSES = [
@@ -247,10 +247,6 @@ function folderSignals(folders: readonly string[]): FolderSignals {
   };
 }
 
-/** A path segment with an archive's member separator (`part.zip!`) as the archive's name; others as they are. */
-const archiveName = (segment: string): string =>
-  segment.endsWith('!') && archiveKindOf(segment.slice(0, -1)) !== null ? segment.slice(0, -1) : segment;
-
 /** Folder names and the file name of a shown path; an archive's `!/` separates like a folder. */
 function pathParts(path: string): PathParts {
   const cut = path.lastIndexOf('/');
@@ -263,7 +259,7 @@ function pathParts(path: string): PathParts {
   if (known === undefined) {
     const folders = dir
       .split('/')
-      .map((segment) => archiveName(segment).replace(/\u00a0/g, ' '))
+      .map((segment) => archiveSegmentName(segment).replace(/\u00a0/g, ' '))
       .filter((segment) => segment !== '');
     known = { folders, signals: folderSignals(folders) };
     if (folderCache.size >= FOLDERS_KEPT) folderCache.clear();

@@ -11,8 +11,7 @@
  * waiting file is let go unpaired, the oldest key forgotten. Pure: no I/O, no clock.
  */
 
-import { archiveKindOf } from '../sources/formats.js';
-import { MEMBER_SEPARATOR } from '../sources/member-path.js';
+import { innermostMemberStart } from '../sources/formats.js';
 
 /** What pairing needs to know of a file. */
 export interface PairView {
@@ -135,16 +134,6 @@ function instantMs(taken: string | null): number | null {
 const nfc = (text: string): string => (/[^\u0000-\u007f]/.test(text) ? text.normalize('NFC') : text);
 
 /**
- * Where the innermost archive member's path starts (at its `/`), or 0: only a `!/` that
- * follows an archive's name separates, not a folder named `Best!`.
- */
-function memberStart(path: string): number {
-  for (let at = path.lastIndexOf(MEMBER_SEPARATOR); at > 0; at = path.lastIndexOf(MEMBER_SEPARATOR, at - 1))
-    if (archiveKindOf(path.slice(0, at)) !== null) return at + 1;
-  return 0;
-}
-
-/**
  * Splits a path into its folder (inside an archive: the member's folder, so parts of one export
  * meet) and its stem. Files come folder by folder: the last folder's string is given again while
  * its files pass, so it is cut, normalized and hashed once.
@@ -153,7 +142,7 @@ function createSplitter(): (path: string) => { folder: string; stem: string } {
   let lastRaw = '';
   let lastFolder = '';
   return (path) => {
-    const start = memberStart(path);
+    const start = innermostMemberStart(path);
     const slash = path.lastIndexOf('/');
     const end = Math.max(slash, start);
     if (end - start !== lastRaw.length || !path.startsWith(lastRaw, start)) {

@@ -11,12 +11,15 @@ const ARCHIVE_FORMATS = [
   { kind: 'tar', suffixes: ['.tar'], load: () => import('./tar.js') },
 ] as const;
 
+const LONGEST_SUFFIX = Math.max(...ARCHIVE_FORMATS.flatMap((format) => format.suffixes.map((suffix) => suffix.length)));
+
 /** The archive formats a scan reads in place. */
 export type ArchiveKind = (typeof ARCHIVE_FORMATS)[number]['kind'];
 
 /** The archive kind a file name says, or null for any other file. */
 export function archiveKindOf(name: string): ArchiveKind | null {
-  const lower = name.toLowerCase();
+  // Only the end can name a format: a member's long path is not lowercased whole.
+  const lower = name.slice(-LONGEST_SUFFIX).toLowerCase();
   for (const format of ARCHIVE_FORMATS)
     if (format.suffixes.some((suffix) => lower.endsWith(suffix))) return format.kind;
   return null;
@@ -46,6 +49,22 @@ export function splitMemberPath(absPath: string): { archive: string; member: str
     if (archiveKindOf(archive) !== null) return { archive, member: absPath.slice(at + MEMBER_SEPARATOR.length) };
   }
   return null;
+}
+
+/**
+ * Where the innermost member's path starts in `…/x.zip!/y.zip!/member` (at the `/` after its
+ * `!`), or 0 for a path that names no member: only a `!/` after an archive's name separates,
+ * so a folder named `Wow!` is a folder.
+ */
+export function innermostMemberStart(path: string): number {
+  for (let at = path.lastIndexOf(MEMBER_SEPARATOR); at > 0; at = path.lastIndexOf(MEMBER_SEPARATOR, at - 1))
+    if (archiveKindOf(path.slice(Math.max(0, at - LONGEST_SUFFIX), at)) !== null) return at + 1;
+  return 0;
+}
+
+/** One segment of a path cut at `/`: `part.zip!` (an archive holding members) is `part.zip`; any other is itself. */
+export function archiveSegmentName(segment: string): string {
+  return segment.endsWith('!') && archiveKindOf(segment.slice(0, -1)) !== null ? segment.slice(0, -1) : segment;
 }
 
 /** An archive given to the scan (or met in a folder with `--archives`). */
