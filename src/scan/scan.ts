@@ -22,7 +22,7 @@ import type { ScanEvent, ScanRecord } from './types.js';
 import type { WalkFs } from './walk.js';
 import type { ReadItem } from './worker.js';
 import type { OriginClass } from './evidence/origin.js';
-import { withOrigins, type EvidenceMemory } from './evidence/stage.js';
+import { createEvidenceMemory, withOrigins, type EvidenceMemory } from './evidence/stage.js';
 
 export type { ByteProgress } from './progress.js';
 export { resolveScanRoots } from './roots.js';
@@ -134,11 +134,10 @@ export async function* scanLibraryBatches(options: ScanOptions): AsyncGenerator<
   const base = { roots: resolveScanRoots(options.roots, cwd), cwd };
   // Every record leaves with its origin, the second file of a pair collapsed (src/scan/evidence).
   yield* withOrigins(readLibraryBatches(options, base), {
-    // A pair names its partner as the scan shows paths (display-path.ts).
-    shown: (absPath) => displayPath(absPath, base),
     ...(options.included ? { included: options.included } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.evidence ? { memory: options.evidence } : {}),
+    // The run's memory, or this scan's own, naming a pair's partner as the scan shows paths.
+    memory: options.evidence ?? createEvidenceMemory({ shown: (absPath) => displayPath(absPath, base) }),
   });
 }
 

@@ -17,12 +17,11 @@ type RecordEvent = Extract<ScanEvent, { type: 'record' }>;
 export interface EvidenceOptions {
   /** The classes sent (default: own and unknown). */
   included?: ReadonlySet<OriginClass>;
-  /** Files waiting for a partner at most (pairing.ts's default when absent); a `memory` keeps the window it was made with. */
-  window?: number;
   signal?: AbortSignal;
-  /** The path a partner is named by, from its absolute path (the scan's rule); a `memory`'s own rule goes first. */
-  shown?: (absPath: string) => string;
-  /** The run's pairing memory, shared by its scans (createEvidenceMemory); a fresh one when absent. */
+  /**
+   * The pairing memory: the stream's own (createEvidenceMemory), or the run's, shared by its
+   * scans; a fresh one naming partners by their absolute paths when absent.
+   */
   memory?: EvidenceMemory;
 }
 
@@ -33,14 +32,14 @@ export interface EvidenceOptions {
 export interface EvidenceMemory {
   readonly pairing: Pairing<RecordEvent>;
   /** The path a partner is named by, from its absolute path: the run's rule, whatever roots a scan had. */
-  readonly shown?: (absPath: string) => string;
+  readonly shown: (absPath: string) => string;
 }
 
 export function createEvidenceMemory(
   options: { window?: number; shown?: (absPath: string) => string } = {},
 ): EvidenceMemory {
   return {
-    ...(options.shown ? { shown: options.shown } : {}),
+    shown: options.shown ?? ((absPath) => absPath),
     pairing: createPairing<RecordEvent>({
       // Plain values copied out of the record: a remembered still keeps none of its metadata.
       view: ({ record }): PairView => {
@@ -73,9 +72,7 @@ export async function* withOrigins(
   const included = options.included ?? DEFAULT_INCLUDED;
   const pairs = !included.has('live_photo_video') || !included.has('edited_copy');
   // The pairing holds the events themselves: a file let out is passed on as it came.
-  const memory = options.memory ?? createEvidenceMemory(options.window === undefined ? {} : { window: options.window });
-  const { pairing } = memory;
-  const shown = memory.shown ?? options.shown ?? ((absPath: string) => absPath);
+  const { pairing, shown } = options.memory ?? createEvidenceMemory();
   const settle = ({ item, pair }: Paired<RecordEvent>): ScanEvent => {
     const origin = item.record.origin!;
     if (pair !== null) {

@@ -42,7 +42,8 @@ async function collect(batches: ScanEvent[][], include: string[] = []): Promise<
   const parsed = parseInclude(include);
   if (!('included' in parsed)) throw new Error('bad include');
   const out = new Map<string, ScanRecord>();
-  for await (const batch of withOrigins(from(batches), { included: parsed.included, shown: underLib }))
+  const memory = createEvidenceMemory({ shown: underLib });
+  for await (const batch of withOrigins(from(batches), { included: parsed.included, memory }))
     for (const event of batch) if (event.type === 'record') out.set(event.record.path, event.record);
   return out;
 }
@@ -103,11 +104,11 @@ describe('withOrigins', () => {
   });
 
   it("a run's memory: a later stream's video goes with an earlier stream's still; what waits goes with each stream", async () => {
-    // The run names partners by its own rule, whatever a stream's (a watch's scan has other roots).
+    // The run names partners by its own rule, in every stream (a watch's scan has other roots).
     const memory = createEvidenceMemory({ shown: underLib });
     const stream = async (events: ScanEvent[]): Promise<Map<string, ScanRecord>> => {
       const out = new Map<string, ScanRecord>();
-      for await (const batch of withOrigins(from([events]), { memory, shown: (absPath) => `wrong:${absPath}` }))
+      for await (const batch of withOrigins(from([events]), { memory }))
         for (const event of batch) if (event.type === 'record') out.set(event.record.path, event.record);
       return out;
     };
