@@ -179,9 +179,10 @@ describe('camroll scan (real binary)', () => {
     expect(html).toContain('The scan stopped when its output was closed.');
   });
 
-  it('stops on Ctrl-C with exit 130, a partial summary and a cache the next run uses', async () => {
+  it('stops on Ctrl-C with exit 130, a partial summary, a page that says so and a cache the next run uses', async () => {
     fs.rmSync(cacheFile(), { force: true });
-    const child = spawnCamroll(['scan', big, '--jsonl', '--workers', '1'], { env: home.env });
+    const page = path.join(home.dir, 'interrupted.html');
+    const child = spawnCamroll(['scan', big, '--jsonl', '--workers', '1', '--html', page], { env: home.env });
     // Stop reading stdout after the first lines: the pipe fills and the scan waits there,
     // so the interrupt lands mid-scan whatever the machine's speed.
     const firstChunk = new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
@@ -195,6 +196,9 @@ describe('camroll scan (real binary)', () => {
     expect(run.stderr).toMatch(/Scan interrupted after \d+ files/);
     const printed = run.stdout.trim().split('\n').length;
     expect(printed).toBeLessThan(1500);
+    expect(fs.readFileSync(page, 'utf8')).toContain(
+      'The scan was interrupted. The figures are of the files read until then, not of the whole library.',
+    );
 
     const db = new Database(cacheFile(), { readonly: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');

@@ -98,7 +98,10 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
   const html = flags.html === undefined ? null : await (await loadHtmlReport()).openHtmlReport(flags.html, shown);
-  const scanSubject = (): string => `scan of ${roots.map((root) => relative(ctx.cwd, root) || '.').join(', ')}`;
+  const subject = `scan of ${roots.map((root) => relative(ctx.cwd, root) || '.').join(', ')}`;
+  /** The page, led by a notice when the scan did not read everything (what was read until then). */
+  const writePage = async (notice: string | null): Promise<void> =>
+    html?.write({ subject, notice: notice === null ? null : `${notice} ${READ_UNTIL_THEN}` });
   let printedWarnings = 0;
   let interrupted = false;
   // `camroll scan --jsonl | head`: when the reader goes away, stop quietly, like other tools.
@@ -166,12 +169,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') stdoutClosed = true;
     else if (!(error instanceof InterruptedError)) {
       // The page shows what was read until then, and says the scan did not finish.
-      await html
-        ?.write({
-          subject: scanSubject(),
-          notice: `The scan ended early: ${(error as Error).message}. ${READ_UNTIL_THEN}`,
-        })
-        .catch(() => undefined);
+      await writePage(`The scan ended early: ${(error as Error).message}.`).catch(() => undefined);
       throw error;
     }
     interrupted = !stdoutClosed;
@@ -182,10 +180,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   }
   if (stdoutClosed) {
     // Whoever read the output stopped reading (`| head`): the page still says what was read.
-    await html?.write({
-      subject: scanSubject(),
-      notice: `The scan stopped when its output was closed. ${READ_UNTIL_THEN}`,
-    });
+    await writePage('The scan stopped when its output was closed.');
     return;
   }
 
@@ -200,10 +195,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
     const out = flags.jsonl ? ctx.stderr : ctx.stdout;
     out.write(`${formatScanSummary(result, { elapsedMs, interrupted, width: terminalWidth(out) })}\n`);
   }
-  await html?.write({
-    subject: scanSubject(),
-    notice: interrupted ? `The scan was interrupted. ${READ_UNTIL_THEN}` : null,
-  });
+  await writePage(interrupted ? 'The scan was interrupted.' : null);
   const unopened = result.skipped.archive ?? 0;
   if (unopened > 0)
     emit(
