@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -151,6 +151,18 @@ describe('--html on the commands', () => {
       expect(page).toContain(`<span data-count="events">${summary.events.length}</span>`);
       expect(page).not.toContain('id="library"');
     }
+  });
+
+  it('scan --html of an empty folder: a whole page of zeros, no notice, exit 0', async () => {
+    const empty = join(home.home, 'empty');
+    mkdirSync(empty);
+    const file = join(home.home, 'empty.html');
+    const result = await runCli(['scan', empty, '--html', file]);
+    expect(result.code, result.stderr).toBe(0);
+    const html = readFileSync(file, 'utf8');
+    expect(html).toContain('<span class="value" data-count="files">0</span>');
+    expect(html).not.toContain('id="notice"');
+    expect(html).not.toMatch(/>\s*(NaN|undefined|Infinity)\s*</);
   });
 
   it('sync --dry-run --html: the library and what a real run would send, no history', async () => {
