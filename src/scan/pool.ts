@@ -1,6 +1,6 @@
 import { memberBuffers } from './archive/types.js';
-import type { ExtractFn, FileResult } from './read-file.js';
-import type { ReadItem, WorkerTask } from './worker.js';
+import type { FileResult } from './read-file.js';
+import type { ItemReader, ReadItem, WorkerTask } from './worker.js';
 import { threadEntry } from '../util/thread-entry.js';
 
 /** Runs groups of files through read + extract + hash. */
@@ -14,10 +14,10 @@ export interface FilePool {
 }
 
 export interface FilePoolOptions {
-  /** Worker threads; 0 runs in this thread (tests, and the injected extractor). */
+  /** Worker threads; 0 runs in this thread (tests, and an injected reader). */
   workers: number;
-  /** Extractor for in-thread runs (workers: 0); threads always use the real one. */
-  extract?: ExtractFn;
+  /** The reader of in-thread runs (workers: 0; a test's, over another extractor); threads always use the real one. */
+  reader?: ItemReader;
   /** Another thread entry (tests: one that dies on a given file); default worker-entry. */
   entry?: { filename: string; execArgv: string[] };
 }
@@ -26,8 +26,7 @@ export interface FilePoolOptions {
 export async function createFilePool(options: FilePoolOptions): Promise<FilePool> {
   if (options.workers <= 0) {
     // Loaded only here: with threads, the main thread never loads the readers.
-    const [extractor, worker] = await Promise.all([import('./extract/index.js'), import('./worker.js')]);
-    const reader = worker.createItemReader(options.extract ?? extractor.extractFile);
+    const reader = options.reader ?? (await import('./worker.js')).createItemReader();
     let previous: Promise<unknown> = Promise.resolve();
     return {
       // Runs one after the other: the reader's buffer is shared, and an extraction awaits.

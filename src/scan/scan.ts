@@ -8,7 +8,6 @@ import { displayPath, noticePathShower } from './display-path.js';
 import { EXTRACTOR_VERSION } from './extract/version.js';
 import { createFilePool, type FilePool } from './pool.js';
 import { createByteProgress, startCount, type ByteProgress } from './progress.js';
-import type { ExtractFn } from './read-file.js';
 import { resolveScanRoots, splitRoots } from './roots.js';
 import { openFolderSource } from './sources/folder.js';
 import { archiveKindOf } from './sources/formats.js';
@@ -20,7 +19,7 @@ import { readFolderDetails } from './folder-details.js';
 import { partGapsOf, partGapWarnings } from './parts-given.js';
 import type { ScanEvent, ScanRecord } from './types.js';
 import type { WalkFs } from './walk.js';
-import type { ReadItem } from './worker.js';
+import type { ItemReader, ReadItem } from './worker.js';
 import type { OriginClass } from './evidence/origin.js';
 import { createEvidenceMemory, withOrigins, type EvidenceMemory } from './evidence/stage.js';
 
@@ -81,8 +80,12 @@ export interface ScanOptions {
    * or an edited copy read later goes with the still or original an earlier scan read.
    */
   evidence?: EvidenceMemory;
-  /** Test seams: an extractor (forces in-thread reads) and file-system calls for the walk. */
-  extract?: ExtractFn;
+  /**
+   * Test seams: a reader that reads every file in this thread (worker.ts's createItemReader
+   * over another extractor; `workers: 0` reads in this thread with the real one), and
+   * file-system calls for the walk.
+   */
+  reader?: ItemReader;
   walkFs?: Partial<WalkFs>;
 }
 
@@ -316,10 +319,10 @@ function createCount(roots: string[], options: ScanOptions, signal: AbortSignal)
  * threads boot and load the extractor while the walk fills the first group.
  */
 function createReads(options: ScanOptions) {
-  const workers = options.extract ? 0 : (options.workers ?? Math.min(availableParallelism(), MAX_DEFAULT_WORKERS));
+  const workers = options.reader ? 0 : (options.workers ?? Math.min(availableParallelism(), MAX_DEFAULT_WORKERS));
   let pool: Promise<FilePool> | null = null;
   const startPool = (): Promise<FilePool> =>
-    (pool ??= createFilePool({ workers, ...(options.extract ? { extract: options.extract } : {}) }));
+    (pool ??= createFilePool({ workers, ...(options.reader ? { reader: options.reader } : {}) }));
   return {
     read(looked: ReturnType<typeof lookUpCache>, cache: ScanCache | null, signal: AbortSignal) {
       const grouped = groupMisses(looked, {

@@ -11,11 +11,14 @@ export interface WorkerTask {
   files: ReadItem[];
 }
 
-// One reader per worker thread: its hashing buffer and sidecar lookups are reused across tasks.
-let reader: ((item: ReadItem) => Promise<FileResult>) | null = null;
+/** Reads one item: its metadata extracted, its bytes hashed. */
+export type ItemReader = (item: ReadItem) => Promise<FileResult>;
 
-/** A reader of files and archive members sharing nothing but the extractor. */
-export function createItemReader(extract: typeof extractFile): (item: ReadItem) => Promise<FileResult> {
+// One reader per worker thread: its hashing buffer and sidecar lookups are reused across tasks.
+let reader: ItemReader | null = null;
+
+/** A reader of files and archive members sharing nothing but the extractor (tests pass another). */
+export function createItemReader(extract: typeof extractFile = extractFile): ItemReader {
   const files = createFileReader({ extract, sidecars: createSidecarFinder(), headBytes: HEAD_BYTES });
   const members = createMemberReader({ extract, headBytes: HEAD_BYTES });
   return (item) => (typeof item === 'string' || !('source' in item) ? files(item) : members(item));
@@ -27,7 +30,7 @@ let previous: Promise<unknown> = Promise.resolve();
 /** Piscina entry point: reads, extracts and hashes each file of the task in turn. */
 export default function processFiles(task: WorkerTask): Promise<FileResult[]> {
   const run = previous.then(async () => {
-    reader ??= createItemReader(extractFile);
+    reader ??= createItemReader();
     const results: FileResult[] = [];
     for (const absPath of task.files) results.push(await reader(absPath));
     return results;

@@ -9,6 +9,7 @@ import { InterruptedError, ScanError, UsageError } from '../../src/errors.js';
 import { extractFile } from '../../src/scan/extract/index.js';
 import type { ExtractFn } from '../../src/scan/read-file.js';
 import { createFilePool } from '../../src/scan/pool.js';
+import { createItemReader, type ItemReader } from '../../src/scan/worker.js';
 import { resolveScanRoots, scanLibrary, scanLibraryBatches, type ScanOptions } from '../../src/scan/scan.js';
 import { createScanSummary } from '../../src/scan/summary.js';
 import type { ScanEvent, ScanRecord } from '../../src/scan/types.js';
@@ -29,7 +30,7 @@ afterEach(() => {
 });
 
 /** The real extractor, counting the files it was asked to read. */
-function countingExtractor(fail?: (absPath: string) => ScanError | null): { extract: ExtractFn; calls: string[] } {
+function countingExtractor(fail?: (absPath: string) => ScanError | null): { reader: ItemReader; calls: string[] } {
   const calls: string[] = [];
   const extract: ExtractFn = async (input) => {
     calls.push(path.relative(lib, input.absPath));
@@ -37,7 +38,7 @@ function countingExtractor(fail?: (absPath: string) => ScanError | null): { extr
     if (error) throw error;
     return extractFile(input);
   };
-  return { extract, calls };
+  return { reader: createItemReader(extract), calls };
 }
 
 async function scan(options: Partial<ScanOptions> = {}): Promise<ScanEvent[]> {
@@ -53,8 +54,8 @@ const sha256 = (file: string): string => `sha256:${createHash('sha256').update(f
 
 describe('scanLibrary', () => {
   it('gives every media file its content hash as id and metadata the contract accepts', async () => {
-    const { extract } = countingExtractor();
-    const found = records(await scan({ extract, cache: false }));
+    const { reader } = countingExtractor();
+    const found = records(await scan({ reader, cache: false }));
     expect(found).toHaveLength(12);
     for (const record of found) {
       expect(record.error).toBeNull();
@@ -70,11 +71,10 @@ describe('scanLibrary', () => {
   });
 
   it('gives the same events in batches (scanLibraryBatches) as one by one', async () => {
-    const { extract } = countingExtractor();
-    const one = await scan({ extract, cache: false });
+    const { reader } = countingExtractor();
+    const one = await scan({ reader, cache: false });
     const batches: ScanEvent[][] = [];
-    for await (const batch of scanLibraryBatches({ roots: [lib], cacheDir, extract, cache: false }))
-      batches.push(batch);
+    for await (const batch of scanLibraryBatches({ roots: [lib], cacheDir, reader, cache: false })) batches.push(batch);
     expect(batches.length).toBeGreaterThan(0);
     expect(batches.every((batch) => batch.length > 0)).toBe(true);
     const key = (event: ScanEvent): string => JSON.stringify(event);
@@ -84,8 +84,8 @@ describe('scanLibrary', () => {
   it('hashes files larger than the head and the read buffer exactly', async () => {
     const big = path.join(lib, 'big.jpg');
     fs.writeFileSync(big, jpegBytes({ make: 'X' }, 3 * 1024 * 1024 + 17));
-    const { extract } = countingExtractor();
-    const found = records(await scan({ extract, cache: false }));
+    const { reader } = countingExtractor();
+    const found = records(await scan({ reader, cache: false }));
     expect(found.find((r) => r.path === 'big.jpg')!.media!.id).toBe(sha256(big));
   });
 
@@ -118,11 +118,11 @@ describe('scanLibrary', () => {
 
   it('serves an unchanged library from the cache without reading any file', async () => {
     const first = countingExtractor();
-    const before = records(await scan({ extract: first.extract }));
+    const before = records(await scan({ reader: first.reader }));
     expect(first.calls).toHaveLength(12);
 
     const second = countingExtractor();
-    const after = records(await scan({ extract: second.extract }));
+    const after = records(await scan({ reader: second.reader }));
     expect(second.calls).toEqual([]);
     expect(after.every((r) => r.cached)).toBe(true);
     expect(after.map((r) => [r.path, r.media, r.source])).toEqual(before.map((r) => [r.path, r.media, r.source]));
@@ -130,13 +130,13 @@ describe('scanLibrary', () => {
 
   it('re-reads a file whose mtime changed, and the folder of an edited sidecar', async () => {
     fs.writeFileSync(path.join(lib, 'roll-0001', 'IMG_000005.JPG.json'), '{"title":"x"}');
-    await scan({ extract: countingExtractor().extract });
+    await scan({ reader: countingExtractor().reader });
 
     const touched = path.join(lib, 'roll-0000', 'IMG_000002.JPG');
     fs.utimesSync(touched, new Date(), new Date(Date.now() + 5000));
     fs.writeFileSync(path.join(lib, 'roll-0001', 'IMG_000005.JPG.json'), '{"title":"edited"}');
     const second = countingExtractor();
-    await scan({ extract: second.extract });
+    await scan({ reader: second.reader });
     expect(second.calls.sort()).toEqual([
       'roll-0000/IMG_000002.JPG',
       'roll-0001/IMG_000005.JPG',
@@ -151,14 +151,14 @@ describe('scanLibrary', () => {
     fs.writeFileSync(path.join(lib, 'broken.jpg'), Buffer.from('garbage bytes'));
     const flaky = path.join(lib, 'roll-0000', 'IMG_000003.JPG');
     const first = countingExtractor((p) => (p === flaky ? new ScanError('read_error', p, 'EIO: i/o error') : null));
-    const firstRecords = records(await scan({ extract: first.extract }));
+    const firstRecords = records(await scan({ reader: first.reader }));
     expect(firstRecords.find((r) => r.absPath === flaky)!.error).toEqual({
       code: 'read_error',
       message: 'EIO: i/o error',
     });
 
     const second = countingExtractor();
-    const secondRecords = records(await scan({ extract: second.extract }));
+    const secondRecords = records(await scan({ reader: second.reader }));
     expect(second.calls).toEqual(['roll-0000/IMG_000003.JPG']);
     expect(secondRecords.find((r) => r.path === 'broken.jpg')).toMatchObject({
       cached: true,
@@ -166,15 +166,15 @@ describe('scanLibrary', () => {
     });
 
     const uncached = countingExtractor();
-    await scan({ extract: uncached.extract, cache: false });
+    await scan({ reader: uncached.reader, cache: false });
     expect(uncached.calls).toHaveLength(13);
   });
 
   it('reads every file, with one warning, when the cache folder cannot be used', async () => {
     const blocked = path.join(dir, 'not-a-folder');
     fs.writeFileSync(blocked, 'a file where the cache folder should be');
-    const { extract, calls } = countingExtractor();
-    const events = await scan({ extract, cacheDir: blocked });
+    const { reader, calls } = countingExtractor();
+    const events = await scan({ reader, cacheDir: blocked });
     expect(calls).toHaveLength(12);
     expect(records(events).every((r) => r.media !== null && !r.cached)).toBe(true);
     const warnings = events.filter((e) => e.type === 'warning');
@@ -183,11 +183,11 @@ describe('scanLibrary', () => {
 
   it('stops on abort, throws InterruptedError, and leaves a cache the next scan can use', async () => {
     const controller = new AbortController();
-    const { extract } = countingExtractor();
+    const { reader } = countingExtractor();
     const seen: ScanEvent[] = [];
     await expect(
       (async () => {
-        for await (const event of scanLibrary({ roots: [lib], cacheDir, extract, signal: controller.signal })) {
+        for await (const event of scanLibrary({ roots: [lib], cacheDir, reader, signal: controller.signal })) {
           seen.push(event);
           if (seen.length === 3) controller.abort();
         }
@@ -199,7 +199,7 @@ describe('scanLibrary', () => {
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     db.close();
     const next = countingExtractor();
-    const all = records(await scan({ extract: next.extract }));
+    const all = records(await scan({ reader: next.reader }));
     expect(all).toHaveLength(12);
     expect(next.calls.length).toBeLessThan(12); // what finished before the abort was kept
   });
@@ -207,7 +207,7 @@ describe('scanLibrary', () => {
   it('stops cleanly when the consumer leaves early: the loop ends, nothing more is read, the next scan is whole', async () => {
     const early = countingExtractor();
     let seen = 0;
-    for await (const event of scanLibrary({ roots: [lib], cacheDir, extract: early.extract, cache: false })) {
+    for await (const event of scanLibrary({ roots: [lib], cacheDir, reader: early.reader, cache: false })) {
       if (event.type === 'record') seen += 1;
       if (seen === 1) break;
     }
@@ -217,7 +217,7 @@ describe('scanLibrary', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(early.calls.length).toBe(readWhenLeft);
     const again = countingExtractor();
-    expect(records(await scan({ extract: again.extract, cache: false }))).toHaveLength(12);
+    expect(records(await scan({ reader: again.reader, cache: false }))).toHaveLength(12);
   });
 
   it('refuses a missing path as a usage error, takes files, and reads nested roots once', () => {
@@ -263,11 +263,11 @@ describe('scanLibrary', () => {
     const listed: [number, boolean][] = [];
     let walked: number | null = null;
     let seen = 0;
-    const { extract } = countingExtractor();
+    const { reader } = countingExtractor();
     for await (const event of scanLibrary({
       roots: [lib],
       cacheDir,
-      extract,
+      reader,
       cache: false,
       onListed: (files, done) => {
         listed.push([files, done]);
@@ -292,7 +292,7 @@ describe('scanLibrary', () => {
       await new Promise((resolve) => setImmediate(resolve)); // another group's read could run here
       return result;
     };
-    const pool = await createFilePool({ workers: 0, extract });
+    const pool = await createFilePool({ workers: 0, reader: createItemReader(extract) });
     const files = records(await scan({ workers: 0, cache: false })).map((r) => r.absPath);
     // Two groups in flight at once, as the scan's read stage runs them.
     const [first, second] = await Promise.all([pool.run(files.slice(0, 6)), pool.run(files.slice(6))]);

@@ -14,7 +14,6 @@ import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
 import { limitProblem } from '../../../src/scan/archive/types.js';
 import { ArchiveError } from '../../../src/errors.js';
 import { centralDirectory, localHeaders, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
-import { extractFile } from '../../../src/scan/extract/index.js';
 import { recordDisplayPath } from '../../../src/scan/display-path.js';
 import { scanLibrary } from '../../../src/scan/scan.js';
 import type { ScanRecord } from '../../../src/scan/types.js';
@@ -136,7 +135,7 @@ describe('archives that are not what their name says', () => {
       roots: [path.join(dir, 'empty.zip'), path.join(dir, 'notes.zip')],
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       cwd: dir,
     })) {
       if (event.type === 'record') errors[event.record.path] = event.record.error?.code;
@@ -163,7 +162,7 @@ describe('scanLibrary over archives', () => {
       roots: names.map((name) => path.join(ARCHIVES, name)),
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       cwd: ARCHIVES,
       ...options,
     });
@@ -177,7 +176,7 @@ describe('scanLibrary over archives', () => {
         archives,
         cache: false,
         cacheDir: path.join(dir, 'cache'),
-        extract: extractFile,
+        workers: 0,
         cwd: dir,
       })) {
         if (event.type === 'record') paths.push(event.record.path);
@@ -194,7 +193,7 @@ describe('scanLibrary over archives', () => {
       roots: [path.join(ARCHIVES, 'takeout-001.zip'), path.join(ARCHIVES, 'takeout-002.zip')],
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       cwd: ARCHIVES,
       onListed: (files, final) => totals.push([files, final]),
     })) {
@@ -217,7 +216,7 @@ describe('scanLibrary over archives', () => {
         roots,
         cache: false,
         cacheDir: path.join(dir, 'cache'),
-        extract: extractFile,
+        workers: 0,
         cwd: ARCHIVES,
         onListed: (files, final) => totals.push([files, final]),
       }))
@@ -255,7 +254,7 @@ describe('scanLibrary over archives', () => {
       roots: [...zips, tgz],
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       cwd: ARCHIVES,
       onBytes: ({ done, total }) => seen.push([done, total]),
     }))
@@ -286,7 +285,7 @@ describe('scanLibrary over archives', () => {
       for await (const event of scanLibrary({
         roots,
         cacheDir: path.join(dir, 'cache'),
-        extract: extractFile,
+        workers: 0,
         cwd: ARCHIVES,
         onBytes: (bytes) => (last = bytes),
       }))
@@ -338,7 +337,7 @@ describe('scanLibrary over archives', () => {
       roots: [path.join(ARCHIVES, 'takeout-001.zip'), path.join(dir)],
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       cwd: ARCHIVES,
       onBytes: () => (calls += 1),
     }))
@@ -352,7 +351,7 @@ describe('scanLibrary over archives', () => {
       roots: ['takeout-001.tgz', 'takeout-002.tgz'].map((name) => path.join(ARCHIVES, name)),
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       cwd: ARCHIVES,
     }))
       if (event.type === 'record') records.push(event.record);
@@ -388,7 +387,7 @@ describe('scanLibrary over archives', () => {
         roots: [file],
         cache: false,
         cacheDir: path.join(dir, 'cache'),
-        extract: extractFile,
+        workers: 0,
         cwd: dir,
       }))
         if (event.type === 'record') records.push(event.record);
@@ -404,7 +403,7 @@ describe('scanLibrary over archives', () => {
       roots: [path.join(ARCHIVES, 'takeout-001.tgz')],
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       cwd: dir,
       onListed: (files, final) => totals.push([files, final]),
       onWalkDone: (files) => (done = files),
@@ -448,7 +447,7 @@ describe('the scan cache and archive members', () => {
   it('keeps zip members (found again by their central directory) and writes nothing for tar members', async () => {
     const cacheDir = path.join(dir, 'cache');
     const scan = async (root: string) => {
-      for await (const _event of scanLibrary({ roots: [root], cacheDir, extract: extractFile, cwd: dir })) {
+      for await (const _event of scanLibrary({ roots: [root], cacheDir, workers: 0, cwd: dir })) {
         // drained
       }
     };

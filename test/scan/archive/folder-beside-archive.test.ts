@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { extractFile } from '../../../src/scan/extract/index.js';
 import { scanLibrary } from '../../../src/scan/scan.js';
 import type { ScanRecord } from '../../../src/scan/types.js';
 
@@ -43,7 +42,7 @@ describe('a folder given beside an archive', () => {
       roots: [dir, path.join(ARCHIVES, 'takeout-002.zip')],
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       walkFs: { stat },
       cwd: dir,
     })) {

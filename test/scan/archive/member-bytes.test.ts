@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectEnds, inflateFromBuffer, readMemberBytes } from '../../../src/scan/archive/member-bytes.js';
 import { centralDirectory, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
-import { extractFile } from '../../../src/scan/extract/index.js';
 import { scanLibrary } from '../../../src/scan/scan.js';
 import { declareSize } from '../helpers/zip-surgery.js';
 
@@ -62,7 +61,7 @@ describe('a sidecar read on the main thread', () => {
       roots: [path.join(ARCHIVES, 'takeout-001.zip'), part2],
       cache: false,
       cacheDir: path.join(dir, 'cache'),
-      extract: extractFile,
+      workers: 0,
       cwd: dir,
     })) {
       if (event.type === 'record') sources.set(path.basename(event.record.absPath), event.record.source?.taken_at);

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
-import { extractFile } from '../../../src/scan/extract/index.js';
 import { createSidecarTree, scanLibrary, treeKey, type ScanOptions } from '../../../src/scan/scan.js';
 import type { ScanRecord } from '../../../src/scan/types.js';
 import { storedZip } from '../../e2e/helpers/stored-zip.js';
@@ -34,7 +33,7 @@ async function records(options: Omit<ScanOptions, 'cacheDir'>): Promise<Map<stri
   for await (const event of scanLibrary({
     cache: false,
     cacheDir: path.join(dir, 'cache'),
-    extract: extractFile,
+    workers: 0,
     ...options,
   }))
     if (event.type === 'record') found.set(path.basename(event.record.absPath), event.record);
