@@ -111,107 +111,136 @@ function unpack(code: number): PhotoDetail {
 
 type StreamParse = typeof import('csv-parse').parse;
 
+/** csv-parse, loaded with the first CSV: most exports are not iCloud's. */
+let parse: StreamParse | null = null;
+
 /** Creates an empty set of details. */
 export function createPhotoDetails(): PhotoDetails {
   const parts = new Map<string, Map<string, number>>();
   let size = 0;
-  let parse: StreamParse | null = null;
   return {
     get size() {
       return size;
     },
     async read(input, options) {
-      // Loaded with the first CSV: most exports are not iCloud's.
-      parse ??= (createRequire(import.meta.url)('csv-parse') as { parse: StreamParse }).parse;
       let rows = parts.get(options.part);
       if (!rows) parts.set(options.part, (rows = new Map()));
-      const parser = parse({
-        bom: true,
-        skip_empty_lines: true,
-        relax_column_count: true,
-        relax_quotes: true,
-        trim: true,
-        max_record_size: MAX_RECORD_BYTES,
-      });
-      let columns: { name: number; taken: number; deleted: number; hidden: number } | null = null;
+      const kept = rows;
       let full = false;
-      const onRow = (row: string[]): string | null => {
-        if (columns === null) {
-          const at = (column: string): number => row.findIndex((cell) => cell.trim() === column);
-          columns = {
-            name: at('imgName'),
-            taken: at('originalCreationDate'),
-            deleted: at('deleted'),
-            hidden: at('hidden'),
-          };
-          return columns.name < 0 ? 'it has no imgName column: not the CSV an iCloud Photos export writes' : null;
-        }
-        const name = row[columns.name];
-        if (name === undefined || name === '') return null;
-        const key = name.normalize('NFC').toLowerCase();
-        if (options.wanted && !options.wanted(key)) return null;
-        const taken = columns.taken < 0 ? undefined : row[columns.taken];
-        const code = pack(
-          taken === undefined ? null : parseICloudDate(taken),
-          YES.test(row[columns.deleted] ?? ''),
-          YES.test(row[columns.hidden] ?? ''),
-        );
-        const known = rows.get(key);
-        if (known === undefined) {
-          if (size >= MAX_DETAIL_ROWS) full = true;
-          else {
-            rows.set(key, code);
-            size += 1;
-          }
-        } else if (known !== code) rows.set(key, AMBIGUOUS);
-        return null;
-      };
-      // Rows are taken as the parser emits them ('data': no async step per row), the input
-      // piped in with backpressure: the parser holds a chunk or two; a stop ends the input.
-      const problem = await new Promise<string | null>((resolve) => {
-        let settled = false;
-        const settle = (result: string | null): void => {
-          if (settled) return;
-          settled = true;
-          parser.destroy();
-          resolve(result);
-        };
-        parser.on('data', (row: string[]) => {
-          const refused = settled ? null : onRow(row);
-          if (refused !== null) settle(refused);
-        });
-        parser.on('end', () => settle(null));
-        parser.on('error', (error: Error & { lines?: number }) =>
-          settle(
-            `it cannot be read${error.lines === undefined ? '' : ` past line ${error.lines}`} (${error.message}); ` +
-              'the rows before were used',
-          ),
-        );
-        parser.on('close', () => settle(null));
-        const source = Readable.from(typeof input === 'string' ? [input] : input, { objectMode: false });
-        pipeline(source, parser, (error) => {
-          if (error) settle(`it cannot be read (${error.message}); the rows before were used`);
-        });
-      });
+      const problem = await eachRow(
+        input,
+        rowReader(options.wanted, (key, code) => {
+          const known = kept.get(key);
+          if (known === undefined) {
+            if (size >= MAX_DETAIL_ROWS) full = true;
+            else {
+              kept.set(key, code);
+              size += 1;
+            }
+          } else if (known !== code) kept.set(key, AMBIGUOUS);
+        }),
+      );
       if (problem === null && full)
         return `a run keeps at most ${MAX_DETAIL_ROWS} of its rows; the photos of the rest keep only their own dates`;
       return problem;
     },
-    get(name, part) {
-      const key = name.normalize('NFC').toLowerCase();
-      const own = part === undefined ? undefined : parts.get(part)?.get(key);
-      if (own !== undefined) return own === AMBIGUOUS ? null : unpack(own);
-      let found: number | undefined;
-      for (const [other, rows] of parts) {
-        if (other === part) continue;
-        const code = rows.get(key);
-        if (code === undefined) continue;
-        if (code === AMBIGUOUS || (found !== undefined && found !== code)) return null;
-        found = code;
-      }
-      return found === undefined ? null : unpack(found);
-    },
+    get: (name, part) => detailOf(parts, name, part),
   };
+}
+
+/**
+ * One CSV's rows as `keep(name, packed detail)`: its first row names the columns (none named
+ * `imgName`: refused, the reason returned), each later one is a photo's, kept when `wanted`.
+ */
+function rowReader(
+  wanted: ((name: string) => boolean) | undefined,
+  keep: (key: string, code: number) => void,
+): (row: string[]) => string | null {
+  let columns: { name: number; taken: number; deleted: number; hidden: number } | null = null;
+  return (row) => {
+    if (columns === null) {
+      const at = (column: string): number => row.findIndex((cell) => cell.trim() === column);
+      columns = {
+        name: at('imgName'),
+        taken: at('originalCreationDate'),
+        deleted: at('deleted'),
+        hidden: at('hidden'),
+      };
+      return columns.name < 0 ? 'it has no imgName column: not the CSV an iCloud Photos export writes' : null;
+    }
+    const name = row[columns.name];
+    if (name === undefined || name === '') return null;
+    const key = name.normalize('NFC').toLowerCase();
+    if (wanted && !wanted(key)) return null;
+    const taken = columns.taken < 0 ? undefined : row[columns.taken];
+    keep(
+      key,
+      pack(
+        taken === undefined ? null : parseICloudDate(taken),
+        YES.test(row[columns.deleted] ?? ''),
+        YES.test(row[columns.hidden] ?? ''),
+      ),
+    );
+    return null;
+  };
+}
+
+/**
+ * Hands a CSV's rows to `onRow` as the parser emits them ('data': no async step per row), the
+ * input piped in with backpressure: the parser holds a chunk or two; a stop ends the input.
+ * `onRow` returns a reason to stop, or null. Resolves to the problem met, or null.
+ */
+function eachRow(input: CsvInput, onRow: (row: string[]) => string | null): Promise<string | null> {
+  parse ??= (createRequire(import.meta.url)('csv-parse') as { parse: StreamParse }).parse;
+  const parser = parse({
+    bom: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    relax_quotes: true,
+    trim: true,
+    max_record_size: MAX_RECORD_BYTES,
+  });
+  return new Promise<string | null>((resolve) => {
+    let settled = false;
+    const settle = (result: string | null): void => {
+      if (settled) return;
+      settled = true;
+      parser.destroy();
+      resolve(result);
+    };
+    parser.on('data', (row: string[]) => {
+      const refused = settled ? null : onRow(row);
+      if (refused !== null) settle(refused);
+    });
+    parser.on('end', () => settle(null));
+    parser.on('error', (error: Error & { lines?: number }) =>
+      settle(
+        `it cannot be read${error.lines === undefined ? '' : ` past line ${error.lines}`} (${error.message}); ` +
+          'the rows before were used',
+      ),
+    );
+    parser.on('close', () => settle(null));
+    const source = Readable.from(typeof input === 'string' ? [input] : input, { objectMode: false });
+    pipeline(source, parser, (error) => {
+      if (error) settle(`it cannot be read (${error.message}); the rows before were used`);
+    });
+  });
+}
+
+/** A name's detail: its own part's row, else the one row the other parts agree on (none when they differ). */
+function detailOf(parts: Map<string, Map<string, number>>, name: string, part: string | undefined): PhotoDetail | null {
+  const key = name.normalize('NFC').toLowerCase();
+  const own = part === undefined ? undefined : parts.get(part)?.get(key);
+  if (own !== undefined) return own === AMBIGUOUS ? null : unpack(own);
+  let found: number | undefined;
+  for (const [other, rows] of parts) {
+    if (other === part) continue;
+    const code = rows.get(key);
+    if (code === undefined) continue;
+    if (code === AMBIGUOUS || (found !== undefined && found !== code)) return null;
+    found = code;
+  }
+  return found === undefined ? null : unpack(found);
 }
 
 /**

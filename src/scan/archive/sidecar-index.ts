@@ -131,47 +131,17 @@ export function createSidecarIndex(): SidecarIndex {
     },
     forget(dir, folder, present) {
       const held = folders.get(dir);
-      if (!held) return;
-      for (const [lower, slot] of held) {
-        if (slot.folder?.from !== folder || present.has(lower)) continue;
-        slot.folder = undefined;
-        if (!slot.archive) {
-          held.delete(lower);
-          size -= 1;
-        }
-      }
+      if (held) size -= forgetIn(held, folder, present);
     },
     release() {
       for (const held of folders.values()) for (const slot of held.values()) if (slot.folder) slot.folder.text = null;
     },
-    unclaimed() {
-      const out: string[] = [];
-      for (const [dir, held] of folders)
-        for (const slot of held.values())
-          if (!slot.claimed && describesMedia(slot)) {
-            const name = (slot.folder ?? slot.archive)!.name;
-            out.push(dir === '' ? name : `${dir}/${name}`);
-          }
-      return out;
-    },
+    unclaimed: () => unclaimedIn(folders),
     find(member, ownFolder) {
       const { dir, base } = folderKey(member);
       const held = folders.get(dir);
-      /** The first candidate the folder holds (its own folder's first); every one present is claimed. */
-      const pick = (inFolder: Map<string, Slot> | undefined, candidates: string[]): Held | null => {
-        if (!inFolder) return null;
-        let own: Held | null = null;
-        let any: Held | null = null;
-        for (const candidate of candidates) {
-          const slot = inFolder.get(candidate.toLowerCase());
-          if (!slot) continue;
-          slot.claimed = true;
-          // The file's own folder's first (the folder reader's rules), then any the tree holds.
-          if (own === null && ownFolder !== undefined && slot.folder?.from === ownFolder) own = textOf(slot);
-          if (any === null) any = textOf(slot);
-        }
-        return own ?? any;
-      };
+      const pick = (inFolder: Map<string, Slot> | undefined, candidates: string[]): Held | null =>
+        inFolder ? pickIn(inFolder, candidates, ownFolder) : null;
       const jsonNames = takeoutJsonCandidates(base);
       const json =
         pick(held, jsonNames) ??
@@ -222,6 +192,47 @@ export function createSidecarIndex(): SidecarIndex {
     }
     return found;
   }
+}
+
+/** The first candidate the folder holds (its own folder's first); every one present is claimed. */
+function pickIn(inFolder: Map<string, Slot>, candidates: string[], ownFolder: string | undefined): Held | null {
+  let own: Held | null = null;
+  let any: Held | null = null;
+  for (const candidate of candidates) {
+    const slot = inFolder.get(candidate.toLowerCase());
+    if (!slot) continue;
+    slot.claimed = true;
+    // The file's own folder's first (the folder reader's rules), then any the tree holds.
+    if (own === null && ownFolder !== undefined && slot.folder?.from === ownFolder) own = textOf(slot);
+    if (any === null) any = textOf(slot);
+  }
+  return own ?? any;
+}
+
+/** Drops a folder key's sidecars read from `folder` that it no longer holds (`present`); returns how many names went. */
+function forgetIn(held: Map<string, Slot>, folder: string, present: ReadonlyMap<string, string>): number {
+  let gone = 0;
+  for (const [lower, slot] of held) {
+    if (slot.folder?.from !== folder || present.has(lower)) continue;
+    slot.folder = undefined;
+    if (!slot.archive) {
+      held.delete(lower);
+      gone += 1;
+    }
+  }
+  return gone;
+}
+
+/** The sidecars no media file claimed that describe one, by their path in the tree. */
+function unclaimedIn(folders: Map<string, Map<string, Slot>>): string[] {
+  const out: string[] = [];
+  for (const [dir, held] of folders)
+    for (const slot of held.values())
+      if (!slot.claimed && describesMedia(slot)) {
+        const name = (slot.folder ?? slot.archive)!.name;
+        out.push(dir === '' ? name : `${dir}/${name}`);
+      }
+  return out;
 }
 
 /**

@@ -175,75 +175,11 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
   const byContentId = createGenerations<Still>(remember);
   // Videos by stem key: the originals an edited video goes with.
   const videos = createStemMemory<Still>(remember);
-  // Waiting files in arrival order: `queue` from `head` (released ones are skipped when met).
-  const waiting = new Map<T, Waiting<T>>();
-  let queue: T[] = [];
-  let head = 0;
-  // The waiting files by the key and the content identifier they wait on: a still finds its own.
-  const byWaitKey = new Map<string, Set<T>>();
-  const byWaitContent = new Map<string, Set<T>>();
-  const index = (map: Map<string, Set<T>>, key: string, item: T): void => {
-    const set = map.get(key);
-    if (set) set.add(item);
-    else map.set(key, new Set([item]));
-  };
-  const unindex = (map: Map<string, Set<T>>, key: string, item: T): void => {
-    const set = map.get(key);
-    set?.delete(item);
-    if (set?.size === 0) map.delete(key);
-  };
-  const wait = (entry: Waiting<T>): void => {
-    waiting.set(entry.item, entry);
-    queue.push(entry.item);
-    index(byWaitKey, entry.key, entry.item);
-    if (entry.view.contentId !== undefined) index(byWaitContent, entry.view.contentId, entry.item);
-  };
-  const release = (item: T): void => {
-    const entry = waiting.get(item);
-    if (!entry) return;
-    waiting.delete(item);
-    unindex(byWaitKey, entry.key, item);
-    if (entry.view.contentId !== undefined) unindex(byWaitContent, entry.view.contentId, item);
-  };
-  /** The oldest file still waiting, taken off the queue. */
-  const oldestWaiting = (): T | undefined => {
-    while (head < queue.length) {
-      const item = queue[head]!;
-      head += 1;
-      if (waiting.has(item)) return item;
-    }
-    return undefined;
-  };
-  const compact = (): void => {
-    // Each file enters the queue once: what lies before `head`, or was released, goes.
-    if (head < 1024 || head * 2 < queue.length) return;
-    queue = queue.slice(head).filter((item) => waiting.has(item));
-    head = 0;
-  };
+  const waiting = createWaitingRoom<T>();
 
-  /** The still a Live Photo video goes with, and by which rule; null when none is known. */
-  const liveStill = (view: PairView, folder: string, stem: string): { still: Still; rule: PairRule } | null => {
-    if (view.contentId !== undefined) {
-      const still = byContentId.get(view.contentId);
-      if (still) return { still, rule: 'content_identifier' };
-    }
-    const still = stills.get(folder, stem);
-    if (!still) return null;
-    // Two content identifiers that differ say these are two moments, whatever the names.
-    if (still.contentId !== undefined && view.contentId !== undefined) return null;
-    if (view.durationSeconds === null || view.durationSeconds > LIVE_VIDEO_MAX_SECONDS) return null;
-    const videoMs = instantMs(view.takenAt);
-    const stillMs = instantMs(still.takenAt);
-    if (videoMs === null || stillMs === null) return null;
-    return Math.abs(videoMs - stillMs) <= LIVE_TIME_TOLERANCE_MS ? { still, rule: 'live_photo_stem' } : null;
-  };
-
-  /** Whether a video may be a Live Photo's: one with Apple's identifier, or one short enough. */
-  const mayBeLive = (view: PairView): boolean =>
-    view.contentId !== undefined || (view.durationSeconds !== null && view.durationSeconds <= LIVE_VIDEO_MAX_SECONDS);
-
+  const known: KnownStills = { stills, byContentId };
   const videoPair = (item: T, view: PairView, folder: string, stem: string): Paired<T> | null => {
-    const found = liveStill(view, folder, stem);
+    const found = liveStill(view, folder, stem, known);
     return found ? { item, pair: { origin: 'live_photo_video', rule: found.rule, partner: found.still.path } } : null;
   };
 
@@ -257,27 +193,27 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
         // An edited video goes with the video it was made from.
         const original = videos.get(folder, editedOf);
         if (original) return [{ item, pair: copyOf(original.path) }];
-        wait({ item, view, folder, stem: editedOf, key: keyOf(folder, editedOf), kind: 'copy' });
+        waiting.wait({ item, view, folder, stem: editedOf, key: keyOf(folder, editedOf), kind: 'copy' });
       } else if (view.mediaType === 'video') {
         const key = keyOf(folder, stem);
         const original = remembered(view);
         videos.set(folder, stem, original);
         // Its edited copies that waited go with it now, whatever becomes of the video itself.
-        for (const candidate of [...(byWaitKey.get(key) ?? [])]) {
+        for (const candidate of [...(waiting.byKey(key) ?? [])]) {
           const entry = waiting.get(candidate)!;
           if (entry.kind !== 'copy' || entry.view.mediaType !== 'video') continue;
-          release(candidate);
+          waiting.release(candidate);
           out.push({ item: candidate, pair: copyOf(original.path) });
         }
         const paired = mayBeLive(view) ? videoPair(item, view, folder, stem) : null;
         if (paired) return [...out, paired];
         if (!mayBeLive(view)) return [...out, { item, pair: null }];
-        wait({ item, view, folder, stem, key, kind: 'video' });
+        waiting.wait({ item, view, folder, stem, key, kind: 'video' });
       } else {
         if (editedOf !== null) {
           const still = stills.get(folder, editedOf);
           if (still) return [{ item, pair: copyOf(still.path) }];
-          wait({ item, view, folder, stem: editedOf, key: keyOf(folder, editedOf), kind: 'copy' });
+          waiting.wait({ item, view, folder, stem: editedOf, key: keyOf(folder, editedOf), kind: 'copy' });
         } else {
           const still = remembered(view);
           stills.set(folder, stem, still);
@@ -285,8 +221,8 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
           out.push({ item, pair: null });
           // What waited for this still goes with it now (mostly nothing: no key or set is made then).
           if (waiting.size === 0) return out;
-          const byKey = byWaitKey.get(keyOf(folder, stem));
-          const byContent = view.contentId === undefined ? undefined : byWaitContent.get(view.contentId);
+          const byKey = waiting.byKey(keyOf(folder, stem));
+          const byContent = view.contentId === undefined ? undefined : waiting.byContent(view.contentId);
           if (byKey === undefined && byContent === undefined) return out;
           const candidates = new Set([...(byKey ?? []), ...(byContent ?? [])]);
           for (const candidate of candidates) {
@@ -294,16 +230,13 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
             // An edited video waits for its video, not for a still of the same name.
             if (entry.kind === 'copy' && entry.view.mediaType === 'video') continue;
             if (entry.kind === 'copy') {
-              release(candidate);
-              out.push({
-                item: candidate,
-                pair: copyOf(still.path),
-              });
+              waiting.release(candidate);
+              out.push({ item: candidate, pair: copyOf(still.path) });
               continue;
             }
             const paired = videoPair(candidate, entry.view, entry.folder, entry.stem);
             if (!paired) continue;
-            release(candidate);
+            waiting.release(candidate);
             out.push(paired);
           }
           return out;
@@ -311,26 +244,121 @@ export function createPairing<T>(options: PairingOptions<T>): Pairing<T> {
       }
       // Past the window the oldest waiting file goes unpaired: the stream is never held longer.
       if (waiting.size > window) {
-        const oldest = oldestWaiting();
+        const oldest = waiting.oldest();
         if (oldest !== undefined) {
-          release(oldest);
+          waiting.release(oldest);
           out.push({ item: oldest, pair: null });
         }
       }
-      compact();
+      waiting.compact();
       return out;
     },
     flush() {
-      const out = [...waiting.keys()].map((item): Paired<T> => ({ item, pair: null }));
+      return waiting.clear().map((item): Paired<T> => ({ item, pair: null }));
+    },
+    get waiting() {
+      return waiting.size;
+    },
+  };
+}
+
+/** The stills a Live Photo video may go with: by folder and stem, and by content identifier. */
+interface KnownStills {
+  stills: StemMemory<Still>;
+  byContentId: Generations<Still>;
+}
+
+/** The still a Live Photo video goes with, and by which rule; null when none is known. */
+function liveStill(
+  view: PairView,
+  folder: string,
+  stem: string,
+  known: KnownStills,
+): { still: Still; rule: PairRule } | null {
+  if (view.contentId !== undefined) {
+    const still = known.byContentId.get(view.contentId);
+    if (still) return { still, rule: 'content_identifier' };
+  }
+  const still = known.stills.get(folder, stem);
+  if (!still) return null;
+  // Two content identifiers that differ say these are two moments, whatever the names.
+  if (still.contentId !== undefined && view.contentId !== undefined) return null;
+  if (view.durationSeconds === null || view.durationSeconds > LIVE_VIDEO_MAX_SECONDS) return null;
+  const videoMs = instantMs(view.takenAt);
+  const stillMs = instantMs(still.takenAt);
+  if (videoMs === null || stillMs === null) return null;
+  return Math.abs(videoMs - stillMs) <= LIVE_TIME_TOLERANCE_MS ? { still, rule: 'live_photo_stem' } : null;
+}
+
+/** Whether a video may be a Live Photo's: one with Apple's identifier, or one short enough. */
+const mayBeLive = (view: PairView): boolean =>
+  view.contentId !== undefined || (view.durationSeconds !== null && view.durationSeconds <= LIVE_VIDEO_MAX_SECONDS);
+
+/**
+ * The files waiting for a partner: in arrival order (`queue` from `head`; released ones are
+ * skipped when met), and by the key and the content identifier they wait on, so a still
+ * finds its own.
+ */
+function createWaitingRoom<T>() {
+  const waiting = new Map<T, Waiting<T>>();
+  let queue: T[] = [];
+  let head = 0;
+  const byWaitKey = new Map<string, Set<T>>();
+  const byWaitContent = new Map<string, Set<T>>();
+  const index = (map: Map<string, Set<T>>, key: string, item: T): void => {
+    const set = map.get(key);
+    if (set) set.add(item);
+    else map.set(key, new Set([item]));
+  };
+  const unindex = (map: Map<string, Set<T>>, key: string, item: T): void => {
+    const set = map.get(key);
+    set?.delete(item);
+    if (set?.size === 0) map.delete(key);
+  };
+  return {
+    get size() {
+      return waiting.size;
+    },
+    get: (item: T): Waiting<T> | undefined => waiting.get(item),
+    byKey: (key: string): Set<T> | undefined => byWaitKey.get(key),
+    byContent: (contentId: string): Set<T> | undefined => byWaitContent.get(contentId),
+    wait(entry: Waiting<T>): void {
+      waiting.set(entry.item, entry);
+      queue.push(entry.item);
+      index(byWaitKey, entry.key, entry.item);
+      if (entry.view.contentId !== undefined) index(byWaitContent, entry.view.contentId, entry.item);
+    },
+    release(item: T): void {
+      const entry = waiting.get(item);
+      if (!entry) return;
+      waiting.delete(item);
+      unindex(byWaitKey, entry.key, item);
+      if (entry.view.contentId !== undefined) unindex(byWaitContent, entry.view.contentId, item);
+    },
+    /** The oldest file still waiting, taken off the queue. */
+    oldest(): T | undefined {
+      while (head < queue.length) {
+        const item = queue[head]!;
+        head += 1;
+        if (waiting.has(item)) return item;
+      }
+      return undefined;
+    },
+    compact(): void {
+      // Each file enters the queue once: what lies before `head`, or was released, goes.
+      if (head < 1024 || head * 2 < queue.length) return;
+      queue = queue.slice(head).filter((item) => waiting.has(item));
+      head = 0;
+    },
+    /** Every file still waiting, in arrival order; the room is left empty. */
+    clear(): T[] {
+      const items = [...waiting.keys()];
       waiting.clear();
       queue = [];
       head = 0;
       byWaitKey.clear();
       byWaitContent.clear();
-      return out;
-    },
-    get waiting() {
-      return waiting.size;
+      return items;
     },
   };
 }
