@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 import { archiveKindOf, type ArchiveKind } from './sources/formats.js';
 
@@ -79,7 +80,7 @@ export type PathClass =
 export interface ClassifyOptions {
   /** What the path names: a file, a folder, or not known (true of both rules). Default 'file'. */
   type?: 'file' | 'folder';
-  /** `--exclude` (exclude.ts), over the path and each folder on its way. */
+  /** `--exclude` (createExcludeMatcher, below), over the path and each folder on its way. */
   excluded?: ((relPath: string) => boolean) | null;
 }
 
@@ -145,4 +146,19 @@ export function skipReasonOf(found: PathClass): SkipReason {
   if (found.kind === 'skip') return found.reason;
   if (found.kind === 'archive') return 'archive';
   return found.kind === 'sidecar' ? 'sidecar' : 'not_media';
+}
+
+/** `--exclude`, compiled once per scan and shared by everything that lists (createExcludeMatcher). */
+export type ExcludeMatcher = (relPath: string) => boolean;
+
+/**
+ * `--exclude` as a pure predicate over a path relative to the scanned root (POSIX
+ * separators). A pattern without `/` matches at any depth (`Screenshots`, `*.png`); one with
+ * `/` is anchored at the root (`2019/raw/**`). Dot names match like any other (`dot: true`).
+ * A folder that matches is not entered, so `2019/raw/**` also leaves out `2019/raw` itself.
+ */
+export function createExcludeMatcher(patterns: readonly string[]): ExcludeMatcher | null {
+  if (patterns.length === 0) return null;
+  const anchored = patterns.map((pattern) => (pattern.includes('/') ? pattern : `**/${pattern}`));
+  return picomatch(anchored, { dot: true });
 }

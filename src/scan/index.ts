@@ -37,9 +37,9 @@ export { resolveScanRoots } from './roots.js';
 export { createSidecarTree, type SidecarTree } from './tree.js';
 export { archiveKindOf, rootKindOf } from './sources/formats.js';
 export { classifyPath, type PathClass } from './classify.js';
-export { createExcludeMatcher } from './exclude.js';
+export { createExcludeMatcher } from './classify.js';
 export { createBatchStat } from './stat-batch.js';
-export { displayPath, recordDisplayPath } from './display-path.js';
+export { displayPath, recordDisplayPath } from './roots.js';
 export { createScanSummary, failureCount, wouldBeRejected, type ScanSummary } from './summary.js';
 export { startAhead } from './head-start.js';
 

@@ -123,6 +123,23 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
 }
 
 /**
+ * A pool that starts on its first use or `start()` (a re-scan served from the cache never
+ * starts a thread); `start()` does not wait, so threads boot while the caller goes on. A pool
+ * that failed to start fails every run; `close()` closes it only if it started.
+ */
+export function createLazyPool(options: FilePoolOptions): FilePool & { start(): void } {
+  let pool: Promise<FilePool> | null = null;
+  const started = (): Promise<FilePool> => (pool ??= createFilePool(options));
+  return {
+    start: () => void started().catch(() => undefined), // the failure surfaces in the first run
+    run: async (files, signal) => (await started()).run(files, signal),
+    async close() {
+      await (await pool?.catch(() => null))?.close();
+    },
+  };
+}
+
+/**
  * Bytes an item holds (a tar member's, a nested zip member's): 0 once they moved to a thread,
  * so bytes that went with a thread that died cannot be read again.
  */

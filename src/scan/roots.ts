@@ -1,9 +1,18 @@
+/**
+ * The roots a scan is given: resolved and checked, split by kind (files, folders, archives),
+ * checked for an export's parts missing, and the one rule for the path each file below them
+ * is shown under.
+ */
 import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { describeMissing, findPartGaps, type PartGap } from './export-parts.js';
 import { folderSidecarFingerprint } from './sidecar-print.js';
-import { archiveKindOf, archiveRootOf, rootKindOf, type ArchiveRoot } from './sources/formats.js';
+import { archiveKindOf, archiveRootOf, rootKindOf, splitMemberPath, type ArchiveRoot } from './sources/formats.js';
+import { MEMBER_SEPARATOR } from './sources/member-path.js';
 import type { WalkFile } from './sources/source.js';
+import type { ScanEvent } from './types.js';
 
 /**
  * Absolute, existing folders or files (UsageError otherwise); a folder or file inside another
@@ -71,4 +80,85 @@ export async function splitRoots(roots: string[]): Promise<SplitRoots> {
 export function isInside(outer: string, inner: string): boolean {
   const relative = path.relative(outer, inner);
   return relative !== '' && relative.split(path.sep)[0] !== '..' && !path.isAbsolute(relative);
+}
+
+/** The roots a scan was given (resolved, absolute) and the folder it was run from. */
+export interface DisplayBase {
+  roots: readonly string[];
+  cwd: string;
+}
+
+/**
+ * The one rule for the path a file is shown under (summaries, warnings, `--jsonl`, reports,
+ * `--watch`): relative to the root with one root, relative to the working folder with
+ * several; `/`-separated on every platform. A root that is itself a file is shown by its name;
+ * an archive's member as `ARCHIVE!/MEMBER`.
+ */
+export function displayPath(absPath: string, base: DisplayBase): string {
+  // An archive's member: its archive as any file is shown (an archive given alone, as given),
+  // then `!/` and the member's name as stored, never normalised.
+  const member = splitMemberPath(absPath);
+  if (member !== null) {
+    const from = base.roots.length === 1 ? base.roots[0]! : base.cwd;
+    const archive = member.archive === from ? asGiven(member.archive, base) : displayPath(member.archive, base);
+    return `${archive}${MEMBER_SEPARATOR}${member.member}`;
+  }
+  const from = base.roots.length === 1 ? base.roots[0]! : base.cwd;
+  return (path.relative(from, absPath) || path.basename(absPath)).split(path.sep).join('/');
+}
+
+/** A path as the user would find it from the working folder (a root given on the command line). */
+function asGiven(absPath: string, base: DisplayBase): string {
+  return path.relative(base.cwd, absPath).split(path.sep).join('/') || '.';
+}
+
+/**
+ * displayPath for walk notices, which may be about a root folder itself (one given on the
+ * command line that cannot be read): that is named as the user would find it, never as an
+ * empty path or a bare name.
+ */
+export function noticePathShower(base: DisplayBase): (absPath: string) => string {
+  const from = base.roots.length === 1 ? base.roots[0]! : base.cwd;
+  return (absPath) => (absPath === from ? asGiven(absPath, base) : displayPath(absPath, base));
+}
+
+/** The path a scanned record is shown under: with one root the scanner's own path is already it. */
+export function recordDisplayPath(record: { path: string; absPath: string }, base: DisplayBase): string {
+  return base.roots.length <= 1 ? record.path : displayPath(record.absPath, base);
+}
+
+/** The warning a scan gives for each export whose parts given leave gaps (export-parts.ts). */
+export const MISSING_PARTS = 'missing_parts';
+
+/**
+ * The exports whose parts a run was given with gaps: the parts are the roots themselves (a
+ * part's zip, or the folder it was unzipped into) and, for a folder given, the parts lying
+ * directly in it (its folders; its archives only when the run opens them, `--archives`).
+ * Lists names only.
+ */
+export async function partGapsOf(roots: readonly string[], options: { archives: boolean }): Promise<PartGap[]> {
+  const names: string[] = [];
+  for (const root of roots) {
+    names.push(path.basename(root));
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await fsp.readdir(root, { withFileTypes: true });
+    } catch {
+      continue; // a file, or a folder the walk reports as unreadable
+    }
+    for (const entry of entries)
+      if (entry.isDirectory() || (options.archives && entry.isFile() && archiveKindOf(entry.name) !== null))
+        names.push(entry.name);
+  }
+  return findPartGaps(names);
+}
+
+/** One `missing_parts` warning per export with gaps, its path the export's name, its message the numbers missing. */
+export function partGapWarnings(gaps: readonly PartGap[]): ScanEvent[] {
+  return gaps.map((gap) => ({
+    type: 'warning',
+    code: MISSING_PARTS,
+    path: gap.label,
+    message: describeMissing(gap),
+  }));
 }

@@ -1,24 +1,29 @@
 import { availableParallelism } from 'node:os';
 import { InterruptedError } from '../errors.js';
-import { withNamedTreeSidecars } from './archive/folder-sidecars.js';
 import { applyLateSidecars } from './archive/late-sidecars.js';
 import { heldBytes } from './archive/types.js';
 import { openScanCache, type ScanCache } from './cache.js';
-import { displayPath, noticePathShower } from './display-path.js';
 import { EXTRACTOR_VERSION } from './extract/version.js';
-import { createFilePool, type FilePool } from './pool.js';
-import { createByteProgress, startCount, type ByteProgress } from './progress.js';
-import { resolveScanRoots, splitRoots } from './roots.js';
+import { createLazyPool } from './pool.js';
+import { createByteProgress, startCount, type ByteProgress, type CountOptions } from './progress.js';
+import { createExcludeMatcher, type ExcludeMatcher } from './classify.js';
+import { displayPath, noticePathShower, partGapsOf, partGapWarnings, resolveScanRoots, splitRoots } from './roots.js';
 import { openFolderSource } from './sources/folder.js';
 import { archiveKindOf } from './sources/formats.js';
 import { createSourceRun, openArchives } from './sources/open.js';
 import type { ArchiveSource, SourceRun, SourceTotals, WalkEvent, WalkFile } from './sources/source.js';
 import { groupMisses, lookUpCache, readGroups, toRecord } from './stages.js';
-import { createSidecarTree, holdLate, withDetails, withoutDeleted, type SidecarTree } from './tree.js';
-import { readFolderDetails } from './folder-details.js';
-import { partGapsOf, partGapWarnings } from './parts-given.js';
+import {
+  createSidecarTree,
+  holdLate,
+  withDetails,
+  withNamedTreeSidecars,
+  withoutDeleted,
+  type SidecarTree,
+} from './tree.js';
+import { readFolderDetails } from './sources/folder.js';
 import type { ScanEvent, ScanRecord } from './types.js';
-import type { WalkFs } from './walk.js';
+import type { WalkFs } from './sources/folder.js';
 import type { ItemReader, ReadItem } from './worker.js';
 import type { OriginClass } from './evidence/origin.js';
 import { createEvidenceMemory, withOrigins, type EvidenceMemory } from './evidence/stage.js';
@@ -30,7 +35,7 @@ export { createSidecarTree, treeKey, type SidecarTree } from './tree.js';
 export interface ScanOptions {
   /** Folders to scan (relative to `cwd`). A missing one is a UsageError. */
   roots: string[];
-  /** Glob patterns to leave out (see exclude.ts). */
+  /** Glob patterns to leave out (classify.ts, createExcludeMatcher). */
   exclude?: string[];
   followSymlinks?: boolean;
   /** Open archives met while walking a folder (default false: they are counted as skipped `archive`). */
@@ -155,14 +160,21 @@ async function* readLibraryBatches(
   if (options.signal?.aborted) stop.abort();
   const opened = openCache(options);
   const reads = createReads(options);
-  const count = createCount(roots, options, stop.signal);
+  // `--exclude`, compiled once: the walk, the count, the archives and the tree's folders share it.
+  const excluded = createExcludeMatcher(options.exclude ?? []);
+  const count = createCount(
+    roots,
+    { excluded, followSymlinks: options.followSymlinks, archives: options.archives, walkFs: options.walkFs },
+    stop.signal,
+    options.onListed,
+  );
   let ticker: NodeJS.Timeout | undefined;
   try {
     if (opened.warning) yield [opened.warning];
     // An export whose numbered parts were not all given: named first (sync decides on it).
     const gaps = partGapWarnings(await partGapsOf(roots, { archives: options.archives === true }));
     if (gaps.length > 0) yield gaps;
-    const sources = await openSources(roots, options, stop.signal);
+    const sources = await openSources(roots, options, { excluded, signal: stop.signal });
     if (sources.notes.length > 0)
       yield sources.notes.map(
         (note): ScanEvent => (note.type === 'warning' ? { ...note, path: shownPath(note.path) } : note),
@@ -171,15 +183,11 @@ async function* readLibraryBatches(
     const bytes = byteProgress(options, sources);
     // A tar stream's large member is hashed as it passes, with no record for seconds: the bytes go on.
     if (bytes && sources.streamed.size > 0) ticker = setInterval(bytes.report, TAR_PROGRESS_MS).unref();
-    const walked = showMembers(prepend(sources.files, sources.batches()), shownPath);
-    const looked = lookUpCache(walked, {
-      cache: opened.cache,
-      shownPath,
-      onEnd: (found) => {
-        count.stop();
-        if (!stop.signal.aborted) options.onWalkDone?.(found);
-      },
+    const walked = listed(prepend(sources.files, sources.batches()), shownPath, (found) => {
+      count.stop();
+      if (!stop.signal.aborted) options.onWalkDone?.(found);
     });
+    const looked = lookUpCache(walked, { cache: opened.cache, shownPath });
     const held: ScanRecord[] = [];
     const { late } = sources.run;
     const { details } = sources.tree;
@@ -232,16 +240,20 @@ interface OpenedSources {
  * sidecars are known before any member is read (the parts are one tree); folders beside
  * archives join that tree.
  */
-async function openSources(roots: string[], options: ScanOptions, signal: AbortSignal): Promise<OpenedSources> {
+async function openSources(
+  roots: string[],
+  options: ScanOptions,
+  { excluded, signal }: { excluded: ExcludeMatcher | null; signal: AbortSignal },
+): Promise<OpenedSources> {
   const { files, folders, archives: named } = await splitRoots(roots);
   const tree = options.tree ?? createSidecarTree();
   tree.plainFiles ??= named.length > 0;
-  const run = createSourceRun({ exclude: options.exclude, signal, index: tree.index, details: tree.details });
+  const run = createSourceRun({ excluded, signal, index: tree.index, details: tree.details });
   const archives = named.length > 0 ? await openArchives(named, run) : null;
   await archives?.prepare();
   const folder = openFolderSource({
     roots: folders,
-    exclude: options.exclude,
+    excluded,
     followSymlinks: options.followSymlinks,
     signal,
     fs: options.walkFs,
@@ -297,14 +309,13 @@ function byteProgress(options: ScanOptions, sources: OpenedSources) {
  * The listing-only count beside the scan (`onListed`): it stops when the walk ends (the exact
  * number is then known) or the scan stops, and counts archives from their sources' listings.
  */
-function createCount(roots: string[], options: ScanOptions, signal: AbortSignal) {
+function createCount(roots: string[], options: CountOptions, signal: AbortSignal, onListed: ScanOptions['onListed']) {
   const countStop = new AbortController();
   const stopCount = (): void => countStop.abort();
   signal.addEventListener('abort', stopCount, { once: true });
   // Settled once the named archives are listed (null: none, or stopped).
   let settle: (totals: SourceTotals | null) => void = () => undefined;
   const archives = new Promise<SourceTotals | null>((resolve) => (settle = resolve));
-  const onListed = options.onListed;
   const done = onListed
     ? startCount(roots, options, countStop.signal, archives, (files, final) => {
         if (!countStop.signal.aborted) onListed(files, final);
@@ -320,9 +331,7 @@ function createCount(roots: string[], options: ScanOptions, signal: AbortSignal)
  */
 function createReads(options: ScanOptions) {
   const workers = options.reader ? 0 : (options.workers ?? Math.min(availableParallelism(), MAX_DEFAULT_WORKERS));
-  let pool: Promise<FilePool> | null = null;
-  const startPool = (): Promise<FilePool> =>
-    (pool ??= createFilePool({ workers, ...(options.reader ? { reader: options.reader } : {}) }));
+  const pool = createLazyPool({ workers, ...(options.reader ? { reader: options.reader } : {}) });
   return {
     read(looked: ReturnType<typeof lookUpCache>, cache: ScanCache | null, signal: AbortSignal) {
       const grouped = groupMisses(looked, {
@@ -331,11 +340,11 @@ function createReads(options: ScanOptions) {
         // A tar stream's members wait in memory for a thread: smaller tasks keep that bounded.
         maxHeldBytes: HELD_TASK_BYTES,
         heldBytes: (file) => (file.member?.task ? heldBytes(file.member.task.source) : 0),
-        onFirst: () => void startPool().catch(() => undefined), // a failure surfaces in the first run
+        onFirst: pool.start,
       });
       return readGroups(grouped, {
-        run: async (group, runSignal) =>
-          (await startPool()).run(
+        run: (group, runSignal) =>
+          pool.run(
             group.map((file): ReadItem => file.member?.task ?? file.treeTask ?? file.absPath),
             runSignal,
           ),
@@ -349,10 +358,7 @@ function createReads(options: ScanOptions) {
         },
       });
     },
-    async close(): Promise<void> {
-      const started = await (pool as Promise<FilePool> | null)?.catch(() => null);
-      await started?.close();
-    },
+    close: pool.close,
   };
 }
 
@@ -375,15 +381,25 @@ function openCache(options: ScanOptions): { cache: ScanCache | null; warning: Sc
   }
 }
 
-/** The archives' members under the paths the user sees (`takeout-001.zip!/Takeout/…`). */
-async function* showMembers(
+/**
+ * The sources' batches, the archives' members under the paths the user sees
+ * (`takeout-001.zip!/Takeout/…`); `onEnd` gets the number of media files once all is listed.
+ */
+async function* listed(
   batches: AsyncIterable<WalkEvent[]>,
   shownPath: (absPath: string) => string,
+  onEnd: (files: number) => void,
 ): AsyncGenerator<WalkEvent[]> {
+  let files = 0;
   for await (const batch of batches) {
-    for (const event of batch) if (event.type === 'file' && event.member) event.path = shownPath(event.absPath);
+    for (const event of batch) {
+      if (event.type !== 'file') continue;
+      files += 1;
+      if (event.member) event.path = shownPath(event.absPath);
+    }
     yield batch;
   }
+  onEnd(files);
 }
 
 /** The named files as one batch, then the sources' batches. */

@@ -1,7 +1,7 @@
 import type { ScanCache } from './cache.js';
 import type { FileResult } from './read-file.js';
 import type { ScanEvent, ScanRecord } from './types.js';
-import type { WalkEvent, WalkFile } from './walk.js';
+import type { WalkEvent, WalkFile } from './sources/folder.js';
 
 /**
  * The stages between the walk and the scan's events, each a small async generator over
@@ -43,14 +43,12 @@ export function toRecord(
 
 /**
  * Walk events -> shown events: skip notices and warnings get the path the user sees,
- * unchanged files come from the cache as records, the rest are misses to read. `onEnd` gets
- * the number of media files once the walk is over.
+ * unchanged files come from the cache as records, the rest are misses to read.
  */
 export async function* lookUpCache(
   walked: AsyncIterable<WalkEvent[]>,
-  options: { cache: ScanCache | null; shownPath: (absPath: string) => string; onEnd?: (files: number) => void },
+  options: { cache: ScanCache | null; shownPath: (absPath: string) => string },
 ): AsyncGenerator<LookedUp> {
-  let files = 0;
   for await (const batch of walked) {
     const events: ScanEvent[] = [];
     const misses: WalkFile[] = [];
@@ -65,7 +63,6 @@ export async function* lookUpCache(
           message: event.message,
         });
       } else {
-        files += 1;
         // An archive member refused before reading (encrypted, past the limits, cut short) is its error line.
         const problem = event.member?.problem;
         if (problem) {
@@ -82,7 +79,6 @@ export async function* lookUpCache(
     }
     yield { events, misses };
   }
-  options.onEnd?.(files);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyPath, type ClassifyOptions, type PathClass } from '../../src/scan/classify.js';
-import { createExcludeMatcher } from '../../src/scan/exclude.js';
+import { createExcludeMatcher } from '../../src/scan/classify.js';
 import { createWatchFilter } from '../../src/sync/watch.js';
 
 const excluded = createExcludeMatcher(['Screenshots', '2019/raw/**', '*.png']);

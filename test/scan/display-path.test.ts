@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { displayPath, noticePathShower, recordDisplayPath } from '../../src/scan/display-path.js';
+import { displayPath, noticePathShower, recordDisplayPath } from '../../src/scan/roots.js';
 
 // Absolute paths built on the platform's own root, so the rule is checked with its separators.
 const abs = (...parts: string[]): string => path.join(path.parse(process.cwd()).root, ...parts);

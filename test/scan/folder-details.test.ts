@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPhotoDetails } from '../../src/scan/archive/photo-details.js';
-import { readFolderDetails } from '../../src/scan/folder-details.js';
+import { readFolderDetails } from '../../src/scan/sources/folder.js';
 
 const FOLDERS = fileURLToPath(new URL('../../fixtures/exports/icloud-folders', import.meta.url));
 const PART1 = join(FOLDERS, 'iCloud Photos Part 1 of 2');

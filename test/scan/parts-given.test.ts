@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { partGapsOf, partGapWarnings } from '../../src/scan/parts-given.js';
+import { partGapsOf, partGapWarnings } from '../../src/scan/roots.js';
 
 describe('partGapsOf', () => {
   const dir = mkdtempSync(join(tmpdir(), 'camroll-parts-'));

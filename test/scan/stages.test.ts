@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { groupMisses, readGroups, type Grouped, type LookedUp } from '../../src/scan/stages.js';
 import type { FileResult } from '../../src/scan/read-file.js';
 import type { ScanEvent } from '../../src/scan/types.js';
-import type { WalkFile } from '../../src/scan/walk.js';
+import type { WalkFile } from '../../src/scan/sources/folder.js';
 
 const file = (i: number, size = 10): WalkFile => ({
   type: 'file',

@@ -4,9 +4,9 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { walk, type WalkEvent, type WalkFile, type WalkFs } from '../../src/scan/walk.js';
-import { countMediaFiles } from '../../src/scan/count.js';
-import { fileSkipReason, folderSkipReason } from '../../src/scan/classify.js';
+import { walk, type WalkEvent, type WalkFile, type WalkFs } from '../../src/scan/sources/folder.js';
+import { countMediaFiles } from '../../src/scan/progress.js';
+import { createExcludeMatcher, fileSkipReason, folderSkipReason } from '../../src/scan/classify.js';
 
 let dir: string;
 
@@ -131,7 +131,7 @@ describe('walk', () => {
     put('2024/Screenshots/s2.png');
     put('2024/raw/x.cr2');
     put('2024/y.cr2');
-    const events = await collect({ exclude: ['Screenshots', '2024/raw/**'] });
+    const events = await collect({ excluded: createExcludeMatcher(['Screenshots', '2024/raw/**']) });
     expect(files(events)).toEqual(['2024/y.cr2', 'keep/a.jpg']);
   });
 
@@ -233,7 +233,7 @@ describe('walk', () => {
     put('a.jpg');
     put('notes.txt');
     put('shots/s.png');
-    const events = await collect({ exclude: ['*.txt', 'shots'] });
+    const events = await collect({ excluded: createExcludeMatcher(['*.txt', 'shots']) });
     expect(files(events)).toEqual(['a.jpg']);
     expect(skipped(events)).toEqual([]);
   });
@@ -272,7 +272,7 @@ describe('countMediaFiles (the listing that gives progress its total)', () => {
       fs.symlinkSync(path.join(outside, 'o.jpg'), path.join(dir, 'link.jpg'));
       fs.symlinkSync(dir, path.join(dir, 'deep', 'loop'));
       for (const followSymlinks of [false, true]) {
-        const options = { roots: [dir], exclude: ['Screenshots'], followSymlinks };
+        const options = { roots: [dir], excluded: createExcludeMatcher(['Screenshots']), followSymlinks };
         const running: number[] = [];
         const total = await countMediaFiles(options, (n) => running.push(n));
         expect(total).toBe(files(await collect(options)).length);

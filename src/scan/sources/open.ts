@@ -1,7 +1,6 @@
 import { createPhotoDetails, type PhotoDetails } from '../archive/photo-details.js';
 import { createSidecarIndex, type SidecarIndex } from '../archive/sidecar-index.js';
-import { classifyPath } from '../classify.js';
-import { createExcludeMatcher } from '../exclude.js';
+import { classifyPath, type ExcludeMatcher } from '../classify.js';
 import { loadArchiveSource, type ArchiveRoot } from './formats.js';
 import type { ArchiveSource, ArchiveSourceModule, SourceRun, SourceTotals, WalkEvent } from './source.js';
 
@@ -13,7 +12,8 @@ import type { ArchiveSource, ArchiveSourceModule, SourceRun, SourceTotals, WalkE
 const HELD_ENTRIES = 300_000;
 
 export interface SourceRunOptions {
-  exclude?: string[];
+  /** `--exclude`, applied to members' paths. */
+  excluded?: ExcludeMatcher | null;
   signal?: AbortSignal;
   /** The run's sidecar tree, shared with the archives found later (default: one of its own). */
   index?: SidecarIndex;
@@ -25,7 +25,7 @@ export interface SourceRunOptions {
 
 /** What the archive sources of one run share (sources/source.ts, SourceRun). */
 export function createSourceRun(options: SourceRunOptions = {}): SourceRun {
-  const excluded = createExcludeMatcher(options.exclude ?? []);
+  const excluded = options.excluded ?? null;
   return {
     index: options.index ?? createSidecarIndex(),
     details: options.details ?? createPhotoDetails(),

@@ -14,7 +14,7 @@ import { createSidecarIndex } from '../../../src/scan/archive/sidecar-index.js';
 import { limitProblem } from '../../../src/scan/archive/types.js';
 import { ArchiveError } from '../../../src/errors.js';
 import { centralDirectory, localHeaders, type ZipEntry } from '../../../src/scan/archive/zip-list.js';
-import { recordDisplayPath } from '../../../src/scan/display-path.js';
+import { recordDisplayPath } from '../../../src/scan/roots.js';
 import { scanLibrary } from '../../../src/scan/scan.js';
 import type { ScanRecord } from '../../../src/scan/types.js';
 
