@@ -1,16 +1,23 @@
 /**
  * Follows one function's options parameter through the calls, as a reader following it would:
  * every call that is handed the options, a field of them or a value built from one enters the
- * callee with that parameter followed in turn. Prints the files entered, in order, and counts
- * the returns (a call into a file the trace had already left).
+ * callee with that parameter followed in turn. Prints the files entered, in order, and the
+ * returns: a call into a file the trace had entered before, from a file that had not called
+ * into it yet (a second call along a caller-callee pair already taken is not one; the count of
+ * every re-entry is printed too).
  *
  *   node --import tsx scripts/options-trace.ts [file] [function] [parameter]
  *
  * Defaults: src/scan/scan.ts scanLibraryBatches options (issue 27's measure; test/rules holds it).
- * What carries a followed value: the value itself, a field of it (`options.roots`), `??`, `||`,
- * `?:`, an object or array literal holding one, and a variable or destructured name bound to one.
- * A call's result does not carry (the callee has been followed instead), nor does a method called
- * on a followed value, nor a callee outside `src/` (Node's, a library's).
+ * The trace stays in the start file's folder (`src/scan`): a path handed to a database opener or
+ * a file-system helper elsewhere is no longer the scan's option.
+ * What carries a followed value: the value itself, a field of it (`options.roots`), a value
+ * computed from one (`??`, `||`, `?:`, `===`, `!`, arithmetic, a template, a call outside the
+ * folder such as `Math.max(workers, 1)` or a method of a followed value), an object or array
+ * literal holding one, a callback whose body uses one, and a variable, destructured name or
+ * field bound or assigned to one. What does not: the result of a call into the folder (the
+ * callee has been followed instead, and what it returns is its own), and the inside of a method
+ * called on a followed value (the trace follows where a value goes, not what it does).
  */
 import { dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -32,6 +39,8 @@ export interface OptionsTrace {
   files: string[];
   steps: TraceStep[];
   returns: number;
+  /** Every call into a file entered before, a second call along the same caller-callee pair included. */
+  reentries: number;
 }
 
 const PROJECT = resolve(import.meta.dirname, '..');
@@ -66,9 +75,11 @@ export function traceOptions(
   const scope = dirname(start);
   const shown = (node: ts.Node): string => relative(project, node.getSourceFile().fileName);
   const inScope = (node: ts.Node): boolean => node.getSourceFile().fileName.startsWith(`${scope}/`);
+  const ctx: Ctx = { checker, inScope };
   const files: string[] = [shown(root)];
   const steps: TraceStep[] = [];
   const followed = new Set<string>();
+  let reentries = 0;
 
   const follow = (fn: FunctionLike, paramIndex: number, fields: Fields, here: string): void => {
     const param = fn.parameters[paramIndex];
@@ -77,14 +88,15 @@ export function traceOptions(
     followed.add(key);
     const tracked: Tracked = new Map();
     bind(param.name, fields, tracked, checker);
-    spreadThroughBindings(fn.body, tracked, checker);
+    spreadThroughBindings(fn.body, tracked, ctx);
     visitCalls(fn.body, (call) => {
       const callee = calleeFunction(call, checker);
       if (!callee || !inScope(callee)) return;
-      const carried = (call.arguments ?? []).map((argument) => carries(argument, tracked, checker));
+      const carried = (call.arguments ?? []).map((argument) => carries(argument, tracked, ctx));
       if (carried.every((f) => f === null)) return;
       const target = shown(callee);
       if (target !== here) {
+        if (files.includes(target)) reentries += 1;
         const isReturn = files.includes(target) && !steps.some((s) => s.from === here && s.to === target);
         if (!files.includes(target)) files.push(target);
         steps.push({
@@ -103,11 +115,16 @@ export function traceOptions(
     });
   };
   follow(root as FunctionLike, index, 'all', shown(root));
-  return { files, steps, returns: steps.filter((step) => step.isReturn).length };
+  return { files, steps, returns: steps.filter((step) => step.isReturn).length, reentries };
 }
 
 /** Which of a value's fields carry a followed value: all of them, or the named ones of an object literal. */
 type Fields = 'all' | Set<string>;
+interface Ctx {
+  checker: ts.TypeChecker;
+  /** Whether a declaration lies in the traced folder (its calls are followed). */
+  inScope: (node: ts.Node) => boolean;
+}
 type Tracked = Map<ts.Symbol, Fields>;
 
 function union(a: Fields | null, b: Fields | null): Fields | null {
@@ -150,13 +167,22 @@ function bind(name: ts.BindingName, fields: Fields, tracked: Tracked, checker: t
 }
 
 /** Variables bound to a followed value join it, until nothing more joins (closures read later ones). */
-function spreadThroughBindings(body: ts.Node, tracked: Tracked, checker: ts.TypeChecker): void {
+function spreadThroughBindings(body: ts.Node, tracked: Tracked, ctx: Ctx): void {
+  const { checker } = ctx;
   for (let grew = true; grew; ) {
     grew = false;
     const visit = (node: ts.Node): void => {
       if (ts.isVariableDeclaration(node) && node.initializer) {
-        const fields = carries(node.initializer, tracked, checker);
+        const fields = carries(node.initializer, tracked, ctx);
         if (fields !== null) grew = bind(node.name, fields, tracked, checker) || grew;
+      }
+      // `x = value` and `x.field = value`.
+      if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+        const fields = carries(node.right, tracked, ctx);
+        const left = skipOuter(node.left);
+        if (fields !== null && ts.isIdentifier(left)) grew = bind(left, fields, tracked, checker) || grew;
+        if (fields !== null && ts.isPropertyAccessExpression(left) && ts.isIdentifier(left.expression))
+          grew = bind(left.expression, new Set([left.name.text]), tracked, checker) || grew;
       }
       ts.forEachChild(node, visit);
     };
@@ -165,7 +191,8 @@ function spreadThroughBindings(body: ts.Node, tracked: Tracked, checker: ts.Type
 }
 
 /** What of a followed value an expression is, holds or picks (a call's result carries nothing). */
-function carries(expression: ts.Expression, tracked: Tracked, checker: ts.TypeChecker): Fields | null {
+function carries(expression: ts.Expression, tracked: Tracked, ctx: Ctx): Fields | null {
+  const { checker } = ctx;
   const e = skipOuter(expression);
   if (ts.isIdentifier(e)) {
     const symbol =
@@ -175,10 +202,10 @@ function carries(expression: ts.Expression, tracked: Tracked, checker: ts.TypeCh
     return (symbol && tracked.get(symbol)) ?? null;
   }
   if (ts.isPropertyAccessExpression(e)) {
-    const of = carries(e.expression, tracked, checker);
+    const of = carries(e.expression, tracked, ctx);
     return of === 'all' || of?.has(e.name.text) ? 'all' : null;
   }
-  if (ts.isElementAccessExpression(e)) return carries(e.expression, tracked, checker) === null ? null : 'all';
+  if (ts.isElementAccessExpression(e)) return carries(e.expression, tracked, ctx) === null ? null : 'all';
   if (ts.isBinaryExpression(e)) {
     const kind = e.operatorToken.kind;
     const picks = [
@@ -186,44 +213,54 @@ function carries(expression: ts.Expression, tracked: Tracked, checker: ts.TypeCh
       ts.SyntaxKind.BarBarToken,
       ts.SyntaxKind.AmpersandAmpersandToken,
     ];
-    if (picks.includes(kind)) return union(carries(e.left, tracked, checker), carries(e.right, tracked, checker));
+    if (picks.includes(kind)) return union(carries(e.left, tracked, ctx), carries(e.right, tracked, ctx));
     // A value computed from one (`options.archives === true`, `a + b`), not an assignment.
     const assigns = kind >= ts.SyntaxKind.FirstAssignment && kind <= ts.SyntaxKind.LastAssignment;
     const computed = kind !== ts.SyntaxKind.CommaToken && !assigns;
-    return computed && (carries(e.left, tracked, checker) ?? carries(e.right, tracked, checker)) !== null
-      ? 'all'
-      : null;
+    return computed && (carries(e.left, tracked, ctx) ?? carries(e.right, tracked, ctx)) !== null ? 'all' : null;
   }
   if (ts.isPrefixUnaryExpression(e) || ts.isTypeOfExpression(e)) {
     const operand = ts.isPrefixUnaryExpression(e) ? e.operand : e.expression;
-    return carries(operand, tracked, checker) === null ? null : 'all';
+    return carries(operand, tracked, ctx) === null ? null : 'all';
   }
   if (ts.isTemplateExpression(e))
-    return e.templateSpans.some((span) => carries(span.expression, tracked, checker) !== null) ? 'all' : null;
+    return e.templateSpans.some((span) => carries(span.expression, tracked, ctx) !== null) ? 'all' : null;
   if (ts.isConditionalExpression(e))
-    return union(carries(e.whenTrue, tracked, checker), carries(e.whenFalse, tracked, checker));
+    return union(carries(e.whenTrue, tracked, ctx), carries(e.whenFalse, tracked, ctx));
   if (ts.isObjectLiteralExpression(e)) {
     let fields: Fields | null = null;
     for (const property of e.properties) {
-      if (ts.isSpreadAssignment(property)) fields = union(fields, carries(property.expression, tracked, checker));
+      if (ts.isSpreadAssignment(property)) fields = union(fields, carries(property.expression, tracked, ctx));
       else if (ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) {
         const value = ts.isPropertyAssignment(property) ? property.initializer : property.name;
-        if (carries(value, tracked, checker) !== null) fields = union(fields, new Set([property.name.getText()]));
+        if (carries(value, tracked, ctx) !== null) fields = union(fields, new Set([property.name.getText()]));
       }
     }
     return fields;
   }
+  // A call outside the folder computes from what it is handed (and from the value it is a method of).
+  if (ts.isCallExpression(e) || ts.isNewExpression(e)) {
+    const callee = calleeFunction(e, checker);
+    if (callee && ctx.inScope(callee)) return null;
+    const receiver =
+      ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression)
+        ? carries(e.expression.expression, tracked, ctx)
+        : null;
+    return receiver !== null || (e.arguments ?? []).some((argument) => carries(argument, tracked, ctx) !== null)
+      ? 'all'
+      : null;
+  }
   // A callback that uses one: a reader follows it to where it is called.
-  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return mentions(e.body, tracked, checker) ? 'all' : null;
+  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return mentions(e.body, tracked, ctx) ? 'all' : null;
   if (ts.isArrayLiteralExpression(e) || ts.isSpreadElement(e)) {
     const items = ts.isSpreadElement(e) ? [e.expression] : e.elements;
-    return items.some((item) => carries(item, tracked, checker) !== null) ? 'all' : null;
+    return items.some((item) => carries(item, tracked, ctx) !== null) ? 'all' : null;
   }
   return null;
 }
 
 /** Whether a function's body reads a followed value. */
-function mentions(body: ts.Node, tracked: Tracked, checker: ts.TypeChecker): boolean {
+function mentions(body: ts.Node, tracked: Tracked, { checker }: Ctx): boolean {
   let found = false;
   const visit = (node: ts.Node): void => {
     if (found) return;
@@ -266,6 +303,10 @@ function calleeFunction(call: ts.CallExpression | ts.NewExpression, checker: ts.
   );
   if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
   for (const declaration of symbol?.declarations ?? []) {
+    if (ts.isClassDeclaration(declaration)) {
+      const made = declaration.members.find(ts.isConstructorDeclaration);
+      if (made?.body) return made as FunctionLike;
+    }
     if (ts.isFunctionLike(declaration) && 'body' in declaration && declaration.body) return declaration as FunctionLike;
     if (ts.isVariableDeclaration(declaration) && declaration.initializer) {
       const init = skipOuter(declaration.initializer);
@@ -286,5 +327,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const trace = traceOptions(file, fn, param);
   for (const step of trace.steps)
     console.log(`${step.isReturn ? '↩' : '→'} ${step.to}  ${step.callee}(${step.parameter})  from ${step.from}`);
-  console.log(`\n${trace.files.length} files, ${trace.returns} returns:\n  ${trace.files.join('\n  ')}`);
+  console.log(
+    `\n${trace.files.length} files, ${trace.returns} returns (${trace.reentries} re-entries in all):\n  ${trace.files.join('\n  ')}`,
+  );
 }

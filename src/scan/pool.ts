@@ -22,6 +22,13 @@ export interface FilePoolOptions {
   entry?: { filename: string; execArgv: string[] };
 }
 
+/**
+ * Tasks a thread holds at once: one running and the next waiting (worker.ts runs them in
+ * turn), so it never sits idle waiting for the main thread. A caller keeps this many per
+ * thread in flight (`slots`).
+ */
+const TASKS_PER_THREAD = 2;
+
 /** Creates a pool of worker threads (piscina), or an in-thread stand-in when `workers` is 0. */
 export async function createFilePool(options: FilePoolOptions): Promise<FilePool> {
   if (options.workers <= 0) {
@@ -56,7 +63,7 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
     maxThreads: options.workers,
     // Each thread holds its next task while working on one (worker.ts runs them in turn), so
     // it never sits idle waiting for the main thread to answer a finished task.
-    concurrentTasksPerWorker: 2,
+    concurrentTasksPerWorker: TASKS_PER_THREAD,
     // A worker's live data is one file's head and a 1 MiB buffer (both outside the JS heap);
     // without caps V8 lets each thread's heap drift up by tens of MB before collecting, and
     // the 250 MB budget covers the whole process. 64 MB of old space is ample headroom.
@@ -127,10 +134,11 @@ export async function createFilePool(options: FilePoolOptions): Promise<FilePool
  * starts a thread); `start()` does not wait, so threads boot while the caller goes on. A pool
  * that failed to start fails every run; `close()` closes it only if it started.
  */
-export function createLazyPool(options: FilePoolOptions): FilePool & { start(): void } {
+export function createLazyPool(options: FilePoolOptions): FilePool & { start(): void; slots: number } {
   let pool: Promise<FilePool> | null = null;
   const started = (): Promise<FilePool> => (pool ??= createFilePool(options));
   return {
+    slots: Math.max(options.workers, 1) * TASKS_PER_THREAD,
     start: () => void started().catch(() => undefined), // the failure surfaces in the first run
     run: async (files, signal) => (await started()).run(files, signal),
     async close() {

@@ -154,14 +154,15 @@ async function* readLibraryBatches(
   { roots, cwd }: { roots: string[]; cwd: string },
 ): AsyncGenerator<ScanEvent[]> {
   const shownPath = noticePathShower({ roots, cwd });
+  // `--exclude`, compiled once (before anything is opened: a pattern picomatch refuses fails
+  // the scan here): the walk, the count, the archives and the tree's folders share it.
+  const excluded = createExcludeMatcher(options.exclude ?? []);
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) stop.abort();
   const opened = openCache(options);
   const reads = createReads(options);
-  // `--exclude`, compiled once: the walk, the count, the archives and the tree's folders share it.
-  const excluded = createExcludeMatcher(options.exclude ?? []);
   const count = createCount(
     roots,
     { excluded, followSymlinks: options.followSymlinks, archives: options.archives, walkFs: options.walkFs },
@@ -348,7 +349,7 @@ function createReads(options: ScanOptions) {
             group.map((file): ReadItem => file.member?.task ?? file.treeTask ?? file.absPath),
             runSignal,
           ),
-        limit: Math.max(workers, 1) * 2, // one task running and one waiting per thread
+        limit: pool.slots,
         signal,
         finish: (file, result) => {
           const record = toRecord(file, result, false);

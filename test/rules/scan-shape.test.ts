@@ -50,16 +50,22 @@ describe('the options trace', () => {
     writeFileSync(join(project, 'src', 'scan', file), text);
   };
 
-  it('follows a value, a field, a destructured name and a callback, counts a return, and stops at a result', () => {
+  it('follows a value, a field, a destructured name, an assignment, a computed value and a callback, counts a return, and stops at a result', () => {
     put(
       'a.ts',
       `import { b, made } from './b.js';
        import { onlyResult } from './d.js';
+       import { computed } from './e.js';
+       import { Kept } from './f.js';
        export function start(options: { x: number; y: string; z: boolean }) {
          const { y } = options;
          const result = made();
          onlyResult(result);
          b({ x: options.x, then: () => y.length });
+         computed(Math.max(options.x, 1));
+         let z = false;
+         z = options.z;
+         new Kept(z);
        }
        export function back(value: number) { return value; }`,
     );
@@ -72,10 +78,13 @@ describe('the options trace', () => {
     );
     put('c.ts', 'export function c(n: number) { return n + 1; }');
     put('d.ts', 'export function onlyResult(n: number) { return n; }');
+    put('e.ts', 'export function computed(n: number) { return n; }');
+    put('f.ts', 'export class Kept { constructor(readonly z: boolean) {} }');
     const trace = traceOptions(join('src', 'scan', 'a.ts'), 'start', 'options', project);
-    expect(trace.files).toEqual(['a.ts', 'b.ts', 'c.ts'].map((file) => join('src', 'scan', file)));
+    expect(trace.files).toEqual(['a.ts', 'b.ts', 'c.ts', 'e.ts', 'f.ts'].map((file) => join('src', 'scan', file)));
     // b.ts calls back into a.ts, which the trace had left: one return (the second call is the same way back).
     expect(trace.returns).toBe(1);
     expect(trace.steps.filter((step) => step.isReturn).map((step) => step.callee)).toEqual(['back']);
+    expect(trace.reentries).toBe(2);
   });
 });

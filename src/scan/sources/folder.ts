@@ -1,7 +1,7 @@
 /**
  * Folders as a source: the walk (depth-first, junk and `--exclude` left out, media stat'ed),
- * the listing-only count beside it, and what a folder adds before it is walked (an iCloud
- * export unzipped into folders: its Photo Details CSVs).
+ * its file-system calls (shared with the listing-only count, progress.ts), and what a folder
+ * adds before it is walked (an iCloud export unzipped into folders: its Photo Details CSVs).
  */
 import * as nodeFs from 'node:fs';
 import { createReadStream, type Dirent, type Stats } from 'node:fs';
