@@ -1,8 +1,6 @@
 import { isUnreadError, isUnreadWarning } from '../rules/unread.js';
+import { MISSING_PARTS } from '../scan/index.js';
 import type { PipelineEvent } from './pipeline.js';
-
-/** The scan's warning for an export given with parts missing (src/scan/roots.ts, partGapsOf). */
-const MISSING_PARTS = 'missing_parts';
 
 /** Whether a pipeline event says a folder or a file's bytes could not be read (scan's rule). */
 function isUnread(event: PipelineEvent): boolean {
