@@ -1,7 +1,13 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { wholeNumber } from './flag-values.js';
-import { DEFAULT_INCLUDED, ORIGIN_CLASSES, parseInclude, type OriginClass } from '../scan/index.js';
+import {
+  createExcludeMatcher,
+  DEFAULT_INCLUDED,
+  ORIGIN_CLASSES,
+  parseInclude,
+  type OriginClass,
+} from '../scan/index.js';
 
 /** The options of the walk and the extraction, the same for `scan` and `sync`. */
 export interface ScanOptions {
@@ -26,6 +32,7 @@ function collectInclude(value: string, previous: string[]): string[] {
 
 function collect(value: string, previous: string[]): string[] {
   if (value.length === 0) throw new UsageError('--exclude needs a non-empty glob');
+  createExcludeMatcher([value]); // one that cannot be compiled stops here, before any work
   return [...previous, value];
 }
 

@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { UsageError } from '../errors.js';
 import { MEDIA_EXTENSIONS } from './extract/formats.js';
 import { archiveKindOf, type ArchiveKind } from './sources/formats.js';
 
@@ -81,7 +82,7 @@ export interface ClassifyOptions {
   /** What the path names: a file, a folder, or not known (true of both rules). Default 'file'. */
   type?: 'file' | 'folder';
   /** `--exclude` (createExcludeMatcher, below), over the path and each folder on its way. */
-  excluded?: ((relPath: string) => boolean) | null;
+  excluded?: ExcludeMatcher | null;
 }
 
 /**
@@ -156,9 +157,27 @@ export type ExcludeMatcher = (relPath: string) => boolean;
  * separators). A pattern without `/` matches at any depth (`Screenshots`, `*.png`); one with
  * `/` is anchored at the root (`2019/raw/**`). Dot names match like any other (`dot: true`).
  * A folder that matches is not entered, so `2019/raw/**` also leaves out `2019/raw` itself.
+ * A pattern picomatch cannot compile (longer than 65,536 characters) is a UsageError naming it.
  */
 export function createExcludeMatcher(patterns: readonly string[]): ExcludeMatcher | null {
   if (patterns.length === 0) return null;
   const anchored = patterns.map((pattern) => (pattern.includes('/') ? pattern : `**/${pattern}`));
-  return picomatch(anchored, { dot: true });
+  try {
+    return picomatch(anchored, { dot: true });
+  } catch (error) {
+    const bad = patterns[anchored.findIndex((pattern) => !compiles(pattern))] ?? patterns[0]!;
+    const shown = bad.length > 40 ? `${bad.slice(0, 40)}… (${bad.length} characters)` : bad;
+    throw new UsageError(
+      `--exclude '${shown}' is not a glob camroll can use (${(error as Error).message}): shorten or fix it`,
+    );
+  }
+}
+
+function compiles(pattern: string): boolean {
+  try {
+    picomatch(pattern, { dot: true });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPath, type ClassifyOptions, type PathClass } from '../../src/scan/classify.js';
-import { createExcludeMatcher } from '../../src/scan/classify.js';
+import { UsageError } from '../../src/errors.js';
+import { classifyPath, createExcludeMatcher, type ClassifyOptions, type PathClass } from '../../src/scan/classify.js';
 import { createWatchFilter } from '../../src/sync/watch.js';
 
 const excluded = createExcludeMatcher(['Screenshots', '2019/raw/**', '*.png']);
@@ -67,5 +67,14 @@ describe('classifyPath: what a path is, one rule for the walk, the archives and 
       ['/lib/Trip/SYNOFILE_THUMB_M.jpg', undefined, false],
     ];
     for (const [absPath, isFile, skipped] of cases) expect(skip(absPath, isFile), absPath).toBe(skipped);
+  });
+});
+
+describe('createExcludeMatcher', () => {
+  it('refuses a glob picomatch cannot compile as a usage error naming it, not a crash', () => {
+    const long = `${'a'.repeat(70_000)}*`;
+    expect(() => createExcludeMatcher(['Screenshots', long])).toThrow(UsageError);
+    expect(() => createExcludeMatcher(['Screenshots', long])).toThrow(/--exclude 'a{40}… \(70001 characters\)'/);
+    expect(createExcludeMatcher(['Screenshots'])?.('a/Screenshots')).toBe(true);
   });
 });

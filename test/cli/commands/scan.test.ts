@@ -72,4 +72,14 @@ describe('camroll scan FILE: why did this photo (not) match?', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('no such folder or file');
   });
+
+  it('an --exclude glob too long to compile is a usage error on scan and sync, not a crash', async () => {
+    const long = 'a'.repeat(70_000);
+    for (const command of ['scan', 'sync']) {
+      const result = await runCli([command, LIBRARY, '--exclude', long, ...(command === 'sync' ? ['--dry-run'] : [])]);
+      expect(result.code, command).toBe(2);
+      expect(result.stderr).toMatch(/--exclude 'a{40}… \(70000 characters\)' is not a glob camroll can use/);
+      expect(result.stderr).not.toContain('internal_error');
+    }
+  });
 });
