@@ -39,7 +39,7 @@ export { archiveKindOf, rootKindOf } from './sources/formats.js';
 export { classifyPath, type PathClass } from './classify.js';
 export { createExcludeMatcher } from './classify.js';
 export { createBatchStat } from './stat-batch.js';
-export { displayPath, MISSING_PARTS, recordDisplayPath } from './roots.js';
+export { asGiven, displayPath, MISSING_PARTS, recordDisplayPath } from './roots.js';
 export { createScanSummary, failureCount, wouldBeRejected, type ScanSummary } from './summary.js';
 export { startAhead } from './head-start.js';
 

@@ -163,7 +163,7 @@ async function countLink(
   entry: Dirent,
   dir: string,
   rel: string,
-  walk: { fs: ReturnType<typeof walkFs>; follow: boolean; stack: { abs: string; rel: string }[] },
+  walk: { fs: WalkFs; follow: boolean; stack: { abs: string; rel: string }[] },
 ): Promise<number> {
   const abs = path.join(dir, entry.name);
   try {

@@ -108,7 +108,7 @@ export function displayPath(absPath: string, base: DisplayBase): string {
 }
 
 /** A path as the user would find it from the working folder (a root given on the command line). */
-function asGiven(absPath: string, base: DisplayBase): string {
+export function asGiven(absPath: string, base: DisplayBase): string {
   return path.relative(base.cwd, absPath).split(path.sep).join('/') || '.';
 }
 

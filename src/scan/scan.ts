@@ -8,7 +8,7 @@ import { createLazyPool } from './pool.js';
 import { createByteProgress, startCount, type ByteProgress, type CountOptions } from './progress.js';
 import { createExcludeMatcher, type ExcludeMatcher } from './classify.js';
 import { displayPath, noticePathShower, partGapsOf, partGapWarnings, resolveScanRoots, splitRoots } from './roots.js';
-import { openFolderSource } from './sources/folder.js';
+import { openFolderSource, readFolderDetails, type WalkFs } from './sources/folder.js';
 import { archiveKindOf } from './sources/formats.js';
 import { createSourceRun, openArchives } from './sources/open.js';
 import type { ArchiveSource, SourceRun, SourceTotals, WalkEvent, WalkFile } from './sources/source.js';
@@ -21,9 +21,7 @@ import {
   withoutDeleted,
   type SidecarTree,
 } from './tree.js';
-import { readFolderDetails } from './sources/folder.js';
 import type { ScanEvent, ScanRecord } from './types.js';
-import type { WalkFs } from './sources/folder.js';
 import type { ItemReader, ReadItem } from './worker.js';
 import type { OriginClass } from './evidence/origin.js';
 import { createEvidenceMemory, withOrigins, type EvidenceMemory } from './evidence/stage.js';

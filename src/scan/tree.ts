@@ -132,7 +132,7 @@ export async function indexFolderSidecars(options: {
  * one deleted since is dropped from the tree. Reads only the sidecars that belong to the
  * named files, each folder listed once.
  */
-export async function indexNamedSidecars(options: {
+async function indexNamedSidecars(options: {
   files: { absPath: string; key: string }[];
   index: SidecarIndex;
 }): Promise<void> {

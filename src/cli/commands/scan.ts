@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { addScanOptions, scanOptionsFrom, type ScanOptions } from '../scan-options.js';
 import { explainRecord, type ZoneNote } from '../format/explain.js';
@@ -10,6 +9,7 @@ import {
   archiveKindOf,
   createScanSummary,
   failureCount,
+  asGiven,
   recordDisplayPath,
   wouldBeRejected,
   type ScanEvent,
@@ -98,7 +98,7 @@ async function runScan(ctx: CliContext, scan: ScanModule, roots: string[], flags
   const started = Date.now();
   const shown = (record: ScanRecord): string => recordDisplayPath(record, { roots, cwd: ctx.cwd });
   const html = flags.html === undefined ? null : await (await loadHtmlReport()).openHtmlReport(flags.html, shown);
-  const subject = `scan of ${roots.map((root) => relative(ctx.cwd, root) || '.').join(', ')}`;
+  const subject = `scan of ${roots.map((root) => asGiven(root, { roots, cwd: ctx.cwd })).join(', ')}`;
   /** The page, led by a notice when the scan did not read everything (what was read until then). */
   const writePage = async (notice: string | null): Promise<void> =>
     html?.write({ subject, notice: notice === null ? null : `${notice} ${READ_UNTIL_THEN}` });

@@ -123,9 +123,8 @@ export function createPhotoDetails(): PhotoDetails {
       return size;
     },
     async read(input, options) {
-      let rows = parts.get(options.part);
-      if (!rows) parts.set(options.part, (rows = new Map()));
-      const kept = rows;
+      const kept = parts.get(options.part) ?? new Map<string, number>();
+      parts.set(options.part, kept);
       let full = false;
       const problem = await eachRow(
         input,

@@ -140,15 +140,13 @@ export function createSidecarIndex(): SidecarIndex {
     find(member, ownFolder) {
       const { dir, base } = folderKey(member);
       const held = folders.get(dir);
-      const pick = (inFolder: Map<string, Slot> | undefined, candidates: string[]): Held | null =>
-        inFolder ? pickIn(inFolder, candidates, ownFolder) : null;
       const jsonNames = takeoutJsonCandidates(base);
       const json =
-        pick(held, jsonNames) ??
+        pickIn(held, jsonNames, ownFolder) ??
         byTitle(dir, held, base) ??
         // An album's copy whose JSON Takeout wrote only beside the year folder's copy.
-        fromYearFolder(dir, (yearDir) => pick(folders.get(yearDir), jsonNames));
-      const xmp = pick(held, xmpCandidates(base));
+        fromYearFolder(dir, (yearDir) => pickIn(folders.get(yearDir), jsonNames, ownFolder));
+      const xmp = pickIn(held, xmpCandidates(base), ownFolder);
       const print = [json, xmp]
         .filter((entry): entry is Held => entry !== null)
         .map((entry) => `${entry.name}:${entry.digest}`)
@@ -195,7 +193,12 @@ export function createSidecarIndex(): SidecarIndex {
 }
 
 /** The first candidate the folder holds (its own folder's first); every one present is claimed. */
-function pickIn(inFolder: Map<string, Slot>, candidates: string[], ownFolder: string | undefined): Held | null {
+function pickIn(
+  inFolder: Map<string, Slot> | undefined,
+  candidates: string[],
+  ownFolder: string | undefined,
+): Held | null {
+  if (!inFolder) return null;
   let own: Held | null = null;
   let any: Held | null = null;
   for (const candidate of candidates) {

@@ -18,11 +18,8 @@ export interface EvidenceOptions {
   /** The classes sent (default: own and unknown). */
   included?: ReadonlySet<OriginClass>;
   signal?: AbortSignal;
-  /**
-   * The pairing memory: the stream's own (createEvidenceMemory), or the run's, shared by its
-   * scans; a fresh one naming partners by their absolute paths when absent.
-   */
-  memory?: EvidenceMemory;
+  /** The pairing memory: the stream's own (createEvidenceMemory), or the run's, shared by its scans. */
+  memory: EvidenceMemory;
 }
 
 /**
@@ -35,9 +32,7 @@ export interface EvidenceMemory {
   readonly shown: (absPath: string) => string;
 }
 
-export function createEvidenceMemory(
-  options: { window?: number; shown?: (absPath: string) => string } = {},
-): EvidenceMemory {
+export function createEvidenceMemory(options: { shown?: (absPath: string) => string } = {}): EvidenceMemory {
   return {
     shown: options.shown ?? ((absPath) => absPath),
     pairing: createPairing<RecordEvent>({
@@ -52,7 +47,6 @@ export function createEvidenceMemory(
           contentId: record.source?.evidence?.content_id,
         };
       },
-      ...(options.window === undefined ? {} : { window: options.window }),
     }),
   };
 }
@@ -67,12 +61,12 @@ const PAIR_SIGNALS: Record<PairRule, string> = {
 /** Gives each record its origin; pairs collapse unless both pair classes are included. */
 export async function* withOrigins(
   batches: AsyncIterable<ScanEvent[]>,
-  options: EvidenceOptions = {},
+  options: EvidenceOptions,
 ): AsyncGenerator<ScanEvent[]> {
   const included = options.included ?? DEFAULT_INCLUDED;
   const pairs = !included.has('live_photo_video') || !included.has('edited_copy');
   // The pairing holds the events themselves: a file let out is passed on as it came.
-  const { pairing, shown } = options.memory ?? createEvidenceMemory();
+  const { pairing, shown } = options.memory;
   const settle = ({ item, pair }: Paired<RecordEvent>): ScanEvent => {
     const origin = item.record.origin!;
     if (pair !== null) {

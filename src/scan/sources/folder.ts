@@ -201,7 +201,7 @@ export function walkFs(overrides: Partial<WalkFs> = {}): WalkFs {
  * huge folder, never sits in memory. Junk and `--exclude` are pure predicates on the names;
  * a skipped folder is never opened and counts once.
  */
-export async function* walkBatches(options: WalkOptions): AsyncGenerator<WalkEvent[]> {
+async function* walkBatches(options: WalkOptions): AsyncGenerator<WalkEvent[]> {
   const fs = walkFs(options.fs);
   const ctx: WalkContext = {
     fs,
@@ -404,7 +404,7 @@ export async function readFolderDetails(options: {
       if (options.signal?.aborted) return [];
       const { dir, depth } = stack.pop()!;
       const inExport = depth > 0 || icloudFolderOf(path.join(dir, '_')) !== null;
-      let entries: import('node:fs').Dirent[];
+      let entries: Dirent[];
       try {
         entries = await fsp.readdir(dir, { withFileTypes: true });
       } catch {

@@ -148,7 +148,8 @@ describe('withOrigins', () => {
     };
     const notice: ScanEvent = { type: 'skipped', reason: 'sidecar', path: 'x.json' };
     const seen: ScanEvent[] = [];
-    for await (const batch of withOrigins(from([[broken, notice]]))) seen.push(...batch);
+    for await (const batch of withOrigins(from([[broken, notice]]), { memory: createEvidenceMemory() }))
+      seen.push(...batch);
     expect(seen).toEqual([broken, notice]);
     expect((seen[0] as { record: ScanRecord }).record.origin).toBeUndefined();
   });
