@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createFilePool } from '../../src/scan/pool.js';
+import { createFilePool, createLazyPool } from '../../src/scan/pool.js';
+import { createItemReader } from '../../src/scan/worker.js';
 
 const FOLDER = fileURLToPath(new URL('../../fixtures/library/events/sao-paulo/', import.meta.url));
 
@@ -24,6 +25,32 @@ describe('the thread pool', () => {
     expect(a.map((r) => r.absPath)).toEqual(files);
     expect(b.map((r) => r.absPath)).toEqual(files.slice(0, 1));
     expect([...a, ...b].every((r) => r.error === null && r.media?.id.startsWith('sha256:'))).toBe(true);
+  });
+});
+
+describe('the lazy pool (started on the first miss)', () => {
+  it('starts only when asked: one never used closes at once, and one used reads with its reader', async () => {
+    let reads = 0;
+    const reader = createItemReader();
+    const counted = async (item: Parameters<typeof reader>[0]) => {
+      reads += 1;
+      return reader(item);
+    };
+    const unused = createLazyPool({ workers: 0, reader: counted });
+    await unused.close();
+    expect(reads).toBe(0);
+    const used = createLazyPool({ workers: 0, reader: counted });
+    used.start();
+    const photo = readdirSync(FOLDER).find((name) => /\.jpg$/i.test(name))!;
+    const [result] = await used.run([join(FOLDER, photo)]);
+    expect(result?.media?.id).toMatch(/^sha256:/);
+    expect(reads).toBe(1);
+    await used.close();
+  });
+
+  it('keeps two tasks in flight per thread (one running, one waiting), and two for an in-thread pool', () => {
+    expect(createLazyPool({ workers: 3 }).slots).toBe(6);
+    expect(createLazyPool({ workers: 0 }).slots).toBe(2);
   });
 });
 
